@@ -1,0 +1,34 @@
+// 01_hello_runtime/kernel.cu - the lesson's device code and its C-callable launchers.
+//
+// nvcc splits this file in two: the __global__ functions become PTX and SASS for the GPU
+// (embedded in the object file as a fat binary), and the host part goes to the host C++
+// compiler, with each <<<grid, block>>> launch rewritten into a call to cudaLaunchKernel.
+// main.c is plain C and cannot use <<<>>>, so it calls these extern "C" launchers.
+#include <cuda_runtime.h>
+
+// Seed 004's kernel: add one to every element.
+__global__ void add_one(float *data, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        data[i] += 1.0f;
+}
+
+// A kernel that stops the GPU on purpose: __trap() aborts the grid, the launch itself
+// succeeds, and the error only reaches the host at the next synchronisation.
+__global__ void trap_on_purpose(void)
+{
+    __trap();
+}
+
+extern "C" void launch_add_one(float *data, int n, int threads_per_block)
+{
+    int blocks = (n + threads_per_block - 1) / threads_per_block;
+    add_one<<<blocks, threads_per_block>>>(data, n);
+    // No check here on purpose: the caller asks cudaGetLastError, which is the lesson.
+}
+
+extern "C" void launch_trap(void)
+{
+    trap_on_purpose<<<1, 1>>>();
+}

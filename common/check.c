@@ -1,0 +1,367 @@
+/* common/check.c - see check.h for what each part is for. */
+#define _GNU_SOURCE
+#include "check.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the Driver API, forwarded to libcuda.so.1 ------------------------------------
+ * Each line names one cu* function, its parameters and the arguments to pass on.
+ * cuda.h maps many names to versioned entry points (cuMemAlloc -> cuMemAlloc_v2,
+ * cuCtxCreate -> cuCtxCreate_v4 on CUDA 13); the definitions below go through the same
+ * macros, so they define and look up exactly the symbols a -lcuda build would use. */
+#define DRIVER_FUNCTIONS(X)                                                                   \
+    X(cuInit, (unsigned int f), (f))                                                          \
+    X(cuDriverGetVersion, (int *v), (v))                                                      \
+    X(cuGetErrorName, (CUresult e, const char **s), (e, s))                                   \
+    X(cuGetErrorString, (CUresult e, const char **s), (e, s))                                 \
+    X(cuDeviceGet, (CUdevice *d, int o), (d, o))                                              \
+    X(cuDeviceGetCount, (int *c), (c))                                                        \
+    X(cuDeviceGetName, (char *n, int l, CUdevice d), (n, l, d))                               \
+    X(cuDeviceGetAttribute, (int *p, CUdevice_attribute a, CUdevice d), (p, a, d))            \
+    X(cuDeviceTotalMem, (size_t *b, CUdevice d), (b, d))                                      \
+    X(cuDeviceGetPCIBusId, (char *b, int l, CUdevice d), (b, l, d))                           \
+    X(cuDevicePrimaryCtxRetain, (CUcontext *c, CUdevice d), (c, d))                           \
+    X(cuDevicePrimaryCtxRelease, (CUdevice d), (d))                                           \
+    X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *f, int *a), (d, f, a))           \
+    X(cuCtxCreate, (CUcontext *c, CUctxCreateParams *p, unsigned int f, CUdevice d),          \
+      (c, p, f, d))                                                                           \
+    X(cuCtxDestroy, (CUcontext c), (c))                                                       \
+    X(cuCtxPushCurrent, (CUcontext c), (c))                                                   \
+    X(cuCtxPopCurrent, (CUcontext *c), (c))                                                   \
+    X(cuCtxSetCurrent, (CUcontext c), (c))                                                    \
+    X(cuCtxGetCurrent, (CUcontext *c), (c))                                                   \
+    X(cuCtxGetDevice, (CUdevice *d), (d))                                                     \
+    X(cuCtxGetId, (CUcontext c, unsigned long long *id), (c, id))                             \
+    X(cuCtxGetApiVersion, (CUcontext c, unsigned int *v), (c, v))                             \
+    X(cuCtxSynchronize, (void), ())                                                           \
+    X(cuMemGetInfo, (size_t *f, size_t *t), (f, t))                                           \
+    X(cuMemAlloc, (CUdeviceptr *p, size_t n), (p, n))                                         \
+    X(cuMemFree, (CUdeviceptr p), (p))                                                        \
+    X(cuMemsetD32, (CUdeviceptr p, unsigned int v, size_t n), (p, v, n))                      \
+    X(cuMemcpyHtoD, (CUdeviceptr d, const void *s, size_t n), (d, s, n))                      \
+    X(cuMemcpyDtoH, (void *d, CUdeviceptr s, size_t n), (d, s, n))                            \
+    X(cuPointerGetAttribute, (void *v, CUpointer_attribute a, CUdeviceptr p), (v, a, p))      \
+    X(cuModuleLoad, (CUmodule *m, const char *f), (m, f))                                     \
+    X(cuModuleLoadData, (CUmodule *m, const void *i), (m, i))                                 \
+    X(cuModuleLoadDataEx,                                                                     \
+      (CUmodule *m, const void *i, unsigned int n, CUjit_option *o, void **v),                \
+      (m, i, n, o, v))                                                                        \
+    X(cuModuleUnload, (CUmodule m), (m))                                                      \
+    X(cuModuleGetFunction, (CUfunction *f, CUmodule m, const char *n), (f, m, n))             \
+    X(cuModuleGetLoadingMode, (CUmoduleLoadingMode *m), (m))                                  \
+    X(cuFuncGetAttribute, (int *p, CUfunction_attribute a, CUfunction f), (p, a, f))          \
+    X(cuLaunchKernel,                                                                         \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,      \
+       unsigned int by, unsigned int bz, unsigned int shm, CUstream s, void **params,         \
+       void **extra),                                                                         \
+      (f, gx, gy, gz, bx, by, bz, shm, s, params, extra))                                     \
+    X(cuStreamCreate, (CUstream *s, unsigned int f), (s, f))                                  \
+    X(cuStreamDestroy, (CUstream s), (s))                                                     \
+    X(cuStreamSynchronize, (CUstream s), (s))                                                 \
+    X(cuEventCreate, (CUevent *e, unsigned int f), (e, f))                                    \
+    X(cuEventRecord, (CUevent e, CUstream s), (e, s))                                         \
+    X(cuEventSynchronize, (CUevent e), (e))                                                   \
+    X(cuEventElapsedTime, (float *ms, CUevent a, CUevent b), (ms, a, b))                      \
+    X(cuEventDestroy, (CUevent e), (e))
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x) /* expands cuda.h's macro first: "cuMemAlloc_v2" */
+
+#define DECLARE_POINTER(name, params, args) static CUresult(CUDAAPI *p_##name) params;
+DRIVER_FUNCTIONS(DECLARE_POINTER)
+
+static void *driver_lib;
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+
+static void open_driver(void)
+{
+    driver_lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!driver_lib)
+        return;
+#define LOOK_UP(name, params, args) \
+    p_##name = (CUresult(CUDAAPI *) params)dlsym(driver_lib, STRINGIFY(name));
+    DRIVER_FUNCTIONS(LOOK_UP)
+}
+
+bool driver_library_found(void)
+{
+    pthread_once(&driver_once, open_driver);
+    return driver_lib != NULL;
+}
+
+/* No library: CUDA_ERROR_SHARED_OBJECT_INIT_FAILED ("initialization of a shared object
+ * failed"). Library without the symbol (a driver older than the header): _SYMBOL_NOT_FOUND. */
+#define FORWARD(name, params, args)                                                           \
+    CUresult CUDAAPI name params                                                              \
+    {                                                                                         \
+        if (!driver_library_found())                                                          \
+            return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;                                      \
+        if (!p_##name)                                                                        \
+            return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;                                 \
+        return p_##name args;                                                                 \
+    }
+DRIVER_FUNCTIONS(FORWARD)
+
+/* ---- reports ------------------------------------------------------------------------ */
+
+static const char *or_default(const char *s, const char *dflt) { return s ? s : dflt; }
+
+static void report(const char *file, int line, const char *call, const char *name, int number,
+                   const char *message)
+{
+    fflush(stdout); /* keep stdout's story and the error in order on a terminal */
+    fprintf(stderr, "%s:%d: %s failed: %s (%d): %s\n", file, line, call,
+            or_default(name, "(no name)"), number, or_default(message, "(no message)"));
+}
+
+bool check_runtime_(cudaError_t err, const char *call, const char *file, int line)
+{
+    if (err == cudaSuccess)
+        return true;
+    report(file, line, call, cudaGetErrorName(err), (int)err, cudaGetErrorString(err));
+    return false;
+}
+
+bool check_driver_(CUresult err, const char *call, const char *file, int line)
+{
+    if (err == CUDA_SUCCESS)
+        return true;
+    const char *name = NULL, *message = NULL;
+    /* The stub driver returns CUDA_ERROR_STUB_LIBRARY here and leaves both NULL. */
+    (void)cuGetErrorName(err, &name);
+    (void)cuGetErrorString(err, &message);
+    report(file, line, call, name, (int)err, message);
+    return false;
+}
+
+static void cannot_run(const char *why, const char *what_to_do)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: cannot run here: %s\n%s: %s\n", lesson_prog, why, lesson_prog,
+            what_to_do);
+    exit(EXIT_CANNOT_RUN);
+}
+
+static const char *visible_devices(void)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    return v ? v : "(not set)";
+}
+
+/* Shared by the two APIs once the error is sorted into one of these kinds. */
+enum unavailable { AVAILABLE, NO_LIBRARY, STUB, OLD_DRIVER, NO_DEVICE, BUSY };
+
+static void explain(enum unavailable kind)
+{
+    static char buf[512];
+    switch (kind) {
+    case NO_LIBRARY:
+        cannot_run("no NVIDIA driver: libcuda.so.1 could not be loaded.",
+                   "install the NVIDIA driver for your GPU (it provides libcuda.so.1), or run "
+                   "on a machine that has one.");
+        break;
+    case STUB:
+        cannot_run("libcuda.so.1 is the CUDA toolkit's stub library (lib64/stubs), which only "
+                   "lets programs link; it cannot talk to a GPU.",
+                   "remove the stubs directory from LD_LIBRARY_PATH / ld.so.conf so that the "
+                   "real driver's libcuda.so.1 is found.");
+        break;
+    case OLD_DRIVER: {
+        int runtime = 0;
+        cudaRuntimeGetVersion(&runtime);
+        snprintf(buf, sizeof buf,
+                 "update the NVIDIA driver to one that supports CUDA %d.%d or later "
+                 "(see `nvidia-smi`), or build with an older CUDA toolkit.",
+                 runtime / 1000, runtime % 1000 / 10);
+        cannot_run("the installed NVIDIA driver is older than this program's CUDA runtime.",
+                   buf);
+        break;
+    }
+    case NO_DEVICE:
+        snprintf(buf, sizeof buf,
+                 "check `nvidia-smi`; CUDA_VISIBLE_DEVICES is %s (set it empty and no GPU is "
+                 "visible; unset it to see all).",
+                 visible_devices());
+        cannot_run("the driver is installed but no CUDA device is visible.", buf);
+        break;
+    case BUSY:
+        cannot_run("the GPU is busy or unavailable (exclusive compute mode or in use).",
+                   "wait for the other process to finish, or choose another --device.");
+        break;
+    case AVAILABLE:
+        break;
+    }
+}
+
+bool require_runtime_(cudaError_t err, const char *call, const char *file, int line)
+{
+    enum unavailable kind = AVAILABLE;
+    switch (err) {
+    case cudaErrorInsufficientDriver:
+        /* The runtime says this both for "no libcuda.so.1" and for "driver too old". */
+        kind = driver_library_found() ? OLD_DRIVER : NO_LIBRARY;
+        break;
+    case cudaErrorStubLibrary: kind = STUB; break;
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice: kind = OLD_DRIVER; break;
+    case cudaErrorNoDevice:
+    case cudaErrorInvalidDevice: kind = NO_DEVICE; break;
+    case cudaErrorDevicesUnavailable: kind = BUSY; break;
+    default: break;
+    }
+    if (kind != AVAILABLE) {
+        check_runtime_(err, call, file, line);
+        explain(kind);
+    }
+    return check_runtime_(err, call, file, line);
+}
+
+bool require_driver_(CUresult err, const char *call, const char *file, int line)
+{
+    enum unavailable kind = AVAILABLE;
+    switch (err) {
+    case CUDA_ERROR_SHARED_OBJECT_INIT_FAILED:
+        if (!driver_library_found())
+            kind = NO_LIBRARY;
+        break;
+    case CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: kind = OLD_DRIVER; break;
+    case CUDA_ERROR_STUB_LIBRARY: kind = STUB; break;
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE: kind = NO_DEVICE; break;
+    case CUDA_ERROR_DEVICE_UNAVAILABLE: kind = BUSY; break;
+    default: break;
+    }
+    if (kind != AVAILABLE) {
+        if (kind != NO_LIBRARY) /* with no library there is no CUDA error to report */
+            check_driver_(err, call, file, line);
+        explain(kind);
+    }
+    return check_driver_(err, call, file, line);
+}
+
+/* ---- command line --------------------------------------------------------------------- */
+
+const char *lesson_prog = "lesson";
+
+void lesson_init(const char *argv0)
+{
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    lesson_prog = slash ? slash + 1 : (argv0 ? argv0 : "lesson");
+    setvbuf(stdout, NULL, _IOLBF, 0); /* line by line, also into a pipe */
+}
+
+bool parse_long(const char *text, long min, long max, const char *what, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = text ? strtol(text, &end, 10) : 0;
+    if (!text || end == text || *end != '\0' || errno == ERANGE || v < min || v > max) {
+        fprintf(stderr, "%s: %s must be an integer from %ld to %ld, not '%s'\n", lesson_prog,
+                what, min, max, text ? text : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool parse_bytes(const char *text, size_t min, size_t max, const char *what, size_t *out)
+{
+    char min_s[32], max_s[32];
+    char *end = NULL;
+    errno = 0;
+    bool ok = text && *text >= '0' && *text <= '9';
+    unsigned long long v = ok ? strtoull(text, &end, 10) : 0;
+    unsigned shift = 0;
+    if (ok && errno == 0) {
+        const char *s = end;
+        switch (*s) {
+        case 'k': case 'K': shift = 10; s++; break;
+        case 'm': case 'M': shift = 20; s++; break;
+        case 'g': case 'G': shift = 30; s++; break;
+        default: break;
+        }
+        if (shift && (strcmp(s, "iB") == 0 || strcmp(s, "B") == 0))
+            s += strlen(s);
+        else if (!shift && (strcmp(s, "B") == 0))
+            s++;
+        ok = *s == '\0' && v <= (SIZE_MAX >> shift);
+    } else {
+        ok = false;
+    }
+    size_t bytes = ok ? (size_t)(v << shift) : 0;
+    if (!ok || bytes < min || bytes > max) {
+        fprintf(stderr, "%s: %s must be a size from %s to %s (like 4096, 64K, 256M, 1G), not '%s'\n",
+                lesson_prog, what, format_bytes(min, min_s, sizeof min_s),
+                format_bytes(max, max_s, sizeof max_s), text ? text : "");
+        return false;
+    }
+    *out = bytes;
+    return true;
+}
+
+const char *format_bytes(size_t bytes, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = (double)bytes;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    if (v == (double)(long long)v)
+        snprintf(buf, len, "%lld %s", (long long)v, unit[u]);
+    else
+        snprintf(buf, len, "%.2f %s", v, unit[u]);
+    return buf;
+}
+
+/* ---- time ----------------------------------------------------------------------------- */
+
+double host_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* ---- claims and the verdict ------------------------------------------------------------ */
+
+static int claims_total, claims_failed;
+
+bool claim(bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("  %s ", cond ? "[ok]  " : "[FAIL]");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    claims_total++;
+    if (!cond)
+        claims_failed++;
+    return cond;
+}
+
+int verdict(bool ok_so_far)
+{
+    if (ok_so_far && claims_failed == 0) {
+        printf("RESULT: PASS - all %d checks passed\n", claims_total);
+        return EXIT_OK;
+    }
+    if (!ok_so_far && claims_failed == 0)
+        printf("RESULT: FAIL - a CUDA call failed (see stderr) after %d checks passed\n",
+               claims_total);
+    else
+        printf("RESULT: FAIL - %d of %d checks failed\n", claims_failed, claims_total);
+    return EXIT_CHECK;
+}

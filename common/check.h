@@ -1,0 +1,102 @@
+/*
+ * common/check.h - the one header every lesson includes.
+ *
+ * 1. checkRuntime(op) / checkDriver(op)
+ *    Evaluate a Runtime API (cudaError_t) or Driver API (CUresult) call. On success they
+ *    yield true and print nothing. On failure they print to stderr
+ *        file:line: call failed: ERROR_NAME (number): message
+ *    and yield false, so the caller decides what to do, usually `goto cleanup` so that
+ *    every resource is released on every path:
+ *        if (!checkRuntime(cudaMalloc(&d, bytes))) goto cleanup;
+ *    This is the "bool-returning" style of the seeds; it is not fatal on purpose.
+ *    A name or message that comes back NULL (the toolkit's stub driver does that) prints
+ *    as "(no name)" / "(no message)".
+ *
+ * 2. requireRuntime(op) / requireDriver(op)
+ *    For a lesson's FIRST CUDA call only. When the call says that CUDA cannot run on this
+ *    machine at all (no driver library, the toolkit's stub driver, a driver too old, no
+ *    device), print a plain-English explanation and exit(77), the "cannot run here" code.
+ *    Any other result behaves exactly like checkRuntime/checkDriver.
+ *
+ * 3. The Driver API without -lcuda. A program linked with -lcuda does not even start on
+ *    a machine without the NVIDIA driver (the loader fails, exit 127, before main).
+ *    check.c therefore defines the cu* functions the lessons use and forwards each one to
+ *    libcuda.so.1, opened with dlopen on first use, exactly as the runtime library does.
+ *    Lesson code calls cuInit, cuCtxCreate, ... as usual.
+ *
+ * 4. Small helpers shared by the lessons: command-line number parsing, a host clock,
+ *    and the claim/verdict pair that prints "[ok]" / "[FAIL]" lines and the final verdict.
+ *
+ * Usable from C (.c) and CUDA C++ (.cu): declarations are extern "C" under C++.
+ */
+#ifndef LESSON_CHECK_H
+#define LESSON_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes, the same in every lesson. */
+enum {
+    EXIT_OK = 0,          /* every check passed */
+    EXIT_CHECK = 1,       /* a CUDA call or a data check failed */
+    EXIT_USAGE = 2,       /* bad command line; usage on stderr */
+    EXIT_CANNOT_RUN = 77  /* no driver, no device, stub driver: cannot run here */
+};
+
+bool check_runtime_(cudaError_t err, const char *call, const char *file, int line);
+bool check_driver_(CUresult err, const char *call, const char *file, int line);
+bool require_runtime_(cudaError_t err, const char *call, const char *file, int line);
+bool require_driver_(CUresult err, const char *call, const char *file, int line);
+
+#define checkRuntime(op) check_runtime_((op), #op, __FILE__, __LINE__)
+#define checkDriver(op) check_driver_((op), #op, __FILE__, __LINE__)
+#define requireRuntime(op) require_runtime_((op), #op, __FILE__, __LINE__)
+#define requireDriver(op) require_driver_((op), #op, __FILE__, __LINE__)
+
+/* true when libcuda.so.1 could be opened (the real driver or a stub). */
+bool driver_library_found(void);
+
+/* ---- command line ---------------------------------------------------------------- */
+
+/* Parse a whole decimal integer in [min, max]. On failure print
+ * "<prog>: <what> must be an integer from min to max, not 'text'" and return false. */
+bool parse_long(const char *text, long min, long max, const char *what, long *out);
+
+/* Parse a byte count with an optional binary suffix: 4096, 64K, 64KiB, 256M, 1G (K=1024).
+ * Accepts values in [min, max]; on failure prints a message and returns false. */
+bool parse_bytes(const char *text, size_t min, size_t max, const char *what, size_t *out);
+
+/* Format a byte count as "64 KiB", "256 MiB", "1 GiB" (exact powers) or "1.50 GiB". */
+const char *format_bytes(size_t bytes, char *buf, size_t len);
+
+/* The program name for messages (set by lesson_init). */
+extern const char *lesson_prog;
+void lesson_init(const char *argv0);
+
+/* ---- time ------------------------------------------------------------------------ */
+
+/* Monotonic host clock in milliseconds (CLOCK_MONOTONIC). */
+double host_ms(void);
+
+/* ---- claims and the verdict ------------------------------------------------------ */
+
+/* Print "  [ok]   text" or "  [FAIL] text" (printf-style) and count it. Returns cond. */
+bool claim(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print the final verdict line and return the exit code:
+ *   "RESULT: PASS - all N checks passed"        -> EXIT_OK
+ *   "RESULT: FAIL - K of N checks failed"       -> EXIT_CHECK
+ * `ok_so_far` false (a CUDA call failed) also fails the verdict. */
+int verdict(bool ok_so_far);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

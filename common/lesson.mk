@@ -1,0 +1,94 @@
+# common/lesson.mk - the build rules every lesson shares. A lesson's Makefile is:
+#     include ../common/lesson.mk
+# optionally preceded by LDLIBS_EXTRA := ... and followed by the lesson's own targets.
+#
+# The program is built from the lesson's *.c and *.cu files into build/<name>, where <name>
+# is the directory name without its number (01_hello_runtime -> build/hello_runtime).
+# Each folder exercises/NAME/ (and solutions/NAME/) becomes build/exercises/NAME
+# (build/solutions/NAME). Targets: all, run, check, clean, help.
+
+COMMON := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+ROOT := $(abspath $(COMMON)/..)
+include $(COMMON)/config.mk
+
+LESSON := $(notdir $(CURDIR))
+NAME := $(shell echo '$(LESSON)' | sed 's/^[0-9]*_//')
+BUILD := build
+BIN := $(BUILD)/$(NAME)
+
+LESSON_SRCS := $(wildcard *.c *.cu)
+EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
+SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
+EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
+
+INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include
+ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS)
+ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+                 $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS)
+LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(patsubst %.cu,$(BUILD)/%.cu.o,$(1)))
+
+.PHONY: all run check clean help FORCE
+.DEFAULT_GOAL := all
+all: $(BIN) $(EXERCISE_BINS)
+
+ifeq ($(NVCC_FOUND),)
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(error $(NO_NVCC_MESSAGE))
+endif
+endif
+
+# Rebuild everything when the flags change (dbg=1, ARCH=..., CFLAGS=...).
+$(BUILD)/flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LDLIBS)' | cmp -s - $@ \
+	  || echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LDLIBS)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/flags
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu $(BUILD)/flags
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/common/check.o: $(COMMON)/check.c $(BUILD)/flags
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BIN): $(call obj,$(LESSON_SRCS)) $(BUILD)/common/check.o
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+
+# An exercise (or its solution) is every .c and .cu file in its folder.
+define exercise_rule
+$(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $(BUILD)/common/check.o
+	$$(NVCC) $$(GENCODE) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))
+$(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+run: $(BIN)
+	./$(BIN) $(ARGS)
+
+# Grade the exercises: make check (your work in exercises/), make check SOLUTIONS=1 (the
+# reference solutions). The grader is tests/exercises/$(LESSON).bats.
+BATS ?= bats
+BATS_LIB_PATH ?= /usr/lib/bats
+export BATS_LIB_PATH
+check: $(EXERCISE_BINS)
+	@sh $(ROOT)/tests/ensure-bats '$(BATS)'
+	EXERCISE_BIN=$(abspath $(BUILD))/$(if $(SOLUTIONS),solutions,exercises) \
+	  $(BATS) $(ROOT)/tests/exercises/$(LESSON).bats
+
+clean::
+	rm -rf $(BUILD)
+
+help:
+	@echo 'make            build build/$(NAME) and the exercises'
+	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
+	@echo 'make check      grade your exercises (SOLUTIONS=1: the reference solutions)'
+	@echo 'make clean      remove build/'
+	@echo 'variables: CUDA_PATH NVCC CC ARCH CFLAGS NVCCFLAGS dbg=1 (see ../common/config.mk)'

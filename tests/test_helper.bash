@@ -1,0 +1,99 @@
+# tests/test_helper.bash - loaded by every test file:  load test_helper
+#
+#   ROOT                  the repository root
+#   lesson_bin NN_name    the path of a lesson's program (01_hello_runtime -> .../build/hello_runtime)
+#   require_gpu           skip (with the reason) when no GPU is usable here;
+#                         with REQUIRE_GPU=1 fail instead of skipping
+#   normalize             filter: replaces what varies from run to run or card to card
+#   stub_driver_dir       a directory whose libcuda.so.1 is the toolkit's stub driver
+#   no_driver_env         prints an LD_LIBRARY_PATH under which no libcuda.so.1 can load
+#   assert_usage_error    after `run`: exit 2 and the usage printed
+bats_load_library bats-support
+bats_load_library bats-assert
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+export ROOT
+
+lesson_bin() {
+    local dir="$1"
+    echo "$ROOT/$dir/build/${dir#*_}"
+}
+
+# A GPU is usable when nvidia-smi lists one and CUDA_VISIBLE_DEVICES does not hide them all.
+gpu_reason() {
+    if ! command -v nvidia-smi >/dev/null 2>&1; then
+        echo "no GPU here: nvidia-smi not found (no NVIDIA driver)"
+    elif ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+        echo "no GPU here: nvidia-smi lists no GPU"
+    elif [ "${CUDA_VISIBLE_DEVICES-unset}" = "" ]; then
+        echo "no GPU here: CUDA_VISIBLE_DEVICES is set empty"
+    fi
+}
+
+require_gpu() {
+    local reason
+    reason="$(gpu_reason)"
+    [ -z "$reason" ] && return 0
+    if [ "${REQUIRE_GPU:-0}" = 1 ]; then
+        fail "REQUIRE_GPU=1 but $reason"
+    fi
+    skip "$reason"
+}
+
+gpu_count() {
+    nvidia-smi -L 2>/dev/null | grep -c '^GPU '
+}
+
+# Replaces: hexadecimal addresses -> 0xADDR; numbers with a decimal point -> #.#; a number
+# directly followed by a unit of time, size, rate or ratio -> # unit; the card's name
+# (printed by the lessons in double quotes, starting with NVIDIA) -> "GPU".
+normalize() {
+    sed -E \
+        -e 's/0x[0-9a-fA-F]+/0xADDR/g' \
+        -e 's/"NVIDIA[^"]*"/"GPU"/g' \
+        -e 's/[0-9]+\.[0-9]+/#.#/g' \
+        -e 's/(^|[^A-Za-z_0-9.#])[0-9]+( ?(ns|us|ms|s|B|KiB|MiB|GiB|TiB|GB\/s|MB\/s|%|x)([^A-Za-z_0-9]|$))/\1#\2/g'
+}
+
+# The CUDA toolkit's stub libcuda.so, reachable as libcuda.so.1 through LD_LIBRARY_PATH.
+stub_driver_dir() {
+    local cuda stub dir="$BATS_FILE_TMPDIR/stub-driver"
+    cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")")"
+    for stub in "$cuda/lib64/stubs/libcuda.so" "$cuda/targets/x86_64-linux/lib/stubs/libcuda.so" \
+                /usr/local/cuda/lib64/stubs/libcuda.so; do
+        if [ -f "$stub" ]; then
+            mkdir -p "$dir"
+            ln -sf "$stub" "$dir/libcuda.so.1"
+            echo "$dir"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# Runs "$@" (through bats' `run`) on a machine where no libcuda.so.1 can be loaded, as on a
+# machine without the NVIDIA driver. Where the driver is installed, that needs root: a private
+# mount namespace hides each libcuda.so.1 behind /dev/null (dlopen then fails, as it would with
+# no file). Elsewhere (CI) nothing needs hiding. Skips with the reason when neither works.
+run_without_driver() {
+    local libs
+    libs="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF}')"
+    libs="$libs $(ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so.1 2>/dev/null)"
+    libs="$(echo $libs | tr ' ' '\n' | sort -u | tr '\n' ' ')"
+    if [ -z "${libs// /}" ]; then
+        run "$@"
+        return
+    fi
+    if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
+        skip "the NVIDIA driver is installed here and hiding it needs root and unshare"
+    fi
+    local script='for f in $HIDE; do mount --bind /dev/null "$f" || exit 99; done; exec "$@"'
+    HIDE="$libs" run unshare -m sh -c "$script" sh "$@"
+    [ "$status" -ne 99 ] || skip "could not hide libcuda.so.1 in a mount namespace"
+}
+
+# After `run`: the command rejected its command line (exit 2) and printed the usage.
+assert_usage_error() {
+    assert_equal "$status" 2
+    assert_output --partial "usage:"
+}
