@@ -27,7 +27,7 @@ ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-We
                  $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS)
 LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
 
-obj = $(patsubst %.c,$(BUILD)/%.o,$(patsubst %.cu,$(BUILD)/%.cu.o,$(1)))
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
 .PHONY: all run check clean help FORCE
 .DEFAULT_GOAL := all
@@ -45,24 +45,25 @@ $(BUILD)/flags: FORCE
 	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LDLIBS)' | cmp -s - $@ \
 	  || echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LDLIBS)' > $@
 
-$(BUILD)/%.o: %.c $(BUILD)/flags
+$(BUILD)/obj/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu $(BUILD)/flags
+$(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/common/check.o: $(COMMON)/check.c $(BUILD)/flags
+$(BUILD)/obj/common/check.o: $(COMMON)/check.c $(BUILD)/flags
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BIN): $(call obj,$(LESSON_SRCS)) $(BUILD)/common/check.o
+$(BIN): $(call obj,$(LESSON_SRCS)) $(BUILD)/obj/common/check.o
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 # An exercise (or its solution) is every .c and .cu file in its folder.
 define exercise_rule
-$(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $(BUILD)/common/check.o
+$(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $(BUILD)/obj/common/check.o
+	@mkdir -p $$(@D)
 	$$(NVCC) $$(GENCODE) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))

@@ -78,7 +78,7 @@ stub_driver_dir() {
 run_without_driver() {
     local libs
     libs="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF}')"
-    libs="$libs $(ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so.1 2>/dev/null)"
+    libs="$libs $(ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so.1 2>/dev/null || true)"
     libs="$(echo $libs | tr ' ' '\n' | sort -u | tr '\n' ' ')"
     if [ -z "${libs// /}" ]; then
         run "$@"

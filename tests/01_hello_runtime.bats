@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# 01_hello_runtime: the lazy primary context and the check macros.
+
+setup() {
+    load test_helper
+    BIN="$(lesson_bin 01_hello_runtime)"
+    [ -x "$BIN" ] || fail "$BIN is not built: run make first"
+}
+
+# Runs the lesson once per test file on a GPU and keeps stdout and stderr apart.
+run_lesson() {
+    require_gpu
+    if [ ! -f "$BATS_FILE_TMPDIR/stdout" ]; then
+        "$BIN" >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr"
+        echo $? >"$BATS_FILE_TMPDIR/status"
+    fi
+    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
+    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
+    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
+}
+
+assert_claim() {
+    run_lesson
+    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
+    assert_success
+}
+
+# ---- on the GPU -------------------------------------------------------------------------
+
+@test "GPU: the lesson passes every check (exit 0, verdict PASS)" {
+    run_lesson
+    assert_equal "$LESSON_STATUS" 0
+    run tail -n 1 <<<"$LESSON_OUT"
+    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed$'
+    run grep -c -F '[FAIL]' <<<"$LESSON_OUT"
+    assert_output 0
+}
+
+@test "GPU: the output matches tests/expected/01_hello_runtime.out after normalising" {
+    run_lesson
+    diff -u "$ROOT/tests/expected/01_hello_runtime.out" <(normalize <<<"$LESSON_OUT")
+}
+
+@test "GPU: claim 1 - before any CUDA call cuCtxGetCurrent returns CUDA_ERROR_NOT_INITIALIZED" {
+    run_lesson
+    assert_regex "$LESSON_OUT" 'cuCtxGetCurrent\(&ctx\) -> CUDA_ERROR_NOT_INITIALIZED \(3\)'
+    assert_claim "the driver is not initialised before the first CUDA call"
+}
+
+@test "GPU: claim 2 - cudaGetDeviceCount initialises the driver but creates no context" {
+    assert_claim "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)"
+    assert_claim "no context is current yet"
+    assert_claim "the primary context of device 0 is not active yet"
+    assert_regex "$LESSON_OUT" 'cuCtxGetCurrent -> CUDA_SUCCESS, ctx = NULL'
+}
+
+@test "GPU: claim 3 - cudaSetDevice makes the primary context current" {
+    assert_claim "cudaSetDevice made a context current"
+    assert_claim "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns"
+    assert_claim "the primary context is now active"
+    # the two addresses printed are the same, and not NULL
+    current="$(sed -n 's/^ *cuCtxGetCurrent *-> \(0x[0-9a-f]*\)$/\1/p' <<<"$LESSON_OUT")"
+    retained="$(sed -n 's/^ *cuDevicePrimaryCtxRetain *-> \(0x[0-9a-f]*\)$/\1/p' <<<"$LESSON_OUT")"
+    [ -n "$current" ] && [ "$current" = "$retained" ]
+}
+
+@test "GPU: claim 3 - creating the context makes the first cudaSetDevice slow (more than 5 ms)" {
+    run_lesson
+    ms="$(sed -n 's/.*cudaSetDevice took \([0-9.]*\) ms.*/\1/p' <<<"$LESSON_OUT")"
+    [ -n "$ms" ] || fail "no time printed"
+    awk -v ms="$ms" 'BEGIN { exit !(ms > 5) }' || fail "cudaSetDevice took only $ms ms"
+}
+
+@test "GPU: claim 4 - the runtime is not newer than the driver's major version" {
+    assert_claim "the driver supports this runtime's major version"
+    assert_regex "$LESSON_OUT" 'runtime \(linked into this program\) [0-9]+\.[0-9]+, driver \(libcuda.so.1\) supports up to [0-9]+\.[0-9]+'
+}
+
+@test "GPU: claim 5a - an invalid call is reported with file, line, call, name, number and message" {
+    run_lesson
+    assert_regex "$LESSON_ERR" 'main\.c:[0-9]+: cudaSetDevice\(invalid\) failed: cudaErrorInvalidDevice \(101\): invalid device ordinal'
+    assert_claim "checkRuntime reported cudaErrorInvalidDevice with this file and line"
+    assert_claim "the failed call left device 0 current"
+}
+
+@test "GPU: claim 5b - a bad launch configuration is caught by cudaGetLastError at once" {
+    assert_claim "cudaGetLastError caught the launch error at once, without synchronising"
+    assert_claim "reading the error cleared it: a launch error is not sticky"
+    assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) -> cudaErrorInvalidConfiguration'
+}
+
+@test "GPU: claim 5c - a device fault shows only at synchronisation and is sticky" {
+    assert_claim "the fault showed only at synchronisation, and every later call returned it"
+    assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) right after the launch -> cudaSuccess'
+    assert_regex "$LESSON_OUT" 'cudaDeviceSynchronize\(\) +-> cudaErrorLaunchFailure \(719\)'
+}
+
+@test "GPU: claim 6 - the kernel launched from C added one to every element" {
+    assert_claim "every element came back one larger"
+    assert_regex "$LESSON_OUT" 'on 1048576 floats: 0 wrong'
+}
+
+@test "GPU: claim 7 - a new thread has no context until its first runtime call" {
+    assert_claim "a new thread starts with no current context"
+    assert_claim "its first runtime call made the same primary context current there"
+}
+
+@test "GPU: --device past the last device is a usage error (exit 2)" {
+    require_gpu
+    run "$BIN" --device 99
+    assert_equal "$status" 2
+    assert_output --partial "--device 99 does not exist"
+}
+
+@test "GPU: the exercises' reference solutions pass make check" {
+    require_gpu
+    run make -s -C "$ROOT/01_hello_runtime" check SOLUTIONS=1
+    assert_success
+}
+
+@test "GPU: the untouched exercises fail make check, every one of them" {
+    require_gpu
+    run make -s -C "$ROOT/01_hello_runtime" check
+    assert_failure
+    assert_output --regexp 'not ok [0-9]+ first_context'
+    assert_output --regexp 'not ok [0-9]+ check_launch: a bad launch is reported'
+    assert_output --regexp 'not ok [0-9]+ thread_context'
+}
+
+# ---- anywhere: no GPU, no driver, bad command lines -----------------------------------
+
+@test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with a plain message" {
+    CUDA_VISIBLE_DEVICES= run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "cannot run here"
+    if [ -z "$(gpu_reason | grep 'not found\|lists no')" ]; then
+        assert_output --partial "no CUDA device is visible"
+        assert_output --partial "cudaErrorNoDevice (100)"
+    fi
+}
+
+@test "the toolkit's stub driver as libcuda.so.1: exit 77, says it is the stub" {
+    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit"
+    LD_LIBRARY_PATH="$dir" run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "stub library"
+    # the stub leaves the error's name and message NULL: the report copes
+    assert_output --regexp 'main\.c:[0-9]+: cuCtxGetCurrent\(&ctx\) failed: \(no name\) \(34\): \(no message\)'
+}
+
+@test "no driver library at all: exit 77, says to install the driver, no crash" {
+    run_without_driver "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "no NVIDIA driver: libcuda.so.1 could not be loaded"
+}
+
+@test "--help prints the usage on stdout and exits 0" {
+    run "$BIN" --help
+    assert_success
+    assert_line --index 0 --regexp '^usage: hello_runtime '
+}
+
+@test "bad options exit 2 with the usage" {
+    for args in "--bogus" "--device" "--device x" "--device -1" "--device 1x" "extra"; do
+        run "$BIN" $args
+        assert_usage_error
+    done
+}
