@@ -31,7 +31,7 @@ setup() {
 @test "check_launch: a bad launch is reported with its cause, file and line, and exits 1" {
     run "$EXERCISE_BIN/check_launch" --threads 2048
     assert_equal "$status" 1
-    assert_output --regexp 'main\.c:[0-9]+: .*cudaErrorInvalidConfiguration \(9\): invalid configuration argument'
+    assert_output --regexp 'main\.c:[0-9]+: cudaGetLastError\(\) failed: cudaErrorInvalid(Value \(1\): invalid argument|Configuration \(9\): invalid configuration argument)'
 }
 
 @test "check_launch: a bad launch stops before the data is read back" {
