@@ -29,7 +29,7 @@ LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
-.PHONY: all run check clean help FORCE
+.PHONY: all run check sanitize clean help FORCE
 .DEFAULT_GOAL := all
 all: $(BIN) $(EXERCISE_BINS)
 
@@ -84,6 +84,19 @@ check: $(EXERCISE_BINS)
 	EXERCISE_BIN=$(abspath $(BUILD))/$(if $(SOLUTIONS),solutions,exercises) \
 	  $(BATS) $(ROOT)/tests/exercises/$(LESSON).bats
 
+# Run the program under the four compute-sanitizer tools; fails on any report. A lesson sets
+# SANITIZE_ARGS (small sizes, so it fits) and SANITIZE_FLAGS before including this file.
+SANITIZER ?= $(or $(shell command -v compute-sanitizer 2>/dev/null),$(CUDA_PATH)/bin/compute-sanitizer)
+sanitize: $(BIN)
+	@failed=0; for tool in "memcheck --leak-check full" racecheck synccheck initcheck; do \
+	  log=$(BUILD)/sanitize-$${tool%% *}.log; \
+	  $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_FLAGS) ./$(BIN) $(SANITIZE_ARGS) \
+	    >$$log 2>&1; rc=$$?; \
+	  printf '%-28s exit %-3s %s\n' "$$tool" $$rc \
+	    "$$(grep -hE '(ERROR|LEAK|RACECHECK) SUMMARY' $$log | sed 's/=* *//' | tr '\n' ' ')"; \
+	  [ $$rc -eq 0 ] || failed=1; \
+	done; exit $$failed
+
 clean::
 	rm -rf $(BUILD)
 
@@ -91,5 +104,6 @@ help:
 	@echo 'make            build build/$(NAME) and the exercises'
 	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
 	@echo 'make check      grade your exercises (SOLUTIONS=1: the reference solutions)'
+	@echo 'make sanitize   run it under compute-sanitizer: memcheck (leaks too), racecheck, synccheck, initcheck'
 	@echo 'make clean      remove build/'
 	@echo 'variables: CUDA_PATH NVCC CC ARCH CFLAGS NVCCFLAGS dbg=1 (see ../common/config.mk)'
