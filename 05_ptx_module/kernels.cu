@@ -1,0 +1,39 @@
+// 05_ptx_module/kernels.cu - the lesson's kernels, and one file that travels three roads.
+//
+//  1. The Makefile runs `nvcc -ptx` on it (build/kernels.ptx, text a person can read) and
+//     `nvcc -cubin` (build/kernels.cubin, SASS for one card). main.c loads both through the
+//     Driver API: cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx, cuModuleGetFunction.
+//  2. The program embeds this very text (build/embedded.c) and hands it to NVRTC at run time,
+//     which makes PTX again, inside the running program.
+//  3. common/lesson.mk compiles every .cu of the lesson into the program, so nvcc also puts
+//     these kernels into the program's own fat binary, where the runtime finds them: the
+//     launcher at the bottom uses <<<>>> on `empty` to compare its cost with cuLaunchKernel.
+//
+// The kernels are extern "C" so that their names in PTX and in the module are plain ("axpy"),
+// not C++-mangled ("_Z4axpyfPKfPfi"): cuModuleGetFunction looks a kernel up by that name.
+
+// y[i] = a * x[i] + y[i] for i < n.
+extern "C" __global__ void axpy(float a, const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+// Does nothing: what a launch costs when the kernel costs nothing.
+extern "C" __global__ void empty(void)
+{
+}
+
+// Host code. NVRTC defines __CUDACC_RTC__ and compiles device code only, so it skips this
+// part; `nvcc -ptx` and `nvcc -cubin` ignore host code anyway.
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+
+// One launch of `empty` on the legacy default stream, the runtime's way. nvcc turns the
+// <<<1, 1>>> into a call to cudaLaunchKernel. The caller checks cudaGetLastError().
+extern "C" void launch_empty_runtime(void)
+{
+    empty<<<1, 1>>>();
+}
+#endif

@@ -1,0 +1,327 @@
+#!/usr/bin/env bats
+# 05_ptx_module: kernels as PTX and cubin, loaded and launched through the Driver API.
+
+setup() {
+    load test_helper
+    LESSON="$ROOT/05_ptx_module"
+    BIN="$(lesson_bin 05_ptx_module)"
+    [ -x "$BIN" ] || fail "$BIN is not built: run make first"
+}
+
+# Runs the lesson once per test file on a GPU and keeps stdout and stderr apart.
+run_lesson() {
+    require_gpu
+    if [ ! -f "$BATS_FILE_TMPDIR/stdout" ]; then
+        local rc=0
+        "$BIN" >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
+        echo "$rc" >"$BATS_FILE_TMPDIR/status"
+    fi
+    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
+    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
+    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
+}
+
+assert_claim() {
+    run_lesson
+    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
+    assert_success
+}
+
+# The number (a decimal) that follows the text $1 on the line that contains it.
+number_after() {
+    sed -n -E "s/.*$1 *([0-9]+\.[0-9]+).*/\1/p" <<<"$LESSON_OUT" | head -n 1
+}
+
+# awk-evaluated comparison of numbers: is_true "a > 10 * b" a=1 b=2
+is_true() {
+    local expr="$1"
+    shift
+    awk "$@" "BEGIN { exit !($expr) }"
+}
+
+# ---- on the GPU -------------------------------------------------------------------------
+
+@test "GPU: the lesson passes every check (exit 0, verdict PASS, nothing on stderr)" {
+    run_lesson
+    assert_equal "$LESSON_STATUS" 0
+    run tail -n 1 <<<"$LESSON_OUT"
+    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed$'
+    run grep -c -F '[FAIL]' <<<"$LESSON_OUT"
+    assert_output 0
+    assert_equal "$LESSON_ERR" ""
+}
+
+@test "GPU: the output matches tests/expected/05_ptx_module.out after normalising" {
+    run_lesson
+    # byte counts depend on the toolkit's code generation, not on the lesson
+    diff -u "$ROOT/tests/expected/05_ptx_module.out" \
+        <(normalize <<<"$LESSON_OUT" | sed -E 's/[0-9]+ bytes/N bytes/g')
+}
+
+@test "GPU: step 1 - the PTX names the entry points, for a target the card can run" {
+    assert_claim 'the PTX names the entry points axpy and empty: extern "C" kept the names plain'
+    run_lesson
+    assert_regex "$LESSON_OUT" 'kernels\.ptx +[0-9]+ bytes: PTX ISA [0-9]+\.[0-9]+, \.target sm_[0-9]+, entries: axpy empty'
+    run grep -F -- "[ok]   its target (sm_" <<<"$LESSON_OUT"
+    assert_success
+}
+
+@test "GPU: step 2 - every way of loading found the kernel; the JIT log and wall time were read" {
+    run_lesson
+    assert_regex "$LESSON_OUT" 'a\) cuModuleLoad\("kernels\.ptx"\)'
+    assert_regex "$LESSON_OUT" 'b\) cuModuleLoadData\(kernels_ptx\)'
+    assert_regex "$LESSON_OUT" 'c\) cuModuleLoadDataEx\(kernels_ptx \+ one line, 7 options'
+    assert_regex "$LESSON_OUT" 'd\) cuModuleLoadData\(kernels_cubin\): load [0-9.]+ ms'
+    run grep -F -- "[ok]   the JIT reported its own time (" <<<"$LESSON_OUT"
+    assert_success
+    assert_claim "the JIT's info log names the kernel axpy"
+}
+
+@test "GPU: step 2 - a cold JIT is more than 10x slower than loading a cubin" {
+    run_lesson
+    cold="$(number_after 'cold JIT, a new text each time')"
+    cubin="$(number_after 'cubin, no JIT')"
+    [ -n "$cold" ] && [ -n "$cubin" ] || fail "times not found"
+    is_true "c > 10 * b" -v c="$cold" -v b="$cubin" || fail "cold $cold ms, cubin $cubin ms"
+    run grep -F -- "[ok]   a cold JIT ($cold ms) is more than 10x slower than loading the cubin ($cubin ms)" <<<"$LESSON_OUT"
+    assert_success
+}
+
+@test "GPU: step 2 - a JIT cache hit costs less than half a cold JIT; the first file load was cold" {
+    run_lesson
+    cold="$(number_after 'cold JIT, a new text each time')"
+    hit="$(number_after 'JIT cache hit, the same text')"
+    is_true "h < c / 2" -v c="$cold" -v h="$hit" || fail "hit $hit ms, cold $cold ms"
+    run grep -F -- "[ok]   a JIT cache hit ($hit ms) costs less than half a cold JIT" <<<"$LESSON_OUT"
+    assert_success
+    run grep -F -- "[ok]   the very first load from the PTX file (" <<<"$LESSON_OUT"
+    assert_success
+}
+
+@test "GPU: step 3 - cuFuncGetAttribute agrees with the JIT log, SASS for this card" {
+    run_lesson
+    run grep -E -- '^  \[ok\]   cuFuncGetAttribute and the JIT log agree: [1-9][0-9]* registers$' <<<"$LESSON_OUT"
+    assert_success
+    run grep -E -- '^  \[ok\]   the function can take 256-thread blocks, and the JIT made SASS for this card \(sm_[0-9]+\)$' <<<"$LESSON_OUT"
+    assert_success
+}
+
+@test "GPU: step 3 - cuLaunchKernel with kernelParams and with the packed extra buffer" {
+    assert_claim "the kernelParams launch computed every element right"
+    assert_claim "the extra (packed buffer) launch computed every element right"
+    run_lesson
+    assert_regex "$LESSON_OUT" 'y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong'
+    assert_regex "$LESSON_OUT" 'a at 0, x at 8, y at 16, n at 24 \(28 bytes\); 0 wrong'
+}
+
+@test "GPU: step 4 - NVRTC's PTX, and every loading path, give the same result" {
+    assert_claim "NVRTC's PTX names the entry point axpy"
+    assert_claim "every loading path, NVRTC's included, gives the same result, bit for bit"
+    run_lesson
+    for what in "PTX file, cuModuleLoad" "embedded PTX, cuModuleLoadData" \
+                "embedded PTX, cuModuleLoadDataEx" "embedded cubin, cuModuleLoadData" "NVRTC's PTX"; do
+        run grep -E -- "^      $what +0 wrong\$" <<<"$LESSON_OUT"
+        assert_success
+    done
+}
+
+@test "GPU: step 5 - cuLaunchKernel and <<<>>> cost about the same, microseconds each" {
+    run_lesson
+    cu="$(number_after '   cuLaunchKernel  ')"
+    rt="$(number_after 'the runtime.s launch\)')"
+    sync="$(number_after 'cuLaunchKernel \+ cuCtxSynchronize')"
+    [ -n "$cu" ] && [ -n "$rt" ] && [ -n "$sync" ] || fail "launch costs not found"
+    is_true "cu / rt > 0.5 && cu / rt < 2" -v cu="$cu" -v rt="$rt" || fail "cuLaunchKernel $cu us, <<<>>> $rt us"
+    is_true "cu < 20 && rt < 20 && sync > cu" -v cu="$cu" -v rt="$rt" -v sync="$sync" || fail "$cu $rt $sync"
+    run grep -F -- "[ok]   cuLaunchKernel and <<<>>> cost about the same (ratio " <<<"$LESSON_OUT"
+    assert_success
+    assert_claim "a launch costs the host microseconds, not milliseconds"
+}
+
+@test "GPU: step 6 - the errors made on purpose, each with its code" {
+    assert_claim "a missing file is CUDA_ERROR_FILE_NOT_FOUND"
+    assert_claim "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where"
+    assert_claim "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND"
+    assert_claim "PTX newer than the driver is CUDA_ERROR_UNSUPPORTED_PTX_VERSION: update the driver"
+    assert_claim "PTX for a newer architecture than the card's does not load"
+    assert_claim "an NVRTC compile error is NVRTC_ERROR_COMPILATION, explained in the program log"
+    run_lesson
+    assert_regex "$LESSON_OUT" 'cuModuleLoad\("no/such/kernels\.ptx"\) -> CUDA_ERROR_FILE_NOT_FOUND \(301\)'
+    assert_regex "$LESSON_OUT" 'cuModuleGetFunction\(module, "saxpy"\) -> CUDA_ERROR_NOT_FOUND \(500\)'
+}
+
+@test "GPU: --ptx naming a missing file: exit 1, CUDA_ERROR_FILE_NOT_FOUND" {
+    require_gpu
+    run "$BIN" --ptx "$BATS_TEST_TMPDIR/missing.ptx"
+    assert_equal "$status" 1
+    assert_output --partial "CUDA_ERROR_FILE_NOT_FOUND (301)"
+    assert_output --partial "cuModuleLoad could not load '$BATS_TEST_TMPDIR/missing.ptx'"
+    assert_line --regexp '^RESULT: FAIL'
+}
+
+@test "GPU: --ptx with a syntax error: exit 1, CUDA_ERROR_INVALID_PTX and the JIT's error log" {
+    require_gpu
+    sed '0,/ret;/s//rte;/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/broken.ptx"
+    run "$BIN" --ptx "$BATS_TEST_TMPDIR/broken.ptx"
+    assert_equal "$status" 1
+    assert_output --partial "CUDA_ERROR_INVALID_PTX (218)"
+    assert_output --partial "the JIT's error log"
+    assert_output --regexp "\| .*rte"
+}
+
+@test "GPU: --kernel naming a kernel the module lacks: exit 1, CUDA_ERROR_NOT_FOUND and the entries" {
+    require_gpu
+    run "$BIN" --kernel saxpy
+    assert_equal "$status" 1
+    assert_output --partial "CUDA_ERROR_NOT_FOUND (500)"
+    assert_output --partial "the module has no kernel named 'saxpy'"
+    assert_output --partial "its PTX entries are: axpy empty"
+}
+
+@test "GPU: --ptx with a PTX ISA version newer than the driver's: exit 1, CUDA_ERROR_UNSUPPORTED_PTX_VERSION" {
+    require_gpu
+    sed 's/^\.version .*/.version 99.9/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/newer.ptx"
+    run "$BIN" --ptx "$BATS_TEST_TMPDIR/newer.ptx"
+    assert_equal "$status" 1
+    assert_output --partial "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)"
+}
+
+@test "GPU: --ptx for an architecture newer than the card: exit 1 with the JIT's log" {
+    require_gpu
+    sed 's/^\.target .*/.target sm_120/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/newer-sm.ptx"
+    [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 | tr -d .)" -lt 120 ] \
+        || skip "this card is sm_120 or newer"
+    run "$BIN" --ptx "$BATS_TEST_TMPDIR/newer-sm.ptx"
+    assert_equal "$status" 1
+    assert_output --partial "cuModuleLoad could not load"
+    assert_output --partial "the JIT's error log"
+}
+
+@test "GPU: --nvrtc with a compile error: exit 1, NVRTC_ERROR_COMPILATION and NVRTC's log" {
+    require_gpu
+    printf 'extern "C" __global__ void axpy(float a, const float *x, float *y, int n)\n{\n    y[0] = a * x[0] + oops;\n}\n' \
+        >"$BATS_TEST_TMPDIR/broken.cu"
+    run "$BIN" --nvrtc "$BATS_TEST_TMPDIR/broken.cu" --launches 10
+    assert_equal "$status" 1
+    assert_output --partial "NVRTC_ERROR_COMPILATION (6)"
+    assert_output --partial "NVRTC could not compile $BATS_TEST_TMPDIR/broken.cu; its log:"
+    assert_output --regexp '\| .*identifier "oops" is undefined'
+}
+
+@test "GPU: --ptx may name the cubin (cuModuleLoad reads any module file); --launches, --skip-errors" {
+    require_gpu
+    run "$BIN" --ptx "$LESSON/build/kernels.cubin" --launches 100 --skip-errors
+    assert_success
+    assert_output --partial "empty kernel, 100 launches per run"
+    refute_output --partial "6. Errors you will meet"
+}
+
+@test "GPU: --device past the last device is a usage error (exit 2)" {
+    require_gpu
+    run "$BIN" --device 99
+    assert_equal "$status" 2
+    assert_output --partial "--device 99 does not exist"
+}
+
+@test "GPU: the exercises' reference solutions pass the grader" {
+    require_gpu
+    EXERCISE_BIN="$LESSON/build/solutions" run "${BATS:-bats}" "$ROOT/tests/exercises/05_ptx_module.bats"
+    assert_success
+}
+
+@test "GPU: the untouched exercises fail the grader, every one of them" {
+    require_gpu
+    EXERCISE_BIN="$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/05_ptx_module.bats"
+    assert_failure
+    assert_output --regexp 'not ok [0-9]+ pack_extra'
+    assert_output --regexp 'not ok [0-9]+ find_kernel'
+}
+
+# ---- anywhere: the build's products, no GPU, no driver, bad command lines ---------------
+
+@test "the build made kernels.ptx with nvcc -ptx, naming both entry points" {
+    ptx="$LESSON/build/kernels.ptx"
+    [ -f "$ptx" ] || fail "no $ptx"
+    run grep -E '^\.version [0-9]+\.[0-9]+$' "$ptx"
+    assert_success
+    run grep -E '^\.target sm_[0-9]+' "$ptx"
+    assert_success
+    run grep -o -E '^\.visible \.entry [a-z_]+\(' "$ptx"
+    assert_line --index 0 '.visible .entry axpy('
+    assert_line --index 1 '.visible .entry empty('
+}
+
+@test "the build made kernels.cubin for the first ARCH, holding both kernels" {
+    cubin="$LESSON/build/kernels.cubin"
+    [ -f "$cubin" ] || fail "no $cubin"
+    cuobjdump="$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/cuobjdump"
+    [ -x "$cuobjdump" ] || cuobjdump="$(command -v cuobjdump)" || skip "no cuobjdump"
+    run "$cuobjdump" -sass "$cubin"
+    assert_success
+    assert_output --regexp 'Function : axpy'
+    assert_output --regexp 'Function : empty'
+    arch="$(grep -E '^\.target sm_' "$LESSON/build/kernels.ptx" | sed -E 's/.*sm_([0-9]+).*/\1/')"
+    run "$cuobjdump" -elf "$cubin"
+    assert_output --regexp "sm=$arch,"
+}
+
+@test "the program carries the PTX, the cubin and kernels.cu (one NUL byte more each)" {
+    command -v nm >/dev/null || skip "no nm"
+    for pair in kernels_ptx:build/kernels.ptx kernels_cubin:build/kernels.cubin kernels_cu:kernels.cu; do
+        sym="${pair%%:*}" file="$LESSON/${pair#*:}"
+        hex="$(nm -S --defined-only "$BIN" | awk -v s="$sym" '$4 == s { print $2 }')"
+        [ -n "$hex" ] || fail "no symbol $sym in $BIN"
+        assert_equal "$((16#$hex))" "$(( $(wc -c <"$file") + 1 ))"
+    done
+}
+
+@test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with a plain message" {
+    CUDA_VISIBLE_DEVICES= run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "cannot run here"
+    if [ -z "$(gpu_reason | grep 'not found\|lists no')" ]; then
+        assert_output --partial "no CUDA device is visible"
+    fi
+}
+
+@test "the toolkit's stub driver as libcuda.so.1: exit 77, says it is the stub" {
+    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit"
+    LD_LIBRARY_PATH="$dir" run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "stub library"
+    assert_output --regexp 'main\.c:[0-9]+: cuInit\(0\) failed: \(no name\) \(34\): \(no message\)'
+}
+
+@test "no driver library at all: exit 77, no loader error (NVRTC needs no driver)" {
+    run_without_driver "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "no NVIDIA driver: libcuda.so.1 could not be loaded"
+}
+
+@test "the JIT cache directory the lesson makes is removed at exit" {
+    before="$(ls -d /tmp/ptx_module-jit-cache-* 2>/dev/null | sort)"
+    CUDA_VISIBLE_DEVICES= run "$BIN"
+    after="$(ls -d /tmp/ptx_module-jit-cache-* 2>/dev/null | sort)"
+    assert_equal "$after" "$before"
+}
+
+@test "--help prints the usage on stdout and exits 0" {
+    run "$BIN" --help
+    assert_success
+    assert_line --index 0 --regexp '^usage: ptx_module '
+    assert_output --partial "--ptx FILE"
+    assert_output --partial "--kernel NAME"
+}
+
+@test "bad options exit 2 with the usage" {
+    for args in "--bogus" "--device" "--device x" "--device -1" "--launches 0" "--launches 1x" \
+                "--nvrtc /no/such/file.cu" "extra"; do
+        run "$BIN" $args
+        assert_usage_error
+    done
+    for opt in --ptx --kernel --nvrtc; do
+        run "$BIN" "$opt" ""
+        assert_usage_error
+        assert_output --partial "needs a non-empty value"
+    done
+}
