@@ -17,6 +17,14 @@
  * cuda.h maps many names to versioned entry points (cuMemAlloc -> cuMemAlloc_v2,
  * cuCtxCreate -> cuCtxCreate_v4 on CUDA 13); the definitions below go through the same
  * macros, so they define and look up exactly the symbols a -lcuda build would use. */
+/* CUDA 13 gave cuCtxCreate a CUctxCreateParams argument; CUDA 12 has the 3-argument form. */
+#if CUDA_VERSION >= 13000
+#define CTX_CREATE(X)                                                                          \
+    X(cuCtxCreate, (CUcontext *c, CUctxCreateParams *p, unsigned int f, CUdevice d), (c, p, f, d))
+#else
+#define CTX_CREATE(X) X(cuCtxCreate, (CUcontext *c, unsigned int f, CUdevice d), (c, f, d))
+#endif
+
 #define DRIVER_FUNCTIONS(X)                                                                   \
     X(cuInit, (unsigned int f), (f))                                                          \
     X(cuDriverGetVersion, (int *v), (v))                                                      \
@@ -31,8 +39,7 @@
     X(cuDevicePrimaryCtxRetain, (CUcontext *c, CUdevice d), (c, d))                           \
     X(cuDevicePrimaryCtxRelease, (CUdevice d), (d))                                           \
     X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *f, int *a), (d, f, a))           \
-    X(cuCtxCreate, (CUcontext *c, CUctxCreateParams *p, unsigned int f, CUdevice d),          \
-      (c, p, f, d))                                                                           \
+    CTX_CREATE(X)                                                                             \
     X(cuCtxDestroy, (CUcontext c), (c))                                                       \
     X(cuCtxPushCurrent, (CUcontext c), (c))                                                   \
     X(cuCtxPopCurrent, (CUcontext *c), (c))                                                   \

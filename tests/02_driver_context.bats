@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+# 02_driver_context: cuCtxCreate against the primary context, the context stack, ownership.
+
+setup() {
+    load test_helper
+    BIN="$(lesson_bin 02_driver_context)"
+    [ -x "$BIN" ] || fail "$BIN is not built: run make first"
+}
+
+# Runs the lesson once per test file on a GPU and keeps stdout and stderr apart.
+run_lesson() {
+    require_gpu
+    if [ ! -f "$BATS_FILE_TMPDIR/stdout" ]; then
+        "$BIN" >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr"
+        echo $? >"$BATS_FILE_TMPDIR/status"
+    fi
+    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
+    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
+    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
+}
+
+assert_claim() {
+    run_lesson
+    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
+    assert_success
+}
+
+# The number printed right after TEXT (first match), e.g. number_after "median " -> 98.7
+number_after() {
+    grep -o -E -- "$1[0-9]+(\.[0-9]+)?" <<<"$LESSON_OUT" | head -n 1 | sed -E "s/^.*[^0-9.]([0-9.]+)$/\1/"
+}
+
+# The expected output holds device 0 only: lines for devices 1, 2 ... and the device count
+# are taken out, so the comparison holds on a machine with one GPU or several.
+one_device_view() {
+    normalize | sed -E -e '/^   \[device [1-9][0-9]*\]/d' -e 's/[0-9]+ device\(s\)/N device(s)/g'
+}
+
+# ---- on the GPU -------------------------------------------------------------------------
+
+@test "GPU: the lesson passes every check (exit 0, verdict PASS, nothing on stderr)" {
+    run_lesson
+    assert_equal "$LESSON_STATUS" 0
+    run tail -n 1 <<<"$LESSON_OUT"
+    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed$'
+    run grep -c -F '[FAIL]' <<<"$LESSON_OUT"
+    assert_output 0
+    assert_equal "$LESSON_ERR" ""
+}
+
+@test "GPU: the output matches tests/expected/02_driver_context.out after normalising" {
+    run_lesson
+    diff -u "$ROOT/tests/expected/02_driver_context.out" <(one_device_view <<<"$LESSON_OUT")
+}
+
+@test "GPU: claim 1 - cuInit first, then every device listed" {
+    run_lesson
+    assert_regex "$LESSON_OUT" 'before cuInit: cuDeviceGetCount -> CUDA_ERROR_NOT_INITIALIZED \(3\)'
+    assert_claim "the Driver API does nothing before cuInit (CUDA_ERROR_NOT_INITIALIZED)"
+    n="$(gpu_count)"
+    assert_claim "cuInit found $n device(s), each with a name, a compute capability and memory"
+    run grep -c -E '^   \[device [0-9]+\] "[^"]+", compute capability [0-9]+\.[0-9]+, [0-9.]+ GiB$' <<<"$LESSON_OUT"
+    assert_output "$n"
+}
+
+@test "GPU: claim 2 - the CUDA 13 cuCtxCreate makes a context current at once" {
+    assert_claim "a context is current as soon as cuCtxCreate returns (ctxA)"
+    if grep -q 'CUDA 13' <<<"$LESSON_OUT"; then
+        assert_regex "$LESSON_OUT" 'cuCtxCreate\(&ctx, NULL, 0, dev\)'
+    fi
+}
+
+@test "GPU: claim 2 - a context takes device memory (more than zero) and gives it back" {
+    assert_claim "cuCtxDestroy gave that memory back (within 2 MiB each round)"
+    mib="$(number_after 'device memory a context takes: median ')"
+    [ -n "$mib" ] || fail "no memory figure printed"
+    awk -v m="$mib" 'BEGIN { exit !(m > 0) }' || fail "a context took $mib MiB"
+    run grep -E '^  \[ok\]   every new context took device memory: [0-9.]+ MiB or more$' <<<"$LESSON_OUT"
+    assert_success
+}
+
+@test "GPU: claim 2 - creating a context is costly, and destroying the current one pops it" {
+    assert_claim "destroying the current context popped it: ctxA was current again each time"
+    ms="$(number_after 'cuCtxCreate : median ')"
+    [ -n "$ms" ] || fail "no create time printed"
+    awk -v ms="$ms" 'BEGIN { exit !(ms > 1) }' || fail "cuCtxCreate took only $ms ms"
+    ms="$(number_after 'cuCtxDestroy: median ')"
+    awk -v ms="$ms" 'BEGIN { exit !(ms > 0) }' || fail "cuCtxDestroy took $ms ms"
+}
+
+@test "GPU: claim 3 - the context stack, in order" {
+    assert_claim "cuCtxCreate pushed ctxB on top of ctxA: ctxB is current"
+    assert_claim "popping returned ctxB and made ctxA, the one below, current again"
+    assert_claim "cuCtxPushCurrent(ctxB) made ctxB current above ctxA"
+    assert_claim "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push"
+    assert_claim "two pops emptied the stack (ctxA, then none): the stack held two entries, not three"
+    assert_claim "popping an empty stack is an error, not a no-op"
+    # the stack as printed, step by step
+    run grep -o -E 'after [A-Za-z(),]+: +current = [A-Za-z]+ +stack \(bottom -> top\): \[[A-Za-z ]*\]' <<<"$LESSON_OUT"
+    assert_line --index 0 --regexp 'cuCtxCreate\(ctxA\): +current = ctxA .*\[ctxA\]$'
+    assert_line --index 1 --regexp 'cuCtxCreate\(ctxB\): +current = ctxB .*\[ctxA ctxB\]$'
+    assert_line --index 2 --regexp 'cuCtxPopCurrent: +current = ctxA .*\[ctxA\]$'
+    assert_line --index 3 --regexp 'cuCtxPushCurrent\(ctxB\): +current = ctxB .*\[ctxA ctxB\]$'
+    assert_line --index 4 --regexp 'cuCtxSetCurrent\(ctxA\): +current = ctxA .*\[ctxA ctxA\]$'
+    assert_line --index 5 --regexp 'cuCtxPopCurrent: +current = ctxA .*\[ctxA\]$'
+    assert_line --index 6 --regexp 'cuCtxPopCurrent: +current = none .*\[\]$'
+}
+
+@test "GPU: claim 4 - cuPointerGetAttribute names the owner of each allocation" {
+    assert_claim "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts"
+    assert_claim "the allocation made while ctxA was current belongs to ctxA"
+    assert_claim "the allocation made while ctxB was current belongs to ctxB"
+    assert_regex "$LESSON_OUT" 'CU_POINTER_ATTRIBUTE_CONTEXT\): first -> ctxA, second -> ctxB'
+}
+
+@test "GPU: claim 5 - the primary context's life through the Driver API" {
+    assert_claim "user contexts do not start the primary context: it was inactive"
+    assert_claim "cuDevicePrimaryCtxRetain started it: a third context, neither ctxA nor ctxB"
+    assert_claim "retaining the primary context did not make it current"
+    assert_claim "releasing the only reference ended it (inactive again)"
+}
+
+@test "GPU: claim 5 - the runtime allocates in the current user context" {
+    assert_claim "cudaMalloc allocated in ctxA, the current user context"
+    assert_claim "the runtime's kernel ran in ctxA and its result is right"
+    assert_claim "the runtime used ctxA as it found it: ctxA still current, no primary context started"
+    assert_regex "$LESSON_OUT" 'cudaMalloc 1 MiB at 0x[0-9a-f]+ -> owner ctxA; add_one<<<>>> ran: 0 wrong'
+}
+
+@test "GPU: claim 5 - popped, the runtime goes back to the primary context it shares" {
+    assert_claim "with no context current, cudaSetDevice started the primary context and made it current"
+    assert_claim "cudaMalloc now allocates in the primary context"
+    assert_claim "cuDevicePrimaryCtxRetain hands the Driver API the very context the runtime uses"
+    assert_claim "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)"
+}
+
+@test "GPU: claim 6 - contexts are per thread" {
+    assert_claim "a new thread starts with no current context, whatever its parent has"
+    assert_claim "without one, cuMemAlloc fails with CUDA_ERROR_INVALID_CONTEXT"
+    assert_claim "cuCtxSetCurrent(ctxB) bound ctxB in the worker, and its allocation is ctxB's"
+    assert_claim "the main thread's current context did not change (still the primary)"
+}
+
+@test "GPU: claim 7 - every device gets its own context, data verified on each" {
+    run_lesson
+    n="$(gpu_count)"
+    assert_claim "each of the $n device(s) got its own context, current on the right device"
+    assert_claim "each buffer belongs to its device's context and lives on that device ($n device(s))"
+    assert_claim "every buffer held its own data after all the devices were used ($n device(s))"
+    assert_claim "after pushing and popping them all, the primary context is current again"
+    run grep -c -E '^   \[device [0-9]+\] ".*": ctx([0-9]+) = 0x[0-9a-f]+, 1 MiB at 0x[0-9a-f]+, owner ctx\1, ordinal [0-9]+, 0 wrong$' <<<"$LESSON_OUT"
+    assert_output "$n"
+}
+
+@test "GPU: every device can be the one chosen with --device" {
+    require_gpu
+    last=$(( $(gpu_count) - 1 ))
+    run "$BIN" --device "$last" --repeat 1
+    assert_success
+    assert_output --partial "steps 2 to 6 use device $last,"
+    assert_output --partial "RESULT: PASS"
+}
+
+@test "GPU: --device past the last device is a usage error (exit 2)" {
+    require_gpu
+    run "$BIN" --device 63
+    assert_equal "$status" 2
+    assert_output --partial "--device 63 does not exist"
+}
+
+@test "GPU: the exercises' reference solutions pass the grader" {
+    require_gpu
+    EXERCISE_BIN="$ROOT/02_driver_context/build/solutions" \
+        run "${BATS:-bats}" "$ROOT/tests/exercises/02_driver_context.bats"
+    assert_success
+}
+
+@test "GPU: the untouched exercises fail the grader, every one of them" {
+    require_gpu
+    EXERCISE_BIN="$ROOT/02_driver_context/build/exercises" \
+        run "${BATS:-bats}" "$ROOT/tests/exercises/02_driver_context.bats"
+    assert_failure
+    assert_output --regexp 'not ok [0-9]+ stack_order: the buffer is allocated in ctxA'
+    assert_output --regexp 'not ok [0-9]+ share_primary: the library works in the runtime'
+    assert_output --regexp 'not ok [0-9]+ context_leak: the tasks give their device memory back'
+}
+
+# ---- anywhere: no GPU, no driver, bad command lines -----------------------------------
+
+@test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with a plain message" {
+    CUDA_VISIBLE_DEVICES= run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "cannot run here"
+    if [ -z "$(gpu_reason | grep 'not found\|lists no')" ]; then
+        assert_output --partial "no CUDA device is visible"
+        assert_output --partial "CUDA_ERROR_NO_DEVICE (100)"
+    fi
+}
+
+@test "the toolkit's stub driver as libcuda.so.1: exit 77, says it is the stub" {
+    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit"
+    LD_LIBRARY_PATH="$dir" run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "stub library"
+    assert_output --regexp 'main\.c:[0-9]+: cuDeviceGetCount\(&count\) failed: \(no name\) \(34\): \(no message\)'
+}
+
+@test "no driver library at all: exit 77, says to install the driver, no crash" {
+    run_without_driver "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "no NVIDIA driver: libcuda.so.1 could not be loaded"
+}
+
+@test "--help prints the usage on stdout and exits 0" {
+    run "$BIN" --help
+    assert_success
+    assert_line --index 0 --regexp '^usage: driver_context '
+    assert_output --partial "--repeat N"
+}
+
+@test "bad options exit 2 with the usage, before any CUDA call" {
+    for args in "--bogus" "--device" "--device x" "--device -1" "--device 1x" "--device 64" \
+                "--repeat 0" "--repeat 51" "--repeat many" "extra"; do
+        # no driver is needed to reject a command line: the stub would give 77 otherwise
+        dir="$(stub_driver_dir)" || dir=/nonexistent
+        LD_LIBRARY_PATH="$dir" run "$BIN" $args
+        assert_usage_error
+    done
+}
