@@ -84,8 +84,10 @@ check: $(EXERCISE_BINS)
 	EXERCISE_BIN=$(abspath $(BUILD))/$(if $(SOLUTIONS),solutions,exercises) \
 	  $(BATS) $(ROOT)/tests/exercises/$(LESSON).bats
 
-# Run the program under the four compute-sanitizer tools; fails on any report. A lesson sets
-# SANITIZE_ARGS (small sizes, so it fits) and SANITIZE_FLAGS before including this file.
+# Run the program under the four compute-sanitizer tools; fails on any report (exit 99) or when
+# the program cannot run (2, 77). Exit 1 is the lesson's own verdict: under the tools a program
+# runs many times slower, so a timing claim may fail there; the tool's summary is what counts.
+# A lesson sets SANITIZE_ARGS (small sizes, so it fits) and SANITIZE_FLAGS before the include.
 SANITIZER ?= $(or $(shell command -v compute-sanitizer 2>/dev/null),$(CUDA_PATH)/bin/compute-sanitizer)
 sanitize: $(BIN)
 	@failed=0; for tool in "memcheck --leak-check full" racecheck synccheck initcheck; do \
@@ -94,7 +96,7 @@ sanitize: $(BIN)
 	    >$$log 2>&1; rc=$$?; \
 	  printf '%-28s exit %-3s %s\n' "$$tool" $$rc \
 	    "$$(grep -hE '(ERROR|LEAK|RACECHECK) SUMMARY' $$log | sed 's/=* *//' | tr '\n' ' ')"; \
-	  [ $$rc -eq 0 ] || failed=1; \
+	  case $$rc in 0|1) ;; *) failed=1 ;; esac; \
 	done; exit $$failed
 
 clean::

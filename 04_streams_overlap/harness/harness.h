@@ -1,0 +1,55 @@
+/*
+ * 04_streams_overlap/harness/harness.h - what an exercise's pipeline.c sees.
+ *
+ * Every exercise is three files: pipeline.c (yours to edit), main.c (the harness: options,
+ * buffers, the sequential baseline, timing and verification; do not edit) and kernel.cu
+ * (the lesson's kernel). The harness calls the four functions below, which pipeline.c
+ * defines, times exercise_issue() (from the call until cudaDeviceSynchronize returns),
+ * compares the result with the sequential run bit for bit, and passes when your pipeline
+ * is at least 1.6 times faster than the sequential run.
+ */
+#ifndef LESSON04_HARNESS_H
+#define LESSON04_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "../work.h" /* launch_work(in, out, n, work, stream) */
+
+#define HARNESS_MAX_STREAMS 64
+
+struct pipeline {
+    int streams;           /* how many chunks (and streams) to use */
+    size_t n;              /* floats in all */
+    int work;              /* the kernel's multiply-adds per element: pass to launch_work */
+    float *host_in;        /* n floats, from exercise_host_alloc */
+    float *host_out;       /* n floats, from exercise_host_alloc */
+    float *dev_in;         /* n floats on the device */
+    float *dev_out;        /* n floats on the device */
+    int *dev_counter;      /* one int on the device, for the 'legacy' exercise */
+    cudaStream_t *stream;  /* `streams` streams, from exercise_create_streams */
+};
+
+/* Chunk i of `p->streams`: elements [*first, *first + *count). */
+static inline void pipeline_chunk(const struct pipeline *p, int i, size_t *first, size_t *count)
+{
+    size_t a = p->n * (size_t)i / (size_t)p->streams;
+    size_t b = p->n * (size_t)(i + 1) / (size_t)p->streams;
+    *first = a;
+    *count = b - a;
+}
+
+/* ---- defined in pipeline.c ---- */
+
+/* Host memory for the input and the output; NULL when it cannot be had. */
+float *exercise_host_alloc(size_t bytes);
+void exercise_host_free(float *p);
+/* Make n streams in s[0..n); false (after reporting) when one could not be made. */
+bool exercise_create_streams(cudaStream_t *s, int n);
+/* Issue the whole job: host_in -> dev_in, the kernel dev_in -> dev_out, dev_out -> host_out.
+ * Return without waiting: the harness calls cudaDeviceSynchronize. False when a call failed. */
+bool exercise_issue(const struct pipeline *p);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * Exercise "pinned" - the reference solution.
+ *
+ * cudaMallocHost returns page-locked memory: its pages stay at one physical address, so a
+ * copy engine can move them by DMA on its own while the host goes on issuing work.
+ * cudaMemcpyAsync from it returns at once, and the chunks' copies and kernels overlap.
+ * (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) is the same; cudaHostRegister pins
+ * memory that malloc returned.) Pinned memory is freed with cudaFreeHost.
+ */
+#include "../../harness/harness.h"
+
+float *exercise_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
+}
+
+void exercise_host_free(float *p) { (void)checkRuntime(cudaFreeHost(p)); }
+
+bool exercise_create_streams(cudaStream_t *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!checkRuntime(cudaStreamCreate(&s[i])))
+            return false;
+    return true;
+}
+
+bool exercise_issue(const struct pipeline *p)
+{
+    for (int i = 0; i < p->streams; i++) {
+        size_t first, count;
+        pipeline_chunk(p, i, &first, &count);
+        size_t bytes = count * sizeof(float);
+        cudaStream_t s = p->stream[i];
+        if (!checkRuntime(cudaMemcpyAsync(p->dev_in + first, p->host_in + first, bytes,
+                                          cudaMemcpyHostToDevice, s)) ||
+            !checkRuntime(launch_work(p->dev_in + first, p->dev_out + first, count, p->work, s)) ||
+            !checkRuntime(cudaMemcpyAsync(p->host_out + first, p->dev_out + first, bytes,
+                                          cudaMemcpyDeviceToHost, s)))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,253 @@
+#!/usr/bin/env bats
+# tests/04_streams_overlap.bats - lesson 04: copies and kernels in several streams.
+# The GPU tests read one run of the lesson, made in setup_file where a GPU is usable.
+load test_helper
+
+LESSON=04_streams_overlap
+
+setup_file() {
+    BIN="$(lesson_bin "$LESSON")"
+    # No skip here (bats 1.8): without a GPU the tests skip through require_gpu.
+    if [ -z "$(gpu_reason)" ]; then
+        "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" >"$BATS_FILE_TMPDIR/out" 2>&1
+        echo $? >"$BATS_FILE_TMPDIR/status"
+    fi
+}
+
+setup() {
+    BIN="$(lesson_bin "$LESSON")"
+}
+
+# The lesson's output from setup_file, into $output and $status.
+lesson_output() {
+    require_gpu
+    [ -f "$BATS_FILE_TMPDIR/out" ] || fail "the lesson did not run in setup_file"
+    output="$(cat "$BATS_FILE_TMPDIR/out")"
+    status="$(cat "$BATS_FILE_TMPDIR/status")"
+}
+
+# normalize, plus what varies in this lesson: the timeline rows, the work per element
+# (chosen by measurement), the CSV's path, which run was best, and column padding.
+normalize04() {
+    normalize | sed -E \
+        -e 's/\|[HKD.]+\|/|TIMELINE|/' \
+        -e 's/[0-9]+ multiply-adds/# multiply-adds/' \
+        -e 's/(written to ).*/\1FILE/' \
+        -e 's/best: [0-9]+ streams (per stream|by stage)/best: N streams ORDER/' \
+        -e 's/its ideal: [A-Za-z0-9]+ /its ideal: STAGE /' \
+        -e 's/ +/ /g'
+}
+
+# A number from the first line matching ERE $1, captured by group 1 of ERE $2.
+number() {
+    echo "$output" | sed -nE "\@$1@{s@$2@\\1@p;q}"
+}
+
+# awk-evaluated condition on numbers: check "a < b" a=1 b=2
+check() {
+    local expr="$1"; shift
+    awk "$@" "BEGIN { exit !($expr) }" || fail "not true: $expr ($*)"
+}
+
+# ---- on a GPU ------------------------------------------------------------------------------
+
+@test "the output matches tests/expected after normalising" {
+    lesson_output
+    diff -u <(normalize04 <"$ROOT/tests/expected/$LESSON.out") <(echo "$output" | normalize04)
+}
+
+@test "all checks pass, exit 0" {
+    lesson_output
+    assert_equal "$status" 0
+    assert_output --partial "RESULT: PASS"
+    refute_output --partial "[FAIL]"
+}
+
+@test "asyncEngineCount allows copies in both directions, and both at once beat one" {
+    lesson_output
+    engines="$(number 'asyncEngineCount' '.*asyncEngineCount ([0-9]+):.*')"
+    check "e >= 2" -v e="$engines"
+    assert_output --regexp '\[ok\]   both directions at once moved [0-9.]+ GB/s'
+    total="$(number 'both directions at once moved' '.*moved ([0-9.]+) GB/s.*')"
+    one="$(number 'both directions at once moved' '.*alone \(([0-9.]+) GB/s\).*')"
+    check "t > 1.2 * o" -v t="$total" -v o="$one"
+}
+
+@test "the kernel's default work makes it comparable to a copy" {
+    lesson_output
+    assert_output --regexp '\[ok\]   the kernel takes [0-9.]+ ms, comparable to a copy'
+    kernel="$(number 'the kernel takes' '.*takes ([0-9.]+) ms.*')"
+    copy="$(number 'the kernel takes' '.*copy \(([0-9.]+) ms\).*')"
+    check "k > 0.5 * c && k < 2 * c" -v k="$kernel" -v c="$copy"
+}
+
+@test "the sequential result matches the host bit for bit" {
+    lesson_output
+    assert_output --regexp '\[ok\]   the GPU.s result matches the host.s bit for bit'
+    assert_output --regexp ' 0 differ'
+}
+
+@test "every streamed run returns the sequential result bit for bit" {
+    lesson_output
+    assert_output --regexp '\[ok\]   all [0-9]+ streamed runs returned the sequential result bit for bit'
+    refute_output --partial "DIFFERENT"
+    assert_output --partial "[ok]   pageable runs returned the sequential result bit for bit"
+    assert_output --partial "[ok]   the run with the legacy-stream operations returned the sequential result"
+}
+
+@test "4 streams and more: clearly below the sequential time, in both issue orders" {
+    lesson_output
+    seq="$(number '^   [0-9.]+ ms \(spread' '^   ([0-9.]+) ms.*')"
+    rows="$(echo "$output" | grep -E '^ +[0-9]+  (per stream|by stage) ')"
+    [ "$(echo "$rows" | awk '$1 >= 4' | wc -l)" -ge 2 ] || fail "no rows for 4 streams and more"
+    echo "$rows" | awk -v seq="$seq" '$1 >= 4 { if ($4 >= 0.8 * seq) bad = 1 } END { exit bad }' ||
+        fail "a run with 4 streams or more was not clearly faster than $seq ms"
+    [ "$(echo "$output" | grep -cE '\[ok\]   [0-9]+ streams, (per stream|by stage): .* clearly faster')" -ge 2 ]
+}
+
+@test "the best run is within 5% of the pipeline's ideal, and its speed-up is printed" {
+    lesson_output
+    assert_output --regexp '\[ok\]   the best run is within 5% of the pipeline.s ideal'
+    reached="$(number 'within 5% of the pipeline' '.*\(([0-9.]+)% of the ideal reached\).*')"
+    check "r >= 100 / 1.05" -v r="$reached"
+    speedup="$(number '^   best: ' '.*: ([0-9.]+)x faster.*')"
+    check "s > 1.5" -v s="$speedup"
+}
+
+@test "with the most streams, copies and kernels overlap" {
+    lesson_output
+    assert_output --regexp '\[ok\]   with [0-9]+ streams copies and kernels overlap: [0-9]+%'
+    overlap="$(number 'streams copies and kernels overlap' '.*overlap: ([0-9]+)%.*')"
+    check "o > 50" -v o="$overlap"
+}
+
+@test "pageable memory loses the overlap" {
+    lesson_output
+    assert_output --regexp '\[ok\]   pageable memory loses the overlap'
+    gain="$(number 'pageable memory loses the overlap' '.*overlap: ([0-9.]+)x over.*')"
+    overlap="$(number 'pageable memory loses the overlap' '.*run, overlap ([0-9]+)%.*')"
+    check "g < 1.15 && o < 10" -v g="$gain" -v o="$overlap"
+}
+
+@test "one legacy-default-stream operation between streams serialises them" {
+    lesson_output
+    assert_output --regexp '\[ok\]   one legacy-stream operation between streams serialises them'
+    ratio="$(number 'serialises them' '.*them: ([0-9.]+) of the sequential time.*')"
+    check "r > 0.9" -v r="$ratio"
+}
+
+@test "the text timelines: one row per stream; overlap per stream, none with the legacy stream" {
+    lesson_output
+    # Block of rows after a timeline's title line.
+    rows_of() { echo "$output" | awk -v t="$1" 'index($0, "   " t ": ") == 1 { on = 1; next }
+                                               on && /\|[HKD.]+\|/ { print; next } { on = 0 }'; }
+    [ "$(rows_of 'in sequence' | wc -l)" -eq 1 ]
+    [ "$(rows_of 'per stream' | wc -l)" -eq 8 ]
+    [ "$(rows_of 'legacy stream between' | wc -l)" -eq 8 ]
+    # Columns where two streams or more are busy at once.
+    busy_together() { awk -F'|' '{ for (c = 1; c <= length($2); c++) if (substr($2, c, 1) != ".") n[c]++ }
+                                 END { for (c in n) if (n[c] >= 2) k++; print k + 0 }'; }
+    [ "$(rows_of 'per stream' | busy_together)" -ge 20 ]
+    [ "$(rows_of 'legacy stream between' | busy_together)" -le 4 ]
+}
+
+@test "--csv writes every operation of every run" {
+    lesson_output
+    csv="$BATS_FILE_TMPDIR/timeline.csv"
+    [ -f "$csv" ]
+    run head -1 "$csv"
+    assert_output "run,streams,order,memory,legacy_between,stream,chunk,op,start_ms,end_ms"
+    for label in pinned-sequential pinned-per-stream-8 pinned-by-stage-8 pageable-per-stream-8 \
+                 pinned-per-stream-legacy-8; do
+        grep -q "^$label," "$csv" || fail "no rows for $label"
+    done
+    # Every row: 10 fields, start <= end; 3 rows per chunk.
+    awk -F, 'NR > 1 { if (NF != 10 || $9 > $10) bad = 1 } END { exit bad }' "$csv"
+    [ "$(grep -c '^pinned-per-stream-8,' "$csv")" -eq 24 ]
+}
+
+@test "a device index past the count is a clear error, exit 2" {
+    require_gpu
+    run "$BIN" --device 99
+    assert_equal "$status" 2
+    assert_output --partial "--device 99 does not exist"
+}
+
+@test "the reference solutions pass the grader" {
+    require_gpu
+    EXERCISE_BIN="$ROOT/$LESSON/build/solutions" run "${BATS:-bats}" "$ROOT/tests/exercises/$LESSON.bats"
+    echo "$output"
+    assert_success
+}
+
+@test "the untouched exercises fail the grader, every one" {
+    require_gpu
+    EXERCISE_BIN="$ROOT/$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/$LESSON.bats"
+    echo "$output"
+    assert_failure
+    [ "$(echo "$output" | grep -c '^not ok ')" -eq 3 ]
+}
+
+# ---- on any machine ------------------------------------------------------------------------
+
+@test "--help prints the usage and exits 0" {
+    run "$BIN" --help
+    assert_success
+    assert_output --partial "usage:"
+    assert_output --partial "--streams LIST"
+}
+
+@test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with the reason" {
+    CUDA_VISIBLE_DEVICES= run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "cannot run here"
+}
+
+@test "the toolkit's stub driver: exit 77, and the message says stub" {
+    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit here"
+    LD_LIBRARY_PATH="$dir" run "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "stub"
+}
+
+@test "no driver library at all: exit 77, not a crash" {
+    run_without_driver "$BIN"
+    assert_equal "$status" 77
+    assert_output --partial "no NVIDIA driver"
+}
+
+@test "bad command lines exit 2 with the usage, before any CUDA call" {
+    for args in "--streams 0" "--streams 1,,2" "--streams 2,x" "--streams 65" \
+                "--streams 1,2,3,4,5,6,7,8,9" "--elements 1000" "--elements 12x" \
+                "--work 0" "--work lots" "--reps 0" "--reps 101" "--device -1" \
+                "--frobnicate" "extra"; do
+        # shellcheck disable=SC2086
+        LD_LIBRARY_PATH=/nonexistent run "$BIN" $args
+        echo "args: $args"
+        assert_usage_error
+    done
+    run "$BIN" --csv /nonexistent-dir/timeline.csv
+    assert_usage_error
+    assert_output --partial "cannot write"
+}
+
+@test "the exercise programs: --help exits 0, a bad option exits 2, the stub driver 77" {
+    for prog in exercises/streams exercises/pinned exercises/legacy solutions/streams; do
+        p="$ROOT/$LESSON/build/$prog"
+        run "$p" --help
+        assert_success
+        run "$p" --streams 1
+        assert_usage_error
+        dir="$(stub_driver_dir)" || continue
+        LD_LIBRARY_PATH="$dir" run "$p"
+        assert_equal "$status" 77
+    done
+}
+
+@test "make chart draws a PNG timeline from a CSV (needs gnuplot, not a GPU)" {
+    command -v gnuplot >/dev/null || skip "gnuplot is not installed here"
+    run make -s -C "$ROOT/$LESSON" chart CSV="$ROOT/$LESSON/timeline_h100.csv" PNG="$BATS_TEST_TMPDIR/t.png"
+    assert_success
+    run od -An -c -N4 "$BATS_TEST_TMPDIR/t.png"
+    assert_output --partial "P   N   G"
+}
