@@ -81,6 +81,11 @@ BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
 check: $(EXERCISE_BINS)
 	@sh $(ROOT)/tests/ensure-bats '$(BATS)'
+	@# Started from inside a bats test (tests/NN_*.bats do), the grader must not inherit that
+	@# run's state: its BATS_* variables, and its libexec folder at the head of PATH, which
+	@# would make `bats` resolve to bats' internal script.
+	@[ -z "$${BATS_LIBEXEC:-}" ] || PATH=$$(echo "$$PATH" | tr : '\n' | grep -vxF "$$BATS_LIBEXEC" | paste -sd: -); \
+	unset $$(env | sed -n 's/^\(BATS_[A-Z_]*\)=.*/\1/p' | grep -vx BATS_LIB_PATH); \
 	EXERCISE_BIN=$(abspath $(BUILD))/$(if $(SOLUTIONS),solutions,exercises) \
 	  $(BATS) $(ROOT)/tests/exercises/$(LESSON).bats
 

@@ -227,10 +227,14 @@ at_least() {
     assert_output --partial "multiples of 4 bytes"
 }
 
-@test "make chart turns a CSV into a PNG (where gnuplot is)" {
-    command -v gnuplot >/dev/null 2>&1 || skip "gnuplot is not installed here"
+@test "make chart turns a CSV into a PNG (without gnuplot: says to install it)" {
     run make -s -C "$ROOT/03_pinned_memory" chart CSV="$ROOT/03_pinned_memory/bandwidth_h100.csv" \
         PNG="$BATS_TEST_TMPDIR/chart.png"
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        assert_failure
+        assert_output --partial "gnuplot not found: install it"
+        return
+    fi
     assert_success
     [ -s "$BATS_TEST_TMPDIR/chart.png" ] || fail "no PNG written"
     run file "$BATS_TEST_TMPDIR/chart.png"

@@ -107,8 +107,8 @@ setup() {
 }
 
 @test "make run without a GPU: every lesson is reported as could-not-run (exit 77), make exits 0" {
-    [ -z "$(gpu_reason)" ] && skip "a GPU is here: make run is exercised by running the lessons"
-    run make -C "$COPY" run
+    # CUDA_VISIBLE_DEVICES= hides every GPU, so this holds on any machine
+    CUDA_VISIBLE_DEVICES= run make -C "$COPY" run
     assert_success
     assert_output --partial "==================== summary ===================="
     for l in $LESSONS; do
