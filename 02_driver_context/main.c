@@ -178,19 +178,6 @@ static bool cuda_free_in(CUcontext ctx, void **p)
     return ok;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sorts v in place; returns the median. */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* The context stack as the program keeps it (the driver only shows its top). */
 static CUcontext stack[8];
 static int depth;
@@ -391,8 +378,8 @@ int main(int argc, char **argv)
     }
     TRY(ok);
     int n = (int)repeat;
-    double create_med = median(create_ms, n), destroy_med = median(destroy_ms, n);
-    double taken_med = median(taken_mib, n);
+    double create_med = median_of(create_ms, n), destroy_med = median_of(destroy_ms, n);
+    double taken_med = median_of(taken_mib, n);
     printf("     cuCtxCreate : median %.1f ms (min %.1f, max %.1f)\n", create_med, create_ms[0],
            create_ms[n - 1]);
     printf("     cuCtxDestroy: median %.1f ms (min %.1f, max %.1f)\n", destroy_med, destroy_ms[0],

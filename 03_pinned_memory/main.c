@@ -113,17 +113,6 @@ static void usage(FILE *to)
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static double gbps(size_t bytes, double ms) { return ms > 0 ? (double)bytes / (ms * 1e6) : 0; }
 

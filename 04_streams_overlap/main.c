@@ -221,18 +221,6 @@ static bool run_once(const struct run *r, struct span spans[][OPS], double *tota
     return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (v is left sorted). */
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static bool covered(const struct run *r, int op_lo, int op_hi, double t)
 {
@@ -255,7 +243,7 @@ static double overlap_fraction(const struct run *r)
             t[nt++] = r->span[i][op].start;
             t[nt++] = r->span[i][op].end;
         }
-    qsort(t, (size_t)nt, sizeof *t, cmp_double);
+    sort_doubles(t, nt);
     double copying = 0, computing = 0, both = 0;
     for (int j = 0; j + 1 < nt; j++) {
         double a = t[j], b = t[j + 1], mid = (a + b) / 2;

@@ -255,17 +255,12 @@ static CUresult load_with_log(CUmodule *module, const void *image, struct jit_lo
     return r;
 }
 
-static double median_of(double *v, int n, double *lo, double *hi)
+static double median_spread(double *v, int n, double *lo, double *hi)
 {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
+    double m = median_of(v, n); /* sorts v */
     *lo = v[0];
     *hi = v[n - 1];
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return m;
 }
 
 /* ---- running axpy ---------------------------------------------------------------------- */
@@ -629,11 +624,11 @@ int main(int argc, char **argv)
     if (!ok)
         goto cleanup;
     printf("   each way %d times (module load + cuModuleGetFunction; median, min-max):\n", REPEATS);
-    double cold_ms = median_of(cold, REPEATS, &lo, &hi);
+    double cold_ms = median_spread(cold, REPEATS, &lo, &hi);
     printf("      cold JIT, a new text each time   %8.3f ms  (%.3f-%.3f)\n", cold_ms, lo, hi);
-    double hit_ms = median_of(hit, REPEATS, &lo, &hi);
+    double hit_ms = median_spread(hit, REPEATS, &lo, &hi);
     printf("      JIT cache hit, the same text     %8.3f ms  (%.3f-%.3f)\n", hit_ms, lo, hi);
-    double cubin_ms = median_of(cub, REPEATS, &lo, &hi);
+    double cubin_ms = median_spread(cub, REPEATS, &lo, &hi);
     printf("      cubin, no JIT                    %8.3f ms  (%.3f-%.3f)\n", cubin_ms, lo, hi);
     claim(cold_ms > 10 * cubin_ms, "a cold JIT (%.3f ms) is more than 10x slower than loading the cubin (%.3f ms)",
           cold_ms, cubin_ms);
@@ -797,11 +792,11 @@ int main(int argc, char **argv)
             goto cleanup;
         }
     }
-    double cu_med = median_of(cu_us, REPEATS, &lo, &hi);
+    double cu_med = median_spread(cu_us, REPEATS, &lo, &hi);
     printf("   cuLaunchKernel                       %6.2f us per launch  (%.2f-%.2f)\n", cu_med, lo, hi);
-    double rt_med = median_of(rt_us, REPEATS, &lo, &hi);
+    double rt_med = median_spread(rt_us, REPEATS, &lo, &hi);
     printf("   <<<1, 1>>> (the runtime's launch)    %6.2f us per launch  (%.2f-%.2f)\n", rt_med, lo, hi);
-    double sync_med = median_of(sync_us, REPEATS, &lo, &hi);
+    double sync_med = median_spread(sync_us, REPEATS, &lo, &hi);
     printf("   cuLaunchKernel + cuCtxSynchronize    %6.2f us per launch  (%.2f-%.2f)\n", sync_med, lo, hi);
     double ratio = cu_med / rt_med;
     claim(ratio > 0.5 && ratio < 2.0, "cuLaunchKernel and <<<>>> cost about the same (ratio %.2f): "

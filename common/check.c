@@ -332,6 +332,25 @@ const char *format_bytes(size_t bytes, char *buf, size_t len)
     return buf;
 }
 
+/* ---- statistics ----------------------------------------------------------------------- */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void sort_doubles(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+}
+
+double median_of(double *v, int n)
+{
+    sort_doubles(v, n);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* ---- time ----------------------------------------------------------------------------- */
 
 double host_ms(void)

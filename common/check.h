@@ -79,6 +79,15 @@ const char *format_bytes(size_t bytes, char *buf, size_t len);
 extern const char *lesson_prog;
 void lesson_init(const char *argv0);
 
+/* ---- statistics ------------------------------------------------------------------ */
+
+/* Sorts v[0..n) in ascending order. */
+void sort_doubles(double *v, int n);
+
+/* Sorts v[0..n) in place (n >= 1) and returns its median; v[0] and v[n-1] are then the
+ * minimum and the maximum, for the spread. */
+double median_of(double *v, int n);
+
 /* ---- time ------------------------------------------------------------------------ */
 
 /* Monotonic host clock in milliseconds (CLOCK_MONOTONIC). */

@@ -7,25 +7,6 @@ setup() {
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }
 
-# Runs the lesson once per test file on a GPU and keeps stdout and stderr apart.
-run_lesson() {
-    require_gpu
-    if [ ! -f "$BATS_FILE_TMPDIR/stdout" ]; then
-        local rc=0
-        "$BIN" >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
-        echo "$rc" >"$BATS_FILE_TMPDIR/status"
-    fi
-    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
-    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
-    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
-}
-
-assert_claim() {
-    run_lesson
-    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
-    assert_success
-}
-
 # ---- on the GPU -------------------------------------------------------------------------
 
 @test "GPU: the lesson passes every check (exit 0, verdict PASS)" {

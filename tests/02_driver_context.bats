@@ -7,24 +7,6 @@ setup() {
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }
 
-# Runs the lesson once per test file on a GPU and keeps stdout and stderr apart.
-run_lesson() {
-    require_gpu
-    if [ ! -f "$BATS_FILE_TMPDIR/stdout" ]; then
-        "$BIN" >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr"
-        echo $? >"$BATS_FILE_TMPDIR/status"
-    fi
-    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
-    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
-    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
-}
-
-assert_claim() {
-    run_lesson
-    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
-    assert_success
-}
-
 # The number printed right after TEXT (first match), e.g. number_after "median " -> 98.7
 number_after() {
     grep -o -E -- "$1[0-9]+(\.[0-9]+)?" <<<"$LESSON_OUT" | head -n 1 | sed -E "s/^.*[^0-9.]([0-9.]+)$/\1/"

@@ -7,26 +7,8 @@ TEST_ARGS=(--min 1M --max 256M --reps 10)
 setup() {
     load test_helper
     BIN="$(lesson_bin 03_pinned_memory)"
+    LESSON_ARGS=("${TEST_ARGS[@]}" --csv "$BATS_FILE_TMPDIR/sweep.csv")
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
-}
-
-# Runs the lesson once per test file on a GPU (with --csv) and keeps stdout and stderr apart.
-run_lesson() {
-    require_gpu
-    if [ ! -f "$BATS_FILE_TMPDIR/status" ]; then
-        local rc=0
-        "$BIN" "${TEST_ARGS[@]}" --csv "$BATS_FILE_TMPDIR/sweep.csv" \
-            >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
-        echo "$rc" >"$BATS_FILE_TMPDIR/status"
-    fi
-    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
-    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
-}
-
-assert_claim() {
-    run_lesson
-    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
-    assert_success
 }
 
 # The first number captured by a sed expression from the lesson's output.

@@ -8,25 +8,6 @@ setup() {
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }
 
-# Runs the lesson once per test file on a GPU and keeps stdout and stderr apart.
-run_lesson() {
-    require_gpu
-    if [ ! -f "$BATS_FILE_TMPDIR/stdout" ]; then
-        local rc=0
-        "$BIN" >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
-        echo "$rc" >"$BATS_FILE_TMPDIR/status"
-    fi
-    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
-    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
-    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
-}
-
-assert_claim() {
-    run_lesson
-    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
-    assert_success
-}
-
 # The number (a decimal) that follows the text $1 on the line that contains it.
 number_after() {
     sed -n -E "s/.*$1 *([0-9]+\.[0-9]+).*/\1/p" <<<"$LESSON_OUT" | head -n 1
@@ -53,9 +34,10 @@ is_true() {
 
 @test "GPU: the output matches tests/expected/05_ptx_module.out after normalising" {
     run_lesson
-    # byte counts depend on the toolkit's code generation, not on the lesson
-    diff -u "$ROOT/tests/expected/05_ptx_module.out" \
-        <(normalize <<<"$LESSON_OUT" | sed -E 's/[0-9]+ bytes/N bytes/g')
+    # byte counts depend on the toolkit's code generation, not on the lesson; a time with one
+    # more digit shifts its column: squeeze runs of spaces on both sides
+    diff -u <(tr -s ' ' <"$ROOT/tests/expected/05_ptx_module.out") \
+        <(normalize <<<"$LESSON_OUT" | sed -E 's/[0-9]+ bytes/N bytes/g' | tr -s ' ')
 }
 
 @test "GPU: step 1 - the PTX names the entry points, for a target the card can run" {

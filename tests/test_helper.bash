@@ -8,6 +8,9 @@
 #   stub_driver_dir       a directory whose libcuda.so.1 is the toolkit's stub driver
 #   no_driver_env         prints an LD_LIBRARY_PATH under which no libcuda.so.1 can load
 #   assert_usage_error    after `run`: exit 2 and the usage printed
+#   run_lesson            on a GPU, runs $BIN (with the LESSON_ARGS array, if set) once per test
+#                         file; sets LESSON_STATUS, LESSON_OUT (stdout), LESSON_ERR (stderr)
+#   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT.."
 bats_load_library bats-support
 bats_load_library bats-assert
 
@@ -96,4 +99,23 @@ run_without_driver() {
 assert_usage_error() {
     assert_equal "$status" 2
     assert_output --partial "usage:"
+}
+
+run_lesson() {
+    require_gpu
+    if [ ! -f "$BATS_FILE_TMPDIR/status" ]; then
+        local rc=0
+        "$BIN" ${LESSON_ARGS[@]+"${LESSON_ARGS[@]}"} \
+            >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
+        echo "$rc" >"$BATS_FILE_TMPDIR/status"
+    fi
+    LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
+    LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
+    LESSON_ERR="$(cat "$BATS_FILE_TMPDIR/stderr")"
+}
+
+assert_claim() {
+    run_lesson
+    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
+    assert_success
 }

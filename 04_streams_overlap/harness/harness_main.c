@@ -39,17 +39,6 @@ static void usage(FILE *to)
             lesson_prog, REQUIRED_SPEEDUP, HARNESS_MAX_STREAMS, DEFAULT_WORK);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static bool sequential(const struct pipeline *p)
 {
