@@ -171,23 +171,15 @@ at_least() {
 # ---- on any machine -----------------------------------------------------------------------
 
 @test "no GPU visible (CUDA_VISIBLE_DEVICES empty): exit 77 with the reason" {
-    CUDA_VISIBLE_DEVICES= run "$BIN" --max 1M
-    assert_equal "$status" 77
-    assert_output --partial "cannot run here"
-    refute_output --partial "RESULT:"
+    run_with_no_visible_device "$BIN" --max 1M
 }
 
 @test "the toolkit's stub driver as libcuda.so.1: exit 77 naming the stub" {
-    dir="$(stub_driver_dir)" || skip "the CUDA toolkit's stub libcuda.so was not found"
-    LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run "$BIN" --max 1M
-    assert_equal "$status" 77
-    assert_output --partial "stub"
+    run_with_stub_driver "$BIN" --max 1M
 }
 
 @test "no driver library at all: exit 77, not a crash" {
-    run_without_driver "$BIN" --max 1M
-    assert_equal "$status" 77
-    assert_output --partial "cannot run here"
+    run_with_no_driver "$BIN" --max 1M
 }
 
 @test "--help prints the usage on stdout and exits 0" {

@@ -198,22 +198,15 @@ check() {
 }
 
 @test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with the reason" {
-    CUDA_VISIBLE_DEVICES= run "$BIN"
-    assert_equal "$status" 77
-    assert_output --partial "cannot run here"
+    run_with_no_visible_device "$BIN"
 }
 
 @test "the toolkit's stub driver: exit 77, and the message says stub" {
-    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit here"
-    LD_LIBRARY_PATH="$dir" run "$BIN"
-    assert_equal "$status" 77
-    assert_output --partial "stub"
+    run_with_stub_driver "$BIN"
 }
 
 @test "no driver library at all: exit 77, not a crash" {
-    run_without_driver "$BIN"
-    assert_equal "$status" 77
-    assert_output --partial "no NVIDIA driver"
+    run_with_no_driver "$BIN"
 }
 
 @test "bad command lines exit 2 with the usage, before any CUDA call" {

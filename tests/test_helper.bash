@@ -8,6 +8,9 @@
 #   stub_driver_dir       a directory whose libcuda.so.1 is the toolkit's stub driver
 #   no_driver_env         prints an LD_LIBRARY_PATH under which no libcuda.so.1 can load
 #   assert_usage_error    after `run`: exit 2 and the usage printed
+#   run_with_no_visible_device / run_with_stub_driver / run_with_no_driver CMD...
+#                         `run` CMD where CUDA cannot run and assert exit 77 with check.c's
+#                         plain-English reason ($output stays for the caller's own checks)
 #   run_lesson            on a GPU, runs $BIN (with the LESSON_ARGS array, if set) once per test
 #                         file; sets LESSON_STATUS, LESSON_OUT (stdout), LESSON_ERR (stderr)
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT.."
@@ -23,10 +26,14 @@ lesson_bin() {
 }
 
 # A GPU is usable when nvidia-smi lists one and CUDA_VISIBLE_DEVICES does not hide them all.
+gpu_listed() {
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+}
+
 gpu_reason() {
     if ! command -v nvidia-smi >/dev/null 2>&1; then
         echo "no GPU here: nvidia-smi not found (no NVIDIA driver)"
-    elif ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    elif ! gpu_listed; then
         echo "no GPU here: nvidia-smi lists no GPU"
     elif [ "${CUDA_VISIBLE_DEVICES-unset}" = "" ]; then
         echo "no GPU here: CUDA_VISIBLE_DEVICES is set empty"
@@ -118,4 +125,30 @@ assert_claim() {
     run_lesson
     run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
     assert_success
+}
+
+# ---- the three machines a lesson cannot run on ---------------------------------------------
+
+run_with_no_visible_device() {
+    CUDA_VISIBLE_DEVICES= run "$@"
+    assert_equal "$status" 77
+    assert_output --partial "cannot run here"
+    refute_output --partial "RESULT:"
+    if gpu_listed; then # with no driver at all, that is the reason given instead
+        assert_output --partial "no CUDA device is visible"
+    fi
+}
+
+run_with_stub_driver() {
+    local dir
+    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit"
+    LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run "$@"
+    assert_equal "$status" 77
+    assert_output --partial "libcuda.so.1 is the CUDA toolkit's stub library"
+}
+
+run_with_no_driver() {
+    run_without_driver "$@"
+    assert_equal "$status" 77
+    assert_output --partial "no NVIDIA driver: libcuda.so.1 could not be loaded"
 }
