@@ -2,120 +2,13 @@
 #define _GNU_SOURCE
 #include "check.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---- the Driver API, forwarded to libcuda.so.1 ------------------------------------
- * Each line names one cu* function, its parameters and the arguments to pass on.
- * cuda.h maps many names to versioned entry points (cuMemAlloc -> cuMemAlloc_v2,
- * cuCtxCreate -> cuCtxCreate_v4 on CUDA 13); the definitions below go through the same
- * macros, so they define and look up exactly the symbols a -lcuda build would use. */
-/* CUDA 13 gave cuCtxCreate a CUctxCreateParams argument; CUDA 12 has the 3-argument form. */
-#if CUDA_VERSION >= 13000
-#define CTX_CREATE(X)                                                                          \
-    X(cuCtxCreate, (CUcontext *c, CUctxCreateParams *p, unsigned int f, CUdevice d), (c, p, f, d))
-#else
-#define CTX_CREATE(X) X(cuCtxCreate, (CUcontext *c, unsigned int f, CUdevice d), (c, f, d))
-#endif
-
-#define DRIVER_FUNCTIONS(X)                                                                   \
-    X(cuInit, (unsigned int f), (f))                                                          \
-    X(cuDriverGetVersion, (int *v), (v))                                                      \
-    X(cuGetErrorName, (CUresult e, const char **s), (e, s))                                   \
-    X(cuGetErrorString, (CUresult e, const char **s), (e, s))                                 \
-    X(cuDeviceGet, (CUdevice *d, int o), (d, o))                                              \
-    X(cuDeviceGetCount, (int *c), (c))                                                        \
-    X(cuDeviceGetName, (char *n, int l, CUdevice d), (n, l, d))                               \
-    X(cuDeviceGetAttribute, (int *p, CUdevice_attribute a, CUdevice d), (p, a, d))            \
-    X(cuDeviceTotalMem, (size_t *b, CUdevice d), (b, d))                                      \
-    X(cuDeviceGetPCIBusId, (char *b, int l, CUdevice d), (b, l, d))                           \
-    X(cuDevicePrimaryCtxRetain, (CUcontext *c, CUdevice d), (c, d))                           \
-    X(cuDevicePrimaryCtxRelease, (CUdevice d), (d))                                           \
-    X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *f, int *a), (d, f, a))           \
-    CTX_CREATE(X)                                                                             \
-    X(cuCtxDestroy, (CUcontext c), (c))                                                       \
-    X(cuCtxPushCurrent, (CUcontext c), (c))                                                   \
-    X(cuCtxPopCurrent, (CUcontext *c), (c))                                                   \
-    X(cuCtxSetCurrent, (CUcontext c), (c))                                                    \
-    X(cuCtxGetCurrent, (CUcontext *c), (c))                                                   \
-    X(cuCtxGetDevice, (CUdevice *d), (d))                                                     \
-    X(cuCtxGetId, (CUcontext c, unsigned long long *id), (c, id))                             \
-    X(cuCtxGetApiVersion, (CUcontext c, unsigned int *v), (c, v))                             \
-    X(cuCtxSynchronize, (void), ())                                                           \
-    X(cuMemGetInfo, (size_t *f, size_t *t), (f, t))                                           \
-    X(cuMemAlloc, (CUdeviceptr *p, size_t n), (p, n))                                         \
-    X(cuMemFree, (CUdeviceptr p), (p))                                                        \
-    X(cuMemsetD32, (CUdeviceptr p, unsigned int v, size_t n), (p, v, n))                      \
-    X(cuMemcpyHtoD, (CUdeviceptr d, const void *s, size_t n), (d, s, n))                      \
-    X(cuMemcpyDtoH, (void *d, CUdeviceptr s, size_t n), (d, s, n))                            \
-    X(cuPointerGetAttribute, (void *v, CUpointer_attribute a, CUdeviceptr p), (v, a, p))      \
-    X(cuModuleLoad, (CUmodule *m, const char *f), (m, f))                                     \
-    X(cuModuleLoadData, (CUmodule *m, const void *i), (m, i))                                 \
-    X(cuModuleLoadDataEx,                                                                     \
-      (CUmodule *m, const void *i, unsigned int n, CUjit_option *o, void **v),                \
-      (m, i, n, o, v))                                                                        \
-    X(cuModuleUnload, (CUmodule m), (m))                                                      \
-    X(cuModuleGetFunction, (CUfunction *f, CUmodule m, const char *n), (f, m, n))             \
-    X(cuModuleGetLoadingMode, (CUmoduleLoadingMode *m), (m))                                  \
-    X(cuFuncGetAttribute, (int *p, CUfunction_attribute a, CUfunction f), (p, a, f))          \
-    X(cuLaunchKernel,                                                                         \
-      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,      \
-       unsigned int by, unsigned int bz, unsigned int shm, CUstream s, void **params,         \
-       void **extra),                                                                         \
-      (f, gx, gy, gz, bx, by, bz, shm, s, params, extra))                                     \
-    X(cuStreamCreate, (CUstream *s, unsigned int f), (s, f))                                  \
-    X(cuStreamDestroy, (CUstream s), (s))                                                     \
-    X(cuStreamSynchronize, (CUstream s), (s))                                                 \
-    X(cuEventCreate, (CUevent *e, unsigned int f), (e, f))                                    \
-    X(cuEventRecord, (CUevent e, CUstream s), (e, s))                                         \
-    X(cuEventSynchronize, (CUevent e), (e))                                                   \
-    X(cuEventElapsedTime, (float *ms, CUevent a, CUevent b), (ms, a, b))                      \
-    X(cuEventDestroy, (CUevent e), (e))
-
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x) /* expands cuda.h's macro first: "cuMemAlloc_v2" */
-
-#define DECLARE_POINTER(name, params, args) static CUresult(CUDAAPI *p_##name) params;
-DRIVER_FUNCTIONS(DECLARE_POINTER)
-
-static void *driver_lib;
-static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
-
-static void open_driver(void)
-{
-    driver_lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-    if (!driver_lib)
-        return;
-#define LOOK_UP(name, params, args) \
-    p_##name = (CUresult(CUDAAPI *) params)dlsym(driver_lib, STRINGIFY(name));
-    DRIVER_FUNCTIONS(LOOK_UP)
-}
-
-bool driver_library_found(void)
-{
-    pthread_once(&driver_once, open_driver);
-    return driver_lib != NULL;
-}
-
-/* No library: CUDA_ERROR_SHARED_OBJECT_INIT_FAILED ("initialization of a shared object
- * failed"). Library without the symbol (a driver older than the header): _SYMBOL_NOT_FOUND. */
-#define FORWARD(name, params, args)                                                           \
-    CUresult CUDAAPI name params                                                              \
-    {                                                                                         \
-        if (!driver_library_found())                                                          \
-            return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;                                      \
-        if (!p_##name)                                                                        \
-            return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;                                 \
-        return p_##name args;                                                                 \
-    }
-DRIVER_FUNCTIONS(FORWARD)
 
 /* ---- reports ------------------------------------------------------------------------ */
 
@@ -225,7 +118,8 @@ bool require_runtime_(cudaError_t err, const char *call, const char *file, int l
     default: break;
     }
     if (kind != AVAILABLE) {
-        check_runtime_(err, call, file, line);
+        if (kind != NO_LIBRARY) /* "insufficient driver" would read as "upgrade the driver" */
+            check_runtime_(err, call, file, line);
         explain(kind);
     }
     return check_runtime_(err, call, file, line);
@@ -362,7 +256,7 @@ double host_ms(void)
 
 /* ---- claims and the verdict ------------------------------------------------------------ */
 
-static int claims_total, claims_failed;
+static int claims_total, claims_failed, claims_not_judged;
 
 bool claim(bool cond, const char *fmt, ...)
 {
@@ -378,16 +272,30 @@ bool claim(bool cond, const char *fmt, ...)
     return cond;
 }
 
+void not_judged(const char *why, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("  [n/j]  ");
+    vprintf(fmt, ap);
+    printf(" - not judged here: %s\n", why);
+    va_end(ap);
+    claims_not_judged++;
+}
+
 int verdict(bool ok_so_far)
 {
+    char nj[48] = "";
+    if (claims_not_judged > 0)
+        snprintf(nj, sizeof nj, ", %d not judged", claims_not_judged);
     if (ok_so_far && claims_failed == 0) {
-        printf("RESULT: PASS - all %d checks passed\n", claims_total);
+        printf("RESULT: PASS - all %d checks passed%s\n", claims_total, nj);
         return EXIT_OK;
     }
     if (!ok_so_far && claims_failed == 0)
-        printf("RESULT: FAIL - a CUDA call failed (see stderr) after %d checks passed\n",
-               claims_total);
+        printf("RESULT: FAIL - a CUDA call failed (see stderr) after %d checks passed%s\n",
+               claims_total, nj);
     else
-        printf("RESULT: FAIL - %d of %d checks failed\n", claims_failed, claims_total);
+        printf("RESULT: FAIL - %d of %d checks failed%s\n", claims_failed, claims_total, nj);
     return EXIT_CHECK;
 }

@@ -18,14 +18,11 @@
  *    device), print a plain-English explanation and exit(77), the "cannot run here" code.
  *    Any other result behaves exactly like checkRuntime/checkDriver.
  *
- * 3. The Driver API without -lcuda. A program linked with -lcuda does not even start on
- *    a machine without the NVIDIA driver (the loader fails, exit 127, before main).
- *    check.c therefore defines the cu* functions the lessons use and forwards each one to
- *    libcuda.so.1, opened with dlopen on first use, exactly as the runtime library does.
- *    Lesson code calls cuInit, cuCtxCreate, ... as usual.
+ * 3. The Driver API without -lcuda: driver_loader.h (included here) says why and how.
  *
  * 4. Small helpers shared by the lessons: command-line number parsing, a host clock,
- *    and the claim/verdict pair that prints "[ok]" / "[FAIL]" lines and the final verdict.
+ *    and the claim/verdict pair that prints "[ok]" / "[FAIL]" / "[n/j]" lines and the
+ *    final verdict.
  *
  * Usable from C (.c) and CUDA C++ (.cu): declarations are extern "C" under C++.
  */
@@ -36,6 +33,8 @@
 #include <stddef.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include "driver_loader.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,9 +57,6 @@ bool require_driver_(CUresult err, const char *call, const char *file, int line)
 #define checkDriver(op) check_driver_((op), #op, __FILE__, __LINE__)
 #define requireRuntime(op) require_runtime_((op), #op, __FILE__, __LINE__)
 #define requireDriver(op) require_driver_((op), #op, __FILE__, __LINE__)
-
-/* true when libcuda.so.1 could be opened (the real driver or a stub). */
-bool driver_library_found(void);
 
 /* ---- command line ---------------------------------------------------------------- */
 
@@ -98,10 +94,16 @@ double host_ms(void);
 /* Print "  [ok]   text" or "  [FAIL] text" (printf-style) and count it. Returns cond. */
 bool claim(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A claim that this run cannot judge (a copy too short to time, an effect the current
+ * settings switch off): prints "  [n/j]  text - not judged here: why" and counts it apart.
+ * It neither passes nor fails; the verdict line says how many there were. */
+void not_judged(const char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Print the final verdict line and return the exit code:
- *   "RESULT: PASS - all N checks passed"        -> EXIT_OK
- *   "RESULT: FAIL - K of N checks failed"       -> EXIT_CHECK
- * `ok_so_far` false (a CUDA call failed) also fails the verdict. */
+ *   "RESULT: PASS - all N checks passed"                   -> EXIT_OK
+ *   "RESULT: PASS - all N checks passed, J not judged"     -> EXIT_OK (J > 0 only)
+ *   "RESULT: FAIL - K of N checks failed[, J not judged]"  -> EXIT_CHECK
+ * N counts the judged claims only. `ok_so_far` false (a CUDA call failed) also fails. */
 int verdict(bool ok_so_far);
 
 #ifdef __cplusplus

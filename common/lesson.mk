@@ -27,6 +27,9 @@ ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-We
                  $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS)
 LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
 
+# Every common/*.c is compiled once per lesson and linked into each of its programs.
+COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COMMON)/*.c))
+
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
 .PHONY: all run check sanitize clean help FORCE
@@ -53,16 +56,16 @@ $(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/common/check.o: $(COMMON)/check.c $(BUILD)/flags
+$(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BIN): $(call obj,$(LESSON_SRCS)) $(BUILD)/obj/common/check.o
+$(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 # An exercise (or its solution) is every .c and .cu file in its folder.
 define exercise_rule
-$(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $(BUILD)/obj/common/check.o
+$(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $$(COMMON_OBJS)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(GENCODE) -o $$@ $$^ $$(LDLIBS)
 endef

@@ -151,4 +151,7 @@ run_with_no_driver() {
     run_without_driver "$@"
     assert_equal "$status" 77
     assert_output --partial "no NVIDIA driver: libcuda.so.1 could not be loaded"
+    # the explanation is the only message: no raw "driver version is insufficient" before it
+    refute_output --partial "cudaErrorInsufficientDriver"
+    refute_output --partial "failed:"
 }
