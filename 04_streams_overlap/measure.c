@@ -1,0 +1,311 @@
+/*
+ * 04_streams_overlap/measure.c - the measuring apparatus: one run issued into its streams and
+ * timed with events, repetitions and their median, the overlap fraction, and the pipeline's
+ * model. The lesson's steps (steps.c, breaks.c) use it; the CUDA calls they teach are there.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "work.h"
+
+const char op_letter[OPS] = {'H', 'K', 'D'};
+const char *const op_name[OPS] = {"H2D", "kernel", "D2H"};
+
+struct lesson L;
+struct run runs[MAX_RUNS];
+int nruns;
+static struct span scratch[MAX_REPS + 1][MAX_STREAMS][OPS];
+
+static size_t chunk_first(int chunks, int i) { return L.n * (size_t)i / (size_t)chunks; }
+
+bool issue_op(int op, int i, int chunks, cudaStream_t s, const float *in, float *out)
+{
+    size_t first = chunk_first(chunks, i), count = chunk_first(chunks, i + 1) - first;
+    switch (op) {
+    case OP_H2D:
+        return checkRuntime(cudaMemcpyAsync(L.d_in + first, in + first, count * sizeof(float),
+                                            cudaMemcpyHostToDevice, s));
+    case OP_KERNEL: return checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, s));
+    default:
+        return checkRuntime(cudaMemcpyAsync(out + first, L.d_out + first, count * sizeof(float),
+                                            cudaMemcpyDeviceToHost, s));
+    }
+}
+
+bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
+{
+    float f = 0;
+    if (!checkRuntime(cudaEventElapsedTime(&f, a, b)))
+        return false;
+    *ms = f;
+    return true;
+}
+
+/* Issue one repetition of a run: per stream (each chunk's three operations, then the next
+ * chunk's) or by stage (every chunk's copy in, then every kernel, then every copy out), with
+ * an event before each chunk's copy in and after each of its operations. */
+static bool issue_run(const struct run *r, const float *in, float *out)
+{
+    int chunks = r->streams;
+    if (r->order == PER_STREAM) {
+        for (int i = 0; i < chunks; i++) {
+            cudaStream_t s = r->sequential ? 0 : L.stream[i];
+            if (!checkRuntime(cudaEventRecord(L.ev[i][0], s)))
+                return false;
+            for (int op = 0; op < OPS; op++)
+                if (!issue_op(op, i, chunks, s, in, out) ||
+                    !checkRuntime(cudaEventRecord(L.ev[i][op + 1], s)))
+                    return false;
+            /* The legacy default stream (stream 0, a.k.a. NULL) waits for all earlier work
+             * in blocking streams, and their later work waits for it. */
+            if (r->legacy_between && i + 1 < chunks &&
+                !checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)))
+                return false;
+        }
+    } else {
+        for (int op = 0; op < OPS; op++)
+            for (int i = 0; i < chunks; i++) {
+                if (op == 0 && !checkRuntime(cudaEventRecord(L.ev[i][0], L.stream[i])))
+                    return false;
+                if (!issue_op(op, i, chunks, L.stream[i], in, out) ||
+                    !checkRuntime(cudaEventRecord(L.ev[i][op + 1], L.stream[i])))
+                    return false;
+            }
+    }
+    return true;
+}
+
+/* One repetition of a run: issue everything, wait, and turn the events into spans.
+ * An event tells when its stream reached it, which is not always when the operation after
+ * it started: a copy may still wait for the copy engine, a kernel for the SMs. So an
+ * operation is drawn from the later of (its stream reached it, the operation of the same
+ * kind that finished just before it finished), to its own end: one copy per direction
+ * and one kernel at a time, in the order they finished. */
+static bool run_once(const struct run *r, struct span spans[][OPS], double *total)
+{
+    const float *in = r->memory == PINNED ? L.h_in : L.p_in;
+    float *out = r->memory == PINNED ? L.h_out : L.p_out;
+    int chunks = r->streams;
+    if (!checkRuntime(cudaEventRecord(L.start, 0)) || !issue_run(r, in, out))
+        return false;
+    if (!checkRuntime(cudaEventRecord(L.stop, 0)) || !checkRuntime(cudaEventSynchronize(L.stop)) ||
+        !elapsed(L.start, L.stop, total))
+        return false;
+    static double ready[MAX_STREAMS][OPS], end[MAX_STREAMS][OPS];
+    for (int i = 0; i < chunks; i++) {
+        if (!elapsed(L.start, L.ev[i][0], &ready[i][0]))
+            return false;
+        for (int op = 0; op < OPS; op++) {
+            if (!elapsed(L.start, L.ev[i][op + 1], &end[i][op]))
+                return false;
+            if (op + 1 < OPS)
+                ready[i][op + 1] = end[i][op];
+        }
+    }
+    for (int op = 0; op < OPS; op++) {
+        /* The operations of one kind in the order they finished (insertion sort: few). */
+        int order[MAX_STREAMS];
+        for (int i = 0; i < chunks; i++) {
+            int j = i;
+            for (; j > 0 && end[order[j - 1]][op] > end[i][op]; j--)
+                order[j] = order[j - 1];
+            order[j] = i;
+        }
+        double engine_free = 0;
+        for (int j = 0; j < chunks; j++) {
+            int i = order[j];
+            double start = ready[i][op] > engine_free ? ready[i][op] : engine_free;
+            spans[i][op].start = start < end[i][op] ? start : end[i][op];
+            spans[i][op].end = end[i][op];
+            engine_free = end[i][op];
+        }
+    }
+    return true;
+}
+
+static bool covered(const struct run *r, int op_lo, int op_hi, double t)
+{
+    for (int i = 0; i < r->streams; i++)
+        for (int op = op_lo; op <= op_hi; op++)
+            if (r->span[i][op].start <= t && t < r->span[i][op].end)
+                return true;
+    return false;
+}
+
+/* The time during which some copy and some kernel ran together, as a fraction of the
+ * shorter of (the time some copy ran, the time some kernel ran): 0 when nothing overlaps,
+ * 1 when the shorter activity is entirely hidden behind the other. */
+static double overlap_fraction(const struct run *r)
+{
+    static double t[2 * MAX_STREAMS * OPS];
+    int nt = 0;
+    for (int i = 0; i < r->streams; i++)
+        for (int op = 0; op < OPS; op++) {
+            t[nt++] = r->span[i][op].start;
+            t[nt++] = r->span[i][op].end;
+        }
+    sort_doubles(t, nt);
+    double copying = 0, computing = 0, both = 0;
+    for (int j = 0; j + 1 < nt; j++) {
+        double a = t[j], b = t[j + 1], mid = (a + b) / 2;
+        if (b <= a)
+            continue;
+        bool copy = covered(r, OP_H2D, OP_H2D, mid) || covered(r, OP_D2H, OP_D2H, mid);
+        bool kernel = covered(r, OP_KERNEL, OP_KERNEL, mid);
+        copying += copy ? b - a : 0;
+        computing += kernel ? b - a : 0;
+        both += copy && kernel ? b - a : 0;
+    }
+    double shorter = copying < computing ? copying : computing;
+    return shorter > 0 ? both / shorter : 0;
+}
+
+/* Warm up once, then time L.reps repetitions. The output is poisoned (all bits set, a NaN)
+ * on the host and the device before the last repetition, which is the one verified. */
+bool measure(struct run *r)
+{
+    double totals[MAX_REPS], sorted[MAX_REPS];
+    float *out = r->memory == PINNED ? L.h_out : L.p_out;
+    for (int rep = -1; rep < L.reps; rep++) {
+        if (rep == L.reps - 1) {
+            memset(out, 0xff, L.bytes);
+            if (!checkRuntime(cudaMemset(L.d_out, 0xff, L.bytes)) ||
+                !checkRuntime(cudaDeviceSynchronize()))
+                return false;
+        }
+        double t;
+        if (!run_once(r, scratch[rep + 1], &t))
+            return false;
+        if (rep >= 0)
+            totals[rep] = sorted[rep] = t;
+    }
+    r->median = median_of(sorted, L.reps);
+    r->lo = sorted[0];
+    r->hi = sorted[L.reps - 1];
+    int keep = 0; /* the repetition closest to the median: its timeline is the one drawn */
+    for (int rep = 1; rep < L.reps; rep++)
+        if (fabs(totals[rep] - r->median) < fabs(totals[keep] - r->median))
+            keep = rep;
+    r->total = totals[keep];
+    memcpy(r->span, scratch[keep + 1], sizeof r->span);
+    r->overlap = overlap_fraction(r);
+    r->identical = L.ref && memcmp(out, L.ref, L.bytes) == 0;
+    return true;
+}
+
+struct run *new_run(int streams, enum order order, enum memory memory, bool sequential,
+                    bool legacy_between)
+{
+    struct run *r = &runs[nruns++];
+    r->streams = streams;
+    r->order = order;
+    r->memory = memory;
+    r->sequential = sequential;
+    r->legacy_between = legacy_between;
+    if (sequential)
+        snprintf(r->label, sizeof r->label, "%s-sequential", memory == PINNED ? "pinned" : "pageable");
+    else
+        snprintf(r->label, sizeof r->label, "%s-%s%s-%d", memory == PINNED ? "pinned" : "pageable",
+                 order == PER_STREAM ? "per-stream" : "by-stage", legacy_between ? "-legacy" : "",
+                 streams);
+    return r;
+}
+
+/* The stages alone, full size, in the legacy stream: median over `reps` after a warm-up.
+ * OPS (as `which`) means both copies at once, in two streams: then *t is the host-to-device
+ * copy's time and *t2 the device-to-host copy's, both from the common start. */
+bool time_stage(int which, int reps, double *t, double *t2)
+{
+    double a[MAX_REPS], b[MAX_REPS];
+    for (int rep = -1; rep < reps; rep++) {
+        if (!checkRuntime(cudaEventRecord(L.start, 0)))
+            return false;
+        if (which == OPS) {
+            if (!issue_op(OP_H2D, 0, 1, L.stream[0], L.h_in, L.h_out) ||
+                !checkRuntime(cudaEventRecord(L.ev[0][1], L.stream[0])) ||
+                !issue_op(OP_D2H, 0, 1, L.stream[1], L.h_in, L.h_out) ||
+                !checkRuntime(cudaEventRecord(L.ev[1][3], L.stream[1])))
+                return false;
+        } else if (!issue_op(which, 0, 1, 0, L.h_in, L.h_out)) {
+            return false;
+        }
+        if (!checkRuntime(cudaEventRecord(L.stop, 0)) || !checkRuntime(cudaEventSynchronize(L.stop)))
+            return false;
+        if (rep < 0)
+            continue;
+        if (which == OPS) {
+            if (!elapsed(L.start, L.ev[0][1], &a[rep]) || !elapsed(L.start, L.ev[1][3], &b[rep]))
+                return false;
+        } else if (!elapsed(L.start, L.stop, &a[rep])) {
+            return false;
+        }
+    }
+    *t = median_of(a, reps);
+    if (t2)
+        *t2 = which == OPS ? median_of(b, reps) : *t;
+    return true;
+}
+
+/* Two significant figures: 2437 -> 2400, 87 -> 87. */
+static int round2(double v)
+{
+    if (v < 1)
+        return 1;
+    double scale = pow(10, floor(log10(v)) - 1);
+    if (scale < 1)
+        scale = 1;
+    return (int)(floor(v / scale + 0.5) * scale);
+}
+
+/* --work auto: time the kernel, scale the work so that it takes target_ms, three times. */
+bool choose_work(double target_ms)
+{
+    L.work = 256;
+    for (int it = 0; it < 3; it++) {
+        double t;
+        if (!time_stage(OP_KERNEL, 3, &t, NULL))
+            return false;
+        double w = L.work * target_ms / t;
+        L.work = round2(w > 1000000 ? 1000000 : w);
+    }
+    return true;
+}
+
+/* The pipeline's ideal for `chunks` chunks: the slowest stage, plus one chunk of each of the
+ * others (the first chunk's copy in before the slowest stage can start, the last chunk's
+ * copy out after it ends). With two chunks or more, a copy in one direction runs while the
+ * other direction copies too, so the copies count at their both-at-once times when one of
+ * them is the slowest stage; the single chunks before and after run alone. */
+static double stage_alone[OPS], stage_shared[OPS];
+
+void set_stage_times(double th, double tk, double td, double th2, double td2)
+{
+    stage_alone[OP_H2D] = th;
+    stage_alone[OP_KERNEL] = tk;
+    stage_alone[OP_D2H] = td;
+    stage_shared[OP_H2D] = th2;
+    stage_shared[OP_KERNEL] = tk;
+    stage_shared[OP_D2H] = td2;
+}
+
+double stage_shared_time(int op) { return stage_shared[op]; }
+
+double pipeline_ideal(int chunks, int *slowest)
+{
+    const double *in_pipe = chunks >= 2 ? stage_shared : stage_alone;
+    int b = 0;
+    for (int op = 1; op < OPS; op++)
+        if (in_pipe[op] > in_pipe[b])
+            b = op;
+    if (slowest)
+        *slowest = b;
+    double t = in_pipe[b];
+    for (int op = 0; op < OPS; op++)
+        if (op != b)
+            t += stage_alone[op] / chunks;
+    return t;
+}
+
+double gbps(size_t bytes, double ms) { return (double)bytes / 1e9 / (ms / 1e3); }
