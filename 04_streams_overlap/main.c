@@ -188,6 +188,7 @@ static bool release(void)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     struct options o = {.elements = 64L << 20, .reps = 5, .counts = {1, 2, 4, 8}, .ncounts = 4};
     bool help = false;
     if (!parse_options(argc, argv, &o, &help)) {

@@ -224,6 +224,16 @@ check() {
     assert_output --partial "cannot write"
 }
 
+@test "getopt's own messages name the program by its short name, as the lesson's do" {
+    run "$BIN" --frobnicate
+    assert_usage_error
+    assert_line --regexp "^streams_overlap: (unrecognized|unknown) option"
+    refute_output --partial "/build/streams_overlap:"
+    run "$ROOT/$LESSON/build/exercises/streams" --frobnicate
+    assert_usage_error
+    assert_line --regexp "^streams: (unrecognized|unknown) option"
+}
+
 @test "the exercise programs: --help exits 0, a bad option exits 2, the stub driver 77" {
     for prog in exercises/streams exercises/pinned exercises/legacy solutions/streams; do
         p="$ROOT/$LESSON/build/$prog"

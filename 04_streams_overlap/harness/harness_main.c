@@ -75,6 +75,7 @@ static bool timed(const struct pipeline *p, bool (*issue)(const struct pipeline 
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     long device = 0, elements = 16L << 20, streams = 8, work = DEFAULT_WORK, reps = 3;
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'}, {"elements", required_argument, NULL, 'n'},
