@@ -1,0 +1,85 @@
+/* 03_pinned_memory/both_ways.c - step 6: a host-to-device and a device-to-host copy at the
+ * same time, in two streams, against one direction at a time. */
+#include <string.h>
+
+#include "lesson.h"
+
+struct pair {
+    uint32_t *up, *down; /* pinned: up goes to L->dev, L->dev2 comes down */
+    size_t bytes;
+};
+
+static bool enqueue_up(struct lesson *L, void *arg)
+{
+    const struct pair *p = arg;
+    return checkRuntime(cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream));
+}
+
+static bool enqueue_down(struct lesson *L, void *arg)
+{
+    const struct pair *p = arg;
+    return checkRuntime(cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream));
+}
+
+/* stream2 waits for `start` (just recorded in L->stream) so both copies begin together;
+ * L->stream waits for stop2 so that `stop` marks the end of both. */
+static bool enqueue_both(struct lesson *L, void *arg)
+{
+    const struct pair *p = arg;
+    return checkRuntime(cudaStreamWaitEvent(L->stream2, L->start, 0)) &&
+           checkRuntime(cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream)) &&
+           checkRuntime(cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
+           checkRuntime(cudaEventRecord(L->stop2, L->stream2)) &&
+           checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
+}
+
+bool step_6_both_ways(struct lesson *L)
+{
+    size_t bytes = L->opt.max < SIDE_MAX ? L->opt.max : SIDE_MAX, words = bytes / 4;
+    printf("\n6. Both directions at once: pinned buffers, H2D in one stream, D2H in another (%s each)\n",
+           fmt_size(bytes));
+    struct pair p = {NULL, NULL, bytes};
+    bool ok = true;
+    double one[DIRS], both, ms[3];
+    if (!ALLOC(cudaMallocHost((void **)&p.up, bytes), "cudaMallocHost", bytes) ||
+        !ALLOC(cudaMallocHost((void **)&p.down, bytes), "cudaMallocHost", bytes)) {
+        ok = false;
+        goto cleanup;
+    }
+    fill_host(p.up, words, 6);
+    memset(p.down, 0, bytes);
+    if (!checkRuntime(launch_fill_pattern(L->dev2, words, 7, L->stream)) ||
+        !checkRuntime(cudaStreamSynchronize(L->stream)) ||
+        !time_median5(L, enqueue_up, &p, &ms[H2D]) || !time_median5(L, enqueue_down, &p, &ms[D2H]) ||
+        !time_median5(L, enqueue_both, &p, &ms[2])) {
+        ok = false;
+        goto cleanup;
+    }
+    one[H2D] = gbps(bytes, ms[H2D]);
+    one[D2H] = gbps(bytes, ms[D2H]);
+    both = gbps(2 * bytes, ms[2]);
+    unsigned long long bad_dev = 0;
+    if (!device_mismatches(L, L->dev, words, 6, &bad_dev)) {
+        ok = false;
+        goto cleanup;
+    }
+    size_t bad = (size_t)bad_dev + host_mismatches(p.down, words, 7);
+    double best_one = one[H2D] > one[D2H] ? one[H2D] : one[D2H];
+    printf("   one direction at a time: H2D %.1f GB/s, D2H %.1f GB/s\n", one[H2D], one[D2H]);
+    printf("   both at once: %.1f GB/s in total, %.2fx the faster direction alone\n", both,
+           both / best_one);
+    claim(bad == 0, "both copies delivered their data intact (%zu wrong words)", bad);
+    if (bytes >= WIDE && L->prop.asyncEngineCount >= 2)
+        claim(both >= 1.3 * best_one, "with %d copy engines the two directions run side by side: "
+                                      "%.2fx one direction", L->prop.asyncEngineCount, both / best_one);
+    else if (bytes < WIDE)
+        printf("   (under 16 MiB the comparison is left out: use --max 16M or more)\n");
+    else
+        printf("   (one copy engine: the two copies take turns)\n");
+cleanup:
+    if (p.up)
+        ok = checkRuntime(cudaFreeHost(p.up)) && ok;
+    if (p.down)
+        ok = checkRuntime(cudaFreeHost(p.down)) && ok;
+    return ok;
+}

@@ -1,0 +1,137 @@
+/* 03_pinned_memory/lesson.h - what the lesson's files share: the kinds of host memory, the
+ * state every step reads and writes (struct lesson), the steps and the apparatus they use.
+ *
+ *   main.c       options and main(): the table of contents, one call per step
+ *   sweep.c      steps 1 and 2: the device and its link; the bandwidth sweep
+ *   cost.c       step 3: what pinning costs and when it pays off
+ *   staging.c    step 4: why pageable memory is slower (staging)
+ *   zero_copy.c  step 5: mapped (zero-copy) memory
+ *   both_ways.c  step 6: both directions at once
+ *   link.c       the PCIe link probe (sysfs, NVML opened with dlopen)
+ *   timing.c     the one "warm-up + timed event pairs" loop, and small helpers
+ *   report.c     the sweep's tables and CSV
+ *   kernels.cu   the device code
+ */
+#ifndef PINNED_LESSON_H
+#define PINNED_LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+#define MAX_SIZES 48
+#define MIN_REPS 5             /* large sizes get fewer repetitions, never fewer than this */
+#define REP_BYTES (2 * GiB)    /* ... about this many bytes per size, kind and direction */
+#define BATCH 4                /* copies per event pair in the nvbandwidth-style reference */
+#define LARGE (256 * MiB)      /* "large" for the bar: 256 MiB and more */
+#define WIDE (16 * MiB)        /* "from 16 MiB up" */
+#define SIDE_MAX (256 * MiB)   /* steps 4 and 6 copy min(--max, this) */
+#define ZC_MAX (64 * MiB)      /* step 5 moves min(--max, this) */
+#define WC_READ_MAX (4 * MiB)  /* reading write-combined memory is slow: keep it small */
+
+enum kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, KINDS };
+enum dir { H2D, D2H, DIRS };
+extern const char *const kind_name[KINDS];
+extern const char *const dir_name[DIRS];
+extern const char *const dir_words[DIRS];
+
+struct stats {
+    int reps;
+    double median, min, max; /* GB/s */
+};
+
+struct options {
+    long device;
+    size_t min, max;
+    long reps;
+    const char *csv_path;
+};
+
+/* Everything the steps share; freed in main's cleanup. */
+struct lesson {
+    struct options opt;
+    struct cudaDeviceProp prop;
+    cudaStream_t stream, stream2;
+    cudaEvent_t start, stop, stop2;
+    uint32_t *dev, *dev2; /* opt.max bytes, and min(opt.max, SIDE_MAX) bytes */
+    unsigned long long *dev_bad;
+    /* the link */
+    bool link_known;
+    const char *link_source;
+    double link_gts;
+    int link_width, link_max_gen, link_max_width, link_gen;
+    double link_gbps; /* theoretical, per direction */
+    /* step 2 */
+    int nsizes;
+    size_t sizes[MAX_SIZES];
+    struct stats bw[KINDS][DIRS][MAX_SIZES];
+    double batched[DIRS][MAX_SIZES]; /* pinned, nvbandwidth-style; 0 when not measured */
+    long checks, wrong_words;
+    /* step 3, milliseconds for opt.max bytes */
+    double alloc_ms[KINDS], free_ms[KINDS], pin_ms, unpin_ms;
+};
+
+/* ---- the steps, in the order main() calls them -------------------------------------------- */
+bool step_1_device_and_link(struct lesson *L);   /* sweep.c */
+bool step_2_bandwidth_sweep(struct lesson *L);   /* sweep.c */
+void step_3_pinning_cost(struct lesson *L);      /* cost.c */
+bool step_4_staging(struct lesson *L);           /* staging.c */
+bool step_5_zero_copy(struct lesson *L);         /* zero_copy.c */
+bool step_6_both_ways(struct lesson *L);         /* both_ways.c */
+
+/* ---- link.c: the PCIe link ------------------------------------------------------------------ */
+/* Reads the link of the GPU at bus_id into L (sysfs first, NVML second); false if neither
+ * knows it. Sets link_gen, link_width, link_max_gen, link_max_width, link_source. */
+bool link_probe(struct lesson *L, const char *bus_id);
+double gen_gts(int gen);
+double gen_encoding(int gen);
+const char *gen_encoding_text(int gen);
+
+/* ---- timing.c: the timing loop ------------------------------------------------------------- */
+/* What goes between the two events of one timed repetition (work queued on L->stream, or on
+ * other streams that L->stream waits for before `stop`). */
+typedef bool (*enqueue_fn)(struct lesson *L, void *arg);
+
+/* `warmups` untimed repetitions, then `reps` repetitions, each between L->start and L->stop
+ * recorded in L->stream: ms[r] is the r-th repetition's time in milliseconds (events). */
+bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms);
+
+/* One warm-up, then 5 timed repetitions: their median in milliseconds. */
+bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms);
+
+/* ---- timing.c: small helpers ---------------------------------------------------------------- */
+double gbps(size_t bytes, double ms);
+const char *fmt_size(size_t bytes); /* format_bytes into one of 4 rotating buffers */
+void fill_host(uint32_t *h, size_t words, uint32_t seed);
+size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed);
+cudaError_t copy(void *host, uint32_t *dev, size_t bytes, enum dir d, cudaStream_t s);
+/* Device-side check: how many of the first `words` words of dev differ from the pattern. */
+bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint32_t seed,
+                       unsigned long long *bad);
+
+/* An allocation failed: name the call and the size, then the error (exit 1 follows). */
+bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line);
+extern cudaError_t alloc_err_;
+#define ALLOC(call, text, bytes) \
+    (cudaSuccess == (alloc_err_ = (call)) || alloc_failed(alloc_err_, text, bytes, __FILE__, __LINE__))
+
+/* ---- report.c ------------------------------------------------------------------------------- */
+void print_table(const struct lesson *L, enum dir d);
+bool write_csv(const struct lesson *L, FILE *f);
+
+/* ---- kernels.cu ----------------------------------------------------------------------------- */
+cudaError_t launch_fill_pattern(uint32_t *data, size_t n, uint32_t seed, cudaStream_t stream);
+cudaError_t launch_count_mismatches(const uint32_t *data, size_t n, uint32_t seed,
+                                    unsigned long long *bad, cudaStream_t stream);
+cudaError_t launch_triple_plus_one(const uint32_t *in, uint32_t *out, size_t n,
+                                   cudaStream_t stream);
+
+#endif

@@ -1,0 +1,327 @@
+/* 03_pinned_memory/sweep.c - steps 1 and 2: the device and its link to the host; the
+ * bandwidth of host<->device copies over a sweep of sizes, for four kinds of host memory. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+
+/* ---- step 1 ------------------------------------------------------------------------------- */
+
+bool step_1_device_and_link(struct lesson *L)
+{
+    printf("\n1. The device and its link to the host\n");
+    char bus_id[32];
+    if (!checkRuntime(cudaGetDeviceProperties(&L->prop, (int)L->opt.device)) ||
+        !checkRuntime(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, (int)L->opt.device)))
+        return false;
+    printf("   device %ld: \"%s\", compute capability %d.%d, %s of device memory\n",
+           L->opt.device, L->prop.name, L->prop.major, L->prop.minor,
+           fmt_size(L->prop.totalGlobalMem));
+    printf("   copy engines (asyncEngineCount): %d; unified addressing: %s; can map host memory: %s\n",
+           L->prop.asyncEngineCount, L->prop.unifiedAddressing ? "yes" : "no",
+           L->prop.canMapHostMemory ? "yes" : "no");
+
+    /* An idle GPU lowers its link speed to save power: read the link right after some copies. */
+    size_t warm = L->opt.max < 16 * MiB ? L->opt.max : 16 * MiB;
+    void *host = NULL;
+    bool ok = ALLOC(cudaMallocHost(&host, warm), "cudaMallocHost", warm);
+    for (int i = 0; ok && i < 8; i++)
+        ok = checkRuntime(cudaMemcpyAsync(L->dev, host, warm, cudaMemcpyHostToDevice, L->stream)) &&
+             checkRuntime(cudaMemcpyAsync(host, L->dev, warm, cudaMemcpyDeviceToHost, L->stream));
+    ok = ok && checkRuntime(cudaStreamSynchronize(L->stream));
+    if (host)
+        ok = checkRuntime(cudaFreeHost(host)) && ok;
+    if (!ok)
+        return false;
+
+    L->link_known = link_probe(L, bus_id);
+    if (!L->link_known) {
+        printf("   PCIe link: unknown (no /sys/bus/pci/devices/<bus id>/current_link_speed, no NVML):\n"
+               "   the fractions of the link below are left out\n");
+        return true;
+    }
+    L->link_gts = gen_gts(L->link_gen);
+    L->link_gbps = L->link_gts * L->link_width * gen_encoding(L->link_gen) / 8.0;
+    printf("   PCIe link (%s, read right after a copy): Gen%d x%d; the card's maximum: Gen%d x%d\n",
+           L->link_source, L->link_gen, L->link_width, L->link_max_gen, L->link_max_width);
+    printf("   theoretical rate: %.1f GT/s x %d lanes x %s encoding / 8 bits = %.1f GB/s per direction\n",
+           L->link_gts, L->link_width, gen_encoding_text(L->link_gen), L->link_gbps);
+    printf("   (packet headers and flow control take their share on top: DMA reaches 80-90%% of it)\n");
+    return true;
+}
+
+/* ---- step 2: the sweep -------------------------------------------------------------------- */
+
+struct host_buf {
+    enum kind kind;
+    void *p;
+    size_t bytes;
+    bool registered;
+};
+
+/* Allocate `bytes` of one kind of host memory and touch it; record what each part cost. */
+static bool host_alloc(struct lesson *L, struct host_buf *b, enum kind kind, size_t bytes)
+{
+    b->kind = kind;
+    b->bytes = bytes;
+    b->p = NULL;
+    b->registered = false;
+    double t0 = host_ms();
+    switch (kind) {
+    case PAGEABLE:
+    case REGISTERED:
+        /* page-aligned, as cudaHostRegister prefers; memset makes the pages real. */
+        if (posix_memalign(&b->p, 4096, bytes) != 0) {
+            b->p = NULL;
+            fprintf(stderr, "%s: posix_memalign could not allocate %s (%zu bytes) of pageable "
+                            "host memory\n", lesson_prog, fmt_size(bytes), bytes);
+            return false;
+        }
+        memset(b->p, 0, bytes);
+        break;
+    case PINNED:
+        if (!ALLOC(cudaMallocHost(&b->p, bytes), "cudaMallocHost", bytes))
+            return false;
+        break;
+    case WRITE_COMBINED:
+        if (!ALLOC(cudaHostAlloc(&b->p, bytes, cudaHostAllocWriteCombined),
+                   "cudaHostAlloc(cudaHostAllocWriteCombined)", bytes))
+            return false;
+        break;
+    case KINDS: break;
+    }
+    L->alloc_ms[kind] = host_ms() - t0;
+    if (kind == REGISTERED) {
+        t0 = host_ms();
+        if (!ALLOC(cudaHostRegister(b->p, bytes, cudaHostRegisterDefault), "cudaHostRegister", bytes))
+            return false;
+        L->pin_ms = host_ms() - t0;
+        b->registered = true;
+    }
+    return true;
+}
+
+static bool host_free(struct lesson *L, struct host_buf *b)
+{
+    bool ok = true;
+    if (!b->p)
+        return true;
+    double t0 = host_ms();
+    if (b->registered) {
+        ok = checkRuntime(cudaHostUnregister(b->p));
+        L->unpin_ms = host_ms() - t0;
+        t0 = host_ms();
+    }
+    if (b->kind == PINNED || b->kind == WRITE_COMBINED)
+        ok = checkRuntime(cudaFreeHost(b->p)) && ok;
+    else
+        free(b->p);
+    L->free_ms[b->kind] = host_ms() - t0;
+    b->p = NULL;
+    return ok;
+}
+
+static int reps_for(const struct lesson *L, size_t bytes)
+{
+    long by_bytes = (long)(REP_BYTES / bytes);
+    long reps = by_bytes < MIN_REPS ? MIN_REPS : by_bytes;
+    return (int)(reps < L->opt.reps ? reps : L->opt.reps);
+}
+
+static uint32_t seed_for(int kind, int dir, size_t bytes)
+{
+    return 0x9e3779b9u * (uint32_t)(kind * 2 + dir + 1) ^ (uint32_t)(bytes >> 2);
+}
+
+/* `count` copies back to back, all between one pair of events. */
+struct copies {
+    void *host;
+    size_t bytes;
+    enum dir d;
+    int count;
+};
+
+static bool enqueue_copies(struct lesson *L, void *arg)
+{
+    const struct copies *c = arg;
+    for (int i = 0; i < c->count; i++)
+        if (!checkRuntime(copy(c->host, L->dev, c->bytes, c->d, L->stream)))
+            return false;
+    return true;
+}
+
+/* Check what the last copy of one size, kind and direction delivered. */
+static bool verify(struct lesson *L, struct host_buf *b, size_t bytes, enum dir d, uint32_t seed)
+{
+    size_t words = bytes / 4;
+    unsigned long long bad = 0;
+    if (d == H2D) {
+        if (!device_mismatches(L, L->dev, words, seed, &bad))
+            return false;
+    } else if (b->kind != WRITE_COMBINED) {
+        bad = host_mismatches(b->p, words, seed);
+    } else {
+        /* The CPU reads write-combined memory very slowly (step 4 measures it), so send the data
+         * back to a cleared device buffer and check it there. */
+        if (!checkRuntime(cudaMemsetAsync(L->dev, 0, bytes, L->stream)) ||
+            !checkRuntime(copy(b->p, L->dev, bytes, H2D, L->stream)) ||
+            !device_mismatches(L, L->dev, words, seed, &bad))
+            return false;
+    }
+    L->checks++;
+    L->wrong_words += (long)bad;
+    if (bad)
+        fprintf(stderr, "%s: %s %s copy of %s: %llu words wrong\n", lesson_prog, kind_name[b->kind],
+                dir_name[d], fmt_size(bytes), bad);
+    return true;
+}
+
+/* One size, one kind, one direction: prepare the data, warm up, time, verify. */
+static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
+{
+    size_t bytes = L->sizes[si], words = bytes / 4;
+    uint32_t seed = seed_for(b->kind, d, bytes);
+    if (d == H2D) {
+        fill_host(b->p, words, seed);
+        if (!checkRuntime(cudaMemsetAsync(L->dev, 0, bytes, L->stream)))
+            return false;
+    } else {
+        memset(b->p, 0, bytes);
+        if (!checkRuntime(launch_fill_pattern(L->dev, words, seed, L->stream)))
+            return false;
+    }
+    int reps = reps_for(L, bytes);
+    double rate[1000];
+    struct copies one = {b->p, bytes, d, 1};
+    if (!time_events(L, 1, reps, enqueue_copies, &one, rate))
+        return false;
+    for (int r = 0; r < reps; r++)
+        rate[r] = gbps(bytes, rate[r]);
+    struct stats *st = &L->bw[b->kind][d][si];
+    st->reps = reps;
+    st->median = median_of(rate, reps); /* sorts rate[] */
+    st->min = rate[0];
+    st->max = rate[reps - 1];
+
+    /* nvbandwidth's way for the large sizes: BATCH copies queued back to back between one pair
+     * of events, median of three such batches. */
+    if (b->kind == PINNED && bytes >= LARGE) {
+        double batch[3];
+        struct copies many = {b->p, bytes, d, BATCH};
+        if (!time_events(L, 0, 3, enqueue_copies, &many, batch))
+            return false;
+        for (int r = 0; r < 3; r++)
+            batch[r] = gbps(bytes * BATCH, batch[r]);
+        L->batched[d][si] = median_of(batch, 3);
+    }
+    return verify(L, b, bytes, d, seed);
+}
+
+/* Pinned against pageable, and the other pinned kinds against pinned, from 16 MiB up. */
+static void judge_kinds(struct lesson *L)
+{
+    double least = 1e9, worst_other = 0, sum[KINDS][DIRS] = {{0}};
+    int wide = 0;
+    for (int si = 0; si < L->nsizes; si++) {
+        if (L->sizes[si] < WIDE)
+            continue;
+        wide++;
+        for (int d = 0; d < DIRS; d++) {
+            double ratio = L->bw[PINNED][d][si].median / L->bw[PAGEABLE][d][si].median;
+            least = ratio < least ? ratio : least;
+            for (int k = 0; k < KINDS; k++)
+                sum[k][d] += L->bw[k][d][si].median;
+        }
+    }
+    /* One slow repetition can move a median; the mean over the sizes is steadier. */
+    for (int d = 0; d < DIRS && wide; d++)
+        for (int k = WRITE_COMBINED; k <= REGISTERED; k++) {
+            double off = 1 - sum[k][d] / sum[PINNED][d];
+            off = off < 0 ? -off : off;
+            worst_other = off > worst_other ? off : worst_other;
+        }
+    if (wide) {
+        claim(least > 1.0, "pinned is faster than pageable at every size from 16 MiB up, both "
+                           "directions: at least %.1fx", least);
+        claim(worst_other <= 0.10, "to the copy engine, write-combined and registered memory are "
+                                   "as fast as pinned from 16 MiB up (mean over the sizes within %.1f%%)",
+              100 * worst_other);
+    } else {
+        printf("   (no size of 16 MiB or more in this sweep: use --max 16M or more to compare)\n");
+    }
+}
+
+/* The bar: large pinned copies against nvbandwidth's method and against the link. */
+static void judge_large(struct lesson *L)
+{
+    int large = 0;
+    double worst_vs_batch = 1e9, link_frac[DIRS] = {1e9, 1e9}, at[DIRS] = {0, 0};
+    for (int si = 0; si < L->nsizes; si++) {
+        if (L->sizes[si] < LARGE)
+            continue;
+        large++;
+        for (int d = 0; d < DIRS; d++) {
+            double r = L->bw[PINNED][d][si].median / L->batched[d][si];
+            worst_vs_batch = r < worst_vs_batch ? r : worst_vs_batch;
+            double f = L->bw[PINNED][d][si].median / L->link_gbps;
+            if (f < link_frac[d]) {
+                link_frac[d] = f;
+                at[d] = L->bw[PINNED][d][si].median;
+            }
+        }
+    }
+    if (!large) {
+        printf("   (no size of 256 MiB or more in this sweep: the comparisons with the link and with\n"
+               "   nvbandwidth's method need --max 256M or more)\n");
+        return;
+    }
+    printf("   pinned, %d copies back to back between two events (nvbandwidth's method):\n", BATCH);
+    for (int si = 0; si < L->nsizes; si++)
+        if (L->sizes[si] >= LARGE)
+            printf("   %10s  H2D %.1f GB/s, D2H %.1f GB/s; one copy per event pair: %.1f%% and %.1f%% of that\n",
+                   fmt_size(L->sizes[si]), L->batched[H2D][si], L->batched[D2H][si],
+                   100 * L->bw[PINNED][H2D][si].median / L->batched[H2D][si],
+                   100 * L->bw[PINNED][D2H][si].median / L->batched[D2H][si]);
+    claim(worst_vs_batch >= 0.98, "from 256 MiB up, timing one copy per event pair gives at least "
+                                  "98%% of the batched figure (lowest %.1f%%)", 100 * worst_vs_batch);
+    if (L->link_known) {
+        printf("   the slowest pinned copy of 256 MiB or more: H2D %.1f GB/s = %.1f%%, D2H %.1f GB/s = "
+               "%.1f%% of the link's %.1f GB/s\n", at[H2D], 100 * link_frac[H2D], at[D2H],
+               100 * link_frac[D2H], L->link_gbps);
+        double f = link_frac[H2D] < link_frac[D2H] ? link_frac[H2D] : link_frac[D2H];
+        claim(f >= 0.75 && f <= 1.0, "pinned copies of 256 MiB and more reach %.1f%% or more of the "
+                                     "link's theoretical rate (75-100%% expected)", 100 * f);
+    }
+}
+
+bool step_2_bandwidth_sweep(struct lesson *L)
+{
+    printf("\n2. Bandwidth from %s to %s for four kinds of host memory\n", fmt_size(L->opt.min),
+           fmt_size(L->opt.max));
+    printf("   pageable       malloc'd memory: the driver copies it through its own pinned buffer\n"
+           "   pinned         cudaMallocHost: page-locked, the copy engine reads it directly (DMA)\n"
+           "   write-combined cudaHostAlloc(cudaHostAllocWriteCombined): pinned, not cached by the CPU\n"
+           "   registered     malloc'd memory page-locked afterwards with cudaHostRegister\n"
+           "   each copy: cudaMemcpyAsync on a stream between two events; one warm-up, then the\n"
+           "   repetitions; the data of every copy checked against the pattern it should carry\n");
+    for (int k = 0; k < KINDS; k++) {
+        struct host_buf b = {0};
+        bool ok = host_alloc(L, &b, (enum kind)k, L->opt.max);
+        for (int si = 0; ok && si < L->nsizes; si++)
+            ok = measure(L, &b, si, H2D) && measure(L, &b, si, D2H);
+        ok = host_free(L, &b) && ok;
+        if (!ok)
+            return false;
+    }
+    print_table(L, H2D);
+    print_table(L, D2H);
+    printf("\n");
+
+    claim(L->wrong_words == 0,
+          "every copy delivered its data intact: %ld checks (4 kinds x 2 directions x %d sizes), "
+          "%ld wrong words", L->checks, L->nsizes, L->wrong_words);
+    judge_kinds(L);
+    judge_large(L);
+    return true;
+}

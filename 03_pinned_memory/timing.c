@@ -1,0 +1,89 @@
+/* 03_pinned_memory/timing.c - the measuring apparatus the steps share: the one timing loop
+ * ("warm-up, then timed repetitions between a pair of events") and small helpers for sizes,
+ * rates, the data pattern and failed allocations. None of it is what the lesson teaches. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "pattern.h"
+
+const char *const kind_name[KINDS] = {"pageable", "pinned", "write-combined", "registered"};
+const char *const dir_name[DIRS] = {"H2D", "D2H"};
+const char *const dir_words[DIRS] = {"host to device", "device to host"};
+
+bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms)
+{
+    for (int r = -warmups; r < reps; r++) {
+        float f = 0;
+        if (!checkRuntime(cudaEventRecord(L->start, L->stream)) || !work(L, arg) ||
+            !checkRuntime(cudaEventRecord(L->stop, L->stream)) ||
+            !checkRuntime(cudaEventSynchronize(L->stop)) ||
+            !checkRuntime(cudaEventElapsedTime(&f, L->start, L->stop)))
+            return false;
+        if (r >= 0)
+            ms[r] = f;
+    }
+    return true;
+}
+
+bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms)
+{
+    double t[5];
+    if (!time_events(L, 1, 5, work, arg, t))
+        return false;
+    *median_ms = median_of(t, 5);
+    return true;
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+double gbps(size_t bytes, double ms) { return ms > 0 ? (double)bytes / (ms * 1e6) : 0; }
+
+const char *fmt_size(size_t bytes)
+{
+    static char buf[4][32];
+    static int next;
+    next = (next + 1) % 4;
+    return format_bytes(bytes, buf[next], sizeof buf[next]);
+}
+
+void fill_host(uint32_t *h, size_t words, uint32_t seed)
+{
+    for (size_t i = 0; i < words; i++)
+        h[i] = pattern_word(i, seed);
+}
+
+size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < words; i++)
+        bad += h[i] != pattern_word(i, seed);
+    return bad;
+}
+
+cudaError_t copy(void *host, uint32_t *dev, size_t bytes, enum dir d, cudaStream_t s)
+{
+    return d == H2D ? cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)
+                    : cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
+}
+
+bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint32_t seed,
+                       unsigned long long *bad)
+{
+    return checkRuntime(cudaMemsetAsync(L->dev_bad, 0, sizeof *L->dev_bad, L->stream)) &&
+           checkRuntime(launch_count_mismatches(dev, words, seed, L->dev_bad, L->stream)) &&
+           checkRuntime(cudaMemcpyAsync(bad, L->dev_bad, sizeof *bad, cudaMemcpyDeviceToHost,
+                                        L->stream)) &&
+           checkRuntime(cudaStreamSynchronize(L->stream));
+}
+
+cudaError_t alloc_err_;
+
+bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line)
+{
+    char text[160];
+    snprintf(text, sizeof text, "%s of %s (%zu bytes)", call, fmt_size(bytes), bytes);
+    check_runtime_(err, text, file, line);
+    (void)cudaGetLastError(); /* an allocation error is not sticky; clear it */
+    return false;
+}

@@ -1,0 +1,98 @@
+/* 03_pinned_memory/zero_copy.c - step 5: mapped (zero-copy) memory, a kernel that reads and
+ * writes host memory directly, against copy in + kernel + copy out. */
+#include <string.h>
+
+#include "lesson.h"
+#include "pattern.h"
+
+/* The kernel out = 3 * in + 1, on whatever memory in and out point to. */
+struct pass {
+    const uint32_t *in;
+    uint32_t *out;
+    size_t words;
+};
+
+static bool enqueue_kernel(struct lesson *L, void *arg)
+{
+    const struct pass *p = arg;
+    return checkRuntime(launch_triple_plus_one(p->in, p->out, p->words, L->stream));
+}
+
+/* Copy in, the kernel in device memory, copy out: in and out are the host buffers here. */
+static bool enqueue_explicit(struct lesson *L, void *arg)
+{
+    const struct pass *p = arg;
+    size_t bytes = p->words * 4;
+    return checkRuntime(cudaMemcpyAsync(L->dev, p->in, bytes, cudaMemcpyHostToDevice, L->stream)) &&
+           checkRuntime(launch_triple_plus_one(L->dev, L->dev2, p->words, L->stream)) &&
+           checkRuntime(cudaMemcpyAsync(p->out, L->dev2, bytes, cudaMemcpyDeviceToHost, L->stream));
+}
+
+static size_t wrong_results(const uint32_t *out, size_t words)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < words; i++)
+        bad += out[i] != 3u * pattern_word(i, 5) + 1u;
+    return bad;
+}
+
+bool step_5_zero_copy(struct lesson *L)
+{
+    size_t bytes = (L->opt.max < ZC_MAX ? L->opt.max : ZC_MAX) & ~(size_t)15, words = bytes / 4;
+    printf("\n5. Mapped (zero-copy) memory: a kernel reads and writes host memory (%s each way)\n",
+           fmt_size(bytes));
+    uint32_t *in = NULL, *out = NULL, *din = NULL, *dout = NULL;
+    bool ok = true;
+    if (!ALLOC(cudaHostAlloc((void **)&in, bytes, cudaHostAllocMapped), "cudaHostAlloc(cudaHostAllocMapped)",
+               bytes) ||
+        !ALLOC(cudaHostAlloc((void **)&out, bytes, cudaHostAllocMapped),
+               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
+        !checkRuntime(cudaHostGetDevicePointer((void **)&din, in, 0)) ||
+        !checkRuntime(cudaHostGetDevicePointer((void **)&dout, out, 0))) {
+        ok = false;
+        goto cleanup;
+    }
+    printf("   cudaHostAlloc(cudaHostAllocMapped) -> host pointer %p; cudaHostGetDevicePointer -> %p\n",
+           (void *)in, (void *)din);
+    if (L->prop.unifiedAddressing)
+        claim(din == in, "with unified addressing the GPU uses the very same address as the CPU");
+    fill_host(in, words, 5);
+    memset(out, 0, bytes);
+
+    /* Zero-copy: the kernel's loads and stores cross PCIe, no cudaMemcpy at all. */
+    double zc_ms, kernel_ms, explicit_ms;
+    struct pass mapped = {din, dout, words}, on_device = {L->dev, L->dev2, words},
+                explicit = {in, out, words};
+    if (!time_median5(L, enqueue_kernel, &mapped, &zc_ms)) {
+        ok = false;
+        goto cleanup;
+    }
+    size_t bad = wrong_results(out, words);
+    printf("   the kernel over mapped memory: %.3f ms, %.1f GB/s read + %.1f GB/s written at once\n",
+           zc_ms, gbps(bytes, zc_ms), gbps(bytes, zc_ms));
+    claim(bad == 0, "the kernel's results in host memory are right (%zu wrong words)", bad);
+
+    /* The explicit way: copy in, the same kernel in device memory, copy out. */
+    if (!time_median5(L, enqueue_kernel, &on_device, &kernel_ms) ||
+        !time_median5(L, enqueue_explicit, &explicit, &explicit_ms)) {
+        ok = false;
+        goto cleanup;
+    }
+    bad = wrong_results(out, words);
+    printf("   copy in + the kernel in device memory + copy out: %.3f ms (the kernel alone %.3f ms)\n",
+           explicit_ms, kernel_ms);
+    claim(bad == 0, "the explicit way gives the same results (%zu wrong words)", bad);
+    if (bytes >= WIDE)
+        claim(zc_ms < explicit_ms, "for one pass over the data, zero-copy is faster: %.1fx (reads and "
+                                   "writes share the link's two directions)", explicit_ms / zc_ms);
+    else
+        printf("   (under 16 MiB the comparison is left out: use --max 16M or more)\n");
+    printf("   Zero-copy suits data the kernel touches once (or only in part), and GPUs that share the\n"
+           "   host's memory; data read many times belongs in device memory, copied once.\n");
+cleanup:
+    if (in)
+        ok = checkRuntime(cudaFreeHost(in)) && ok;
+    if (out)
+        ok = checkRuntime(cudaFreeHost(out)) && ok;
+    return ok;
+}
