@@ -1,7 +1,8 @@
 /*
  * 01_hello_runtime - the Runtime API's lazy primary context, watched through the Driver API.
  *
- * The story, one numbered step per claim (README.md annotates the output):
+ * main() is the table of contents: one function per numbered step of the output, in the
+ * order of README.md, which annotates the output of each:
  *   1. before any CUDA call the driver is not initialised;
  *   2. cudaGetDeviceCount initialises it but creates no context;
  *   3. cudaSetDevice creates the device's primary context and makes it current: the very
@@ -11,28 +12,20 @@
  *      and a device fault that only shows at synchronisation (in a child process);
  *   6. a kernel launched from C through an extern "C" launcher, its result verified;
  *   7. the current context belongs to a host thread.
+ * child.c runs this program again as a child process; kernel.cu holds the device code.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "check.h"
-
-/* kernel.cu */
-void launch_add_one(float *data, int n, int threads_per_block);
-void launch_trap(void);
-
-extern char **environ;
+#include "lesson.h"
 
 static void usage(FILE *to)
 {
@@ -54,7 +47,143 @@ static const char *driver_error_name(CUresult r)
     return name ? name : "(no name)";
 }
 
-/* ---- step 5c: a device fault, in a child process --------------------------------------- */
+/* ---- 1. before any CUDA call ------------------------------------------------------------ */
+
+static void step_1_before_any_call(void)
+{
+    printf("\n1. Before any CUDA call\n");
+    CUcontext ctx = (CUcontext)(uintptr_t)0x5eed; /* a marker, to see if the call writes it */
+    CUresult r = cuCtxGetCurrent(&ctx);
+    if (r != CUDA_ERROR_NOT_INITIALIZED) /* no driver library, stub driver ... -> exit 77 */
+        require_driver_(r, "cuCtxGetCurrent(&ctx)", __FILE__, __LINE__);
+    printf("   cuCtxGetCurrent(&ctx) -> %s (%d); ctx still holds our marker %p\n",
+           driver_error_name(r), (int)r, (void *)ctx);
+    printf("   (seed 001 printed \"(nil)\" here: it set ctx to NULL and ignored the result)\n");
+    claim(r == CUDA_ERROR_NOT_INITIALIZED, "the driver is not initialised before the first CUDA call");
+}
+
+/* ---- 2. cudaGetDeviceCount: the runtime's first call ------------------------------------ */
+
+/* A step returns false when a CUDA call failed (the check macros said which), or, here, when
+ * --device names a device that does not exist (then *no_such_device is set). */
+static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device)
+{
+    printf("\n2. cudaGetDeviceCount: the runtime's first call\n");
+    if (!requireRuntime(cudaGetDeviceCount(&L->count)))
+        return false;
+    printf("   cudaGetDeviceCount -> %d device(s)\n", L->count);
+    if (L->device >= L->count) {
+        fprintf(stderr, "%s: --device %d does not exist: this machine shows %d device(s), 0 to %d\n",
+                lesson_prog, L->device, L->count, L->count - 1);
+        *no_such_device = true;
+        return false;
+    }
+    unsigned int flags = 0;
+    int active = -1;
+    CUcontext ctx = (CUcontext)(uintptr_t)0x5eed;
+    CUresult r = cuCtxGetCurrent(&ctx);
+    if (!checkDriver(r) || !checkDriver(cuDeviceGet(&L->cu_dev, L->device)) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
+        return false;
+    printf("   cuCtxGetCurrent -> %s, ctx = %s\n", driver_error_name(r), ctx ? "not NULL" : "NULL");
+    printf("   cuDevicePrimaryCtxGetState(device %d) -> active = %d\n", L->device, active);
+    claim(r == CUDA_SUCCESS, "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
+    claim(ctx == NULL, "no context is current yet");
+    claim(active == 0, "the primary context of device %d is not active yet", L->device);
+    return true;
+}
+
+/* ---- 3. cudaSetDevice: the first call that needs a context ------------------------------ */
+
+static bool step_3_first_call_that_needs_a_context(struct lesson *L)
+{
+    printf("\n3. cudaSetDevice(%d): the first call that needs a context\n", L->device);
+    double t0 = host_ms();
+    if (!checkRuntime(cudaSetDevice(L->device)))
+        return false;
+    double set_ms = host_ms() - t0;
+    CUcontext retained = NULL;
+    unsigned int flags = 0;
+    int active = -1;
+    if (!checkDriver(cuCtxGetCurrent(&L->primary)) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&retained, L->cu_dev)))
+        return false;
+    /* Retain adds a reference to the primary context; give it back at once. */
+    if (!checkDriver(cuDevicePrimaryCtxRelease(L->cu_dev)) ||
+        !checkRuntime(cudaGetDeviceProperties(&L->prop, L->device)))
+        return false;
+    printf("   device %d: \"%s\", compute capability %d.%d\n", L->device, L->prop.name,
+           L->prop.major, L->prop.minor);
+    printf("   cudaSetDevice took %.1f ms (it created the context: the cost of the first call)\n",
+           set_ms);
+    printf("   cuCtxGetCurrent            -> %p\n", (void *)L->primary);
+    printf("   cuDevicePrimaryCtxRetain   -> %p\n", (void *)retained);
+    printf("   cuDevicePrimaryCtxGetState -> active = %d\n", active);
+    claim(L->primary != NULL, "cudaSetDevice made a context current");
+    claim(L->primary == retained, "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns");
+    claim(active == 1, "the primary context is now active");
+    return true;
+}
+
+/* ---- 4. versions ------------------------------------------------------------------------ */
+
+static bool step_4_versions(void)
+{
+    printf("\n4. Versions\n");
+    int runtime_version = 0, driver_version = 0;
+    if (!checkRuntime(cudaRuntimeGetVersion(&runtime_version)) ||
+        !checkRuntime(cudaDriverGetVersion(&driver_version)))
+        return false;
+    printf("   runtime (linked into this program) %d.%d, driver (libcuda.so.1) supports up to %d.%d\n",
+           runtime_version / 1000, runtime_version % 1000 / 10, driver_version / 1000,
+           driver_version % 1000 / 10);
+    printf("   the runtime may not be newer than the driver (within one major version a newer\n"
+           "   minor runtime still runs, without JIT of its newer PTX: minor version compatibility)\n");
+    claim(runtime_version / 1000 <= driver_version / 1000,
+          "the driver supports this runtime's major version");
+    return true;
+}
+
+/* ---- 5. the check macros at work -------------------------------------------------------- */
+
+static bool step_5a_invalid_call(const struct lesson *L)
+{
+    printf("   a) an invalid call: cudaSetDevice(%d), one past the last device\n", L->count);
+    int invalid = L->count;
+    bool reported = !checkRuntime(cudaSetDevice(invalid));
+    cudaError_t last = cudaGetLastError(); /* any failed runtime call also sets "last error" */
+    int still = -1;
+    if (!checkRuntime(cudaGetDevice(&still)))
+        return false;
+    printf("   cudaGetLastError() -> %s (%d), and reading it cleared it\n", cudaGetErrorName(last),
+           (int)last);
+    claim(reported && last == cudaErrorInvalidDevice,
+          "checkRuntime reported cudaErrorInvalidDevice with this file and line");
+    claim(still == L->device, "the failed call left device %d current", L->device);
+    return true;
+}
+
+static bool step_5b_bad_launch_configuration(const struct lesson *L)
+{
+    printf("   b) a bad launch configuration: 2048 threads per block (the limit is %d)\n",
+           L->prop.maxThreadsPerBlock);
+    enum { N = 1 << 20 };
+    float *dev_data = NULL;
+    if (!checkRuntime(cudaMalloc((void **)&dev_data, N * sizeof(float))))
+        return false;
+    launch_add_one(dev_data, N, 2048);
+    cudaError_t launch_err = cudaGetLastError();
+    printf("   cudaGetLastError() -> %s (%d): the launch never started\n",
+           cudaGetErrorName(launch_err), (int)launch_err);
+    cudaError_t after = cudaGetLastError();
+    /* CUDA 13 reports a block dimension over the limit as cudaErrorInvalidValue; older
+     * releases and many tutorials say cudaErrorInvalidConfiguration. Either is a launch error. */
+    claim(launch_err == cudaErrorInvalidValue || launch_err == cudaErrorInvalidConfiguration,
+          "cudaGetLastError caught the launch error at once, without synchronising");
+    claim(after == cudaSuccess, "reading the error cleared it: a launch error is not sticky");
+    return checkRuntime(cudaFree(dev_data));
+}
 
 /* Runs in the child (--fault-demo): a fault is "sticky", it spoils the context for the rest
  * of the process, so the parent keeps its own context clean by watching from outside.
@@ -82,30 +211,61 @@ static int fault_demo(int device)
                : EXIT_CHECK;
 }
 
-static int run_fault_child(int device)
+static void step_5c_fault_in_a_running_kernel(const struct lesson *L)
 {
-    char exe[4096], dev[16];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) {
-        perror("readlink /proc/self/exe");
-        return -1;
-    }
-    exe[len] = '\0';
-    snprintf(dev, sizeof dev, "%d", device);
-    char *argv[] = {exe, "--fault-demo", "--device", dev, NULL};
-    pid_t pid;
-    int err = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
-    if (err != 0) {
-        fprintf(stderr, "%s: posix_spawn: %s\n", lesson_prog, strerror(err));
-        return -1;
-    }
-    int status;
-    if (waitpid(pid, &status, 0) != pid)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    printf("   c) a fault inside a running kernel (in a child process, since it ruins the context)\n");
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", L->device);
+    int child = run_self((char *[]){"--fault-demo", "--device", dev, NULL});
+    claim(child == 0, "the fault showed only at synchronisation, and every later call returned it");
 }
 
-/* ---- step 7: a second host thread ----------------------------------------------------- */
+static bool step_5_check_macros_at_work(const struct lesson *L)
+{
+    printf("\n5. The check macros at work (the reports on stderr are expected)\n");
+    if (!step_5a_invalid_call(L) || !step_5b_bad_launch_configuration(L))
+        return false;
+    step_5c_fault_in_a_running_kernel(L);
+    return true;
+}
+
+/* ---- 6. a kernel launched from C -------------------------------------------------------- */
+
+static bool step_6_kernel_launched_from_c(void)
+{
+    printf("\n6. Seed 004's kernel, launched from C through an extern \"C\" launcher\n");
+    enum { N = 1 << 20 };
+    size_t bytes = N * sizeof(float);
+    bool ok = false;
+    float *dev_data = NULL;
+    float *host = malloc(bytes);
+    if (!host) {
+        fprintf(stderr, "%s: out of host memory\n", lesson_prog);
+        return false;
+    }
+    for (int i = 0; i < N; i++)
+        host[i] = (float)(i % 1000) - 500.0f;
+    if (!checkRuntime(cudaMalloc((void **)&dev_data, bytes)) ||
+        !checkRuntime(cudaMemcpy(dev_data, host, bytes, cudaMemcpyHostToDevice)))
+        goto cleanup;
+    launch_add_one(dev_data, N, 256);
+    if (!checkRuntime(cudaGetLastError()) || !checkRuntime(cudaDeviceSynchronize()) ||
+        !checkRuntime(cudaMemcpy(host, dev_data, bytes, cudaMemcpyDeviceToHost)))
+        goto cleanup;
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += host[i] != (float)(i % 1000) - 500.0f + 1.0f;
+    printf("   add_one<<<%d, 256>>> on %d floats: %d wrong\n", (N + 255) / 256, N, wrong);
+    claim(wrong == 0, "every element came back one larger");
+    ok = true;
+cleanup:
+    if (dev_data)
+        ok = checkRuntime(cudaFree(dev_data)) && ok;
+    free(host);
+    return ok;
+}
+
+/* ---- 7. the current context belongs to a host thread ------------------------------------ */
 
 struct worker {
     int device;
@@ -124,17 +284,42 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int main(int argc, char **argv)
+static bool step_7_context_belongs_to_a_thread(const struct lesson *L)
 {
-    lesson_init(argv[0]);
-    long device = 0;
-    bool fault_child = false;
+    printf("\n7. The current context belongs to a host thread\n");
+    struct worker w = {.device = L->device};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, worker_main, &w) != 0) {
+        fprintf(stderr, "%s: pthread_create failed\n", lesson_prog);
+        return false;
+    }
+    pthread_join(thread, NULL);
+    if (!w.ok)
+        return false;
+    printf("   new thread, at start:              cuCtxGetCurrent -> %s, ctx = %s\n",
+           driver_error_name(w.at_start_result), w.at_start ? "not NULL" : "NULL");
+    printf("   new thread, after cudaSetDevice(%d): cuCtxGetCurrent -> %p\n", L->device,
+           (void *)w.after_set);
+    printf("   main thread's context:                                 %p\n", (void *)L->primary);
+    claim(w.at_start == NULL, "a new thread starts with no current context");
+    claim(w.after_set == L->primary, "its first runtime call made the same primary context current there");
+    return true;
+}
+
+/* ---- the command line, and the table of contents ---------------------------------------- */
+
+enum mode { LESSON, FAULT_DEMO };
+
+/* Returns -1 to go on, or the exit code (help, bad command line). */
+static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mode)
+{
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
-        {"fault-demo", no_argument, NULL, 'F'}, /* internal: step 5's child process */
+        {"fault-demo", no_argument, NULL, 'F'}, /* internal: step 5c's child process */
         {NULL, 0, NULL, 0},
     };
+    long device = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, "d:h", options, NULL)) != -1) {
         switch (opt) {
@@ -145,7 +330,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return EXIT_OK;
-        case 'F': fault_child = true; break;
+        case 'F': *mode = FAULT_DEMO; break;
         default: usage(stderr); return EXIT_USAGE;
         }
     }
@@ -154,181 +339,30 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (fault_child)
-        return fault_demo((int)device);
+    L->device = (int)device;
+    return -1;
+}
 
-    bool ok = true;
-    float *host = NULL, *dev_data = NULL;
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    struct lesson L = {0};
+    enum mode mode = LESSON;
+    int rc = parse_options(argc, argv, &L, &mode);
+    if (rc >= 0)
+        return rc;
+    if (mode == FAULT_DEMO)
+        return fault_demo(L.device);
 
     printf("01_hello_runtime: when does the CUDA runtime create a context?\n");
-
-    /* 1. ----------------------------------------------------------------------------- */
-    printf("\n1. Before any CUDA call\n");
-    CUcontext ctx = (CUcontext)(uintptr_t)0x5eed; /* a marker, to see if the call writes it */
-    CUresult r = cuCtxGetCurrent(&ctx);
-    if (r != CUDA_ERROR_NOT_INITIALIZED) /* no driver library, stub driver ... -> exit 77 */
-        require_driver_(r, "cuCtxGetCurrent(&ctx)", __FILE__, __LINE__);
-    printf("   cuCtxGetCurrent(&ctx) -> %s (%d); ctx still holds our marker %p\n",
-           driver_error_name(r), (int)r, (void *)ctx);
-    printf("   (seed 001 printed \"(nil)\" here: it set ctx to NULL and ignored the result)\n");
-    claim(r == CUDA_ERROR_NOT_INITIALIZED, "the driver is not initialised before the first CUDA call");
-
-    /* 2. ----------------------------------------------------------------------------- */
-    printf("\n2. cudaGetDeviceCount: the runtime's first call\n");
-    int count = 0;
-    if (!requireRuntime(cudaGetDeviceCount(&count)))
-        return verdict(false);
-    printf("   cudaGetDeviceCount -> %d device(s)\n", count);
-    if (device >= count) {
-        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
-                lesson_prog, device, count, count - 1);
+    step_1_before_any_call();
+    bool no_such_device = false;
+    bool ok = step_2_first_runtime_call(&L, &no_such_device) &&
+              step_3_first_call_that_needs_a_context(&L) && step_4_versions() &&
+              step_5_check_macros_at_work(&L) && step_6_kernel_launched_from_c() &&
+              step_7_context_belongs_to_a_thread(&L);
+    if (no_such_device)
         return EXIT_USAGE;
-    }
-    CUdevice cu_dev;
-    unsigned int flags = 0;
-    int active = -1;
-    ctx = (CUcontext)(uintptr_t)0x5eed;
-    r = cuCtxGetCurrent(&ctx);
-    if (!checkDriver(r) || !checkDriver(cuDeviceGet(&cu_dev, (int)device)) ||
-        !checkDriver(cuDevicePrimaryCtxGetState(cu_dev, &flags, &active)))
-        return verdict(false);
-    printf("   cuCtxGetCurrent -> %s, ctx = %s\n", driver_error_name(r), ctx ? "not NULL" : "NULL");
-    printf("   cuDevicePrimaryCtxGetState(device %ld) -> active = %d\n", device, active);
-    claim(r == CUDA_SUCCESS, "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
-    claim(ctx == NULL, "no context is current yet");
-    claim(active == 0, "the primary context of device %ld is not active yet", device);
-
-    /* 3. ----------------------------------------------------------------------------- */
-    printf("\n3. cudaSetDevice(%ld): the first call that needs a context\n", device);
-    struct cudaDeviceProp prop;
-    double t0 = host_ms();
-    if (!checkRuntime(cudaSetDevice((int)device)))
-        return verdict(false);
-    double set_ms = host_ms() - t0;
-    CUcontext current = NULL, primary = NULL;
-    if (!checkDriver(cuCtxGetCurrent(&current)) ||
-        !checkDriver(cuDevicePrimaryCtxGetState(cu_dev, &flags, &active)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(&primary, cu_dev)))
-        return verdict(false);
-    /* Retain adds a reference to the primary context; give it back at once. */
-    ok = checkDriver(cuDevicePrimaryCtxRelease(cu_dev)) && ok;
-    if (!checkRuntime(cudaGetDeviceProperties(&prop, (int)device)))
-        return verdict(false);
-    printf("   device %ld: \"%s\", compute capability %d.%d\n", device, prop.name, prop.major,
-           prop.minor);
-    printf("   cudaSetDevice took %.1f ms (it created the context: the cost of the first call)\n",
-           set_ms);
-    printf("   cuCtxGetCurrent            -> %p\n", (void *)current);
-    printf("   cuDevicePrimaryCtxRetain   -> %p\n", (void *)primary);
-    printf("   cuDevicePrimaryCtxGetState -> active = %d\n", active);
-    claim(current != NULL, "cudaSetDevice made a context current");
-    claim(current == primary, "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns");
-    claim(active == 1, "the primary context is now active");
-
-    /* 4. ----------------------------------------------------------------------------- */
-    printf("\n4. Versions\n");
-    int runtime_version = 0, driver_version = 0;
-    if (!checkRuntime(cudaRuntimeGetVersion(&runtime_version)) ||
-        !checkRuntime(cudaDriverGetVersion(&driver_version)))
-        return verdict(false);
-    printf("   runtime (linked into this program) %d.%d, driver (libcuda.so.1) supports up to %d.%d\n",
-           runtime_version / 1000, runtime_version % 1000 / 10, driver_version / 1000,
-           driver_version % 1000 / 10);
-    printf("   the runtime may not be newer than the driver (within one major version a newer\n"
-           "   minor runtime still runs, without JIT of its newer PTX: minor version compatibility)\n");
-    claim(runtime_version / 1000 <= driver_version / 1000,
-          "the driver supports this runtime's major version");
-
-    /* 5. ----------------------------------------------------------------------------- */
-    printf("\n5. The check macros at work (the reports on stderr are expected)\n");
-    printf("   a) an invalid call: cudaSetDevice(%d), one past the last device\n", count);
-    int invalid = count;
-    bool reported = !checkRuntime(cudaSetDevice(invalid));
-    cudaError_t last = cudaGetLastError(); /* any failed runtime call also sets "last error" */
-    int still = -1;
-    if (!checkRuntime(cudaGetDevice(&still)))
-        return verdict(false);
-    printf("   cudaGetLastError() -> %s (%d), and reading it cleared it\n", cudaGetErrorName(last),
-           (int)last);
-    claim(reported && last == cudaErrorInvalidDevice,
-          "checkRuntime reported cudaErrorInvalidDevice with this file and line");
-    claim(still == device, "the failed call left device %ld current", device);
-
-    printf("   b) a bad launch configuration: 2048 threads per block (the limit is %d)\n",
-           prop.maxThreadsPerBlock);
-    enum { N = 1 << 20 };
-    size_t bytes = N * sizeof(float);
-    if (!checkRuntime(cudaMalloc((void **)&dev_data, bytes))) {
-        ok = false;
-        goto cleanup;
-    }
-    launch_add_one(dev_data, N, 2048);
-    cudaError_t launch_err = cudaGetLastError();
-    printf("   cudaGetLastError() -> %s (%d): the launch never started\n", cudaGetErrorName(launch_err),
-           (int)launch_err);
-    cudaError_t after = cudaGetLastError();
-    /* CUDA 13 reports a block dimension over the limit as cudaErrorInvalidValue; older
-     * releases and many tutorials say cudaErrorInvalidConfiguration. Either is a launch error. */
-    claim(launch_err == cudaErrorInvalidValue || launch_err == cudaErrorInvalidConfiguration,
-          "cudaGetLastError caught the launch error at once, without synchronising");
-    claim(after == cudaSuccess, "reading the error cleared it: a launch error is not sticky");
-
-    printf("   c) a fault inside a running kernel (in a child process, since it ruins the context)\n");
-    int child = run_fault_child((int)device);
-    claim(child == 0, "the fault showed only at synchronisation, and every later call returned it");
-
-    /* 6. ----------------------------------------------------------------------------- */
-    printf("\n6. Seed 004's kernel, launched from C through an extern \"C\" launcher\n");
-    host = malloc(bytes);
-    if (!host) {
-        fprintf(stderr, "%s: out of host memory\n", lesson_prog);
-        ok = false;
-        goto cleanup;
-    }
-    for (int i = 0; i < N; i++)
-        host[i] = (float)(i % 1000) - 500.0f;
-    if (!checkRuntime(cudaMemcpy(dev_data, host, bytes, cudaMemcpyHostToDevice))) {
-        ok = false;
-        goto cleanup;
-    }
-    launch_add_one(dev_data, N, 256);
-    if (!checkRuntime(cudaGetLastError()) || !checkRuntime(cudaDeviceSynchronize()) ||
-        !checkRuntime(cudaMemcpy(host, dev_data, bytes, cudaMemcpyDeviceToHost))) {
-        ok = false;
-        goto cleanup;
-    }
-    int wrong = 0;
-    for (int i = 0; i < N; i++)
-        wrong += host[i] != (float)(i % 1000) - 500.0f + 1.0f;
-    printf("   add_one<<<%d, 256>>> on %d floats: %d wrong\n", (N + 255) / 256, N, wrong);
-    claim(wrong == 0, "every element came back one larger");
-
-    /* 7. ----------------------------------------------------------------------------- */
-    printf("\n7. The current context belongs to a host thread\n");
-    struct worker w = {.device = (int)device};
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, worker_main, &w) != 0) {
-        fprintf(stderr, "%s: pthread_create failed\n", lesson_prog);
-        ok = false;
-        goto cleanup;
-    }
-    pthread_join(thread, NULL);
-    if (!w.ok) {
-        ok = false;
-        goto cleanup;
-    }
-    printf("   new thread, at start:              cuCtxGetCurrent -> %s, ctx = %s\n",
-           driver_error_name(w.at_start_result), w.at_start ? "not NULL" : "NULL");
-    printf("   new thread, after cudaSetDevice(%ld): cuCtxGetCurrent -> %p\n", device,
-           (void *)w.after_set);
-    printf("   main thread's context:                                 %p\n", (void *)current);
-    claim(w.at_start == NULL, "a new thread starts with no current context");
-    claim(w.after_set == current, "its first runtime call made the same primary context current there");
-
-cleanup:
-    if (dev_data)
-        ok = checkRuntime(cudaFree(dev_data)) && ok;
-    free(host);
     printf("\n");
     return verdict(ok);
 }
