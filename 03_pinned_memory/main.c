@@ -169,6 +169,7 @@ static void make_sizes(struct lesson *L)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages name the program briefly */
     static struct lesson L; /* large (the sweep's tables): not on the stack */
     int code;
     if (!parse_options(argc, argv, &L.opt, &code))
