@@ -346,6 +346,7 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's messages name the program as usage does */
     struct lesson L = {0};
     enum mode mode = LESSON;
     int rc = parse_options(argc, argv, &L, &mode);

@@ -23,6 +23,7 @@ void launch_scale(float *data, int n, float factor, int threads_per_block);
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's messages name the program as usage does */
     long threads = 256;
     static const struct option options[] = {{"threads", required_argument, NULL, 't'},
                                             {NULL, 0, NULL, 0}};
