@@ -1,0 +1,198 @@
+/* 05_ptx_module/loading.c - step 2: loading what the build made as a module (cuModuleLoad,
+ * cuModuleLoadData, cuModuleLoadDataEx, a cubin); cold JIT, cache hit, cubin. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "embedded.h"
+#include "ptx_module.h"
+
+/* 2a) a file, by name. cuModuleLoad reads PTX, cubin or fatbin files alike. When it fails,
+ *     the same text through cuModuleLoadDataEx gives the JIT's error log. */
+static bool load_from_file(struct lesson *L)
+{
+    char path[4200];
+    if (L->ptx_arg)
+        snprintf(path, sizeof path, "%s", L->ptx_arg);
+    else
+        beside_program("kernels.ptx", path, sizeof path);
+    double t0 = host_ms();
+    CUresult r = cuModuleLoad(&L->mod[M_FILE], path);
+    L->load_ms[M_FILE] = host_ms() - t0;
+    char *file_ptx = NULL;
+    if (r != CUDA_SUCCESS) {
+        check_driver_(r, "cuModuleLoad(&mod[M_FILE], path)", __FILE__, __LINE__);
+        fprintf(stderr, "%s: cuModuleLoad could not load '%s': %s\n", lesson_prog,
+                L->ptx_arg ? L->ptx_arg : "kernels.ptx", cu_name(r));
+        CUmodule tmp = NULL;
+        if (r != CUDA_ERROR_FILE_NOT_FOUND && (file_ptx = read_file(path, NULL)) != NULL &&
+            load_with_log(&tmp, file_ptx, L->log) != CUDA_SUCCESS) {
+            fprintf(stderr, "%s: the JIT's error log (from cuModuleLoadDataEx on the same text):\n",
+                    lesson_prog);
+            print_log(stderr, L->log->error[0] ? L->log->error : "(empty)");
+        }
+        if (tmp)
+            checkDriver(cuModuleUnload(tmp));
+        free(file_ptx);
+        return false;
+    }
+    t0 = host_ms();
+    r = cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel);
+    L->get_ms[M_FILE] = host_ms() - t0;
+    if (r != CUDA_SUCCESS) {
+        check_driver_(r, "cuModuleGetFunction(&fn[M_FILE], mod[M_FILE], kernel)", __FILE__, __LINE__);
+        struct ptx_facts ff = {0};
+        if ((file_ptx = read_file(path, NULL)) != NULL)
+            read_ptx_facts(file_ptx, &ff);
+        fprintf(stderr, "%s: the module has no kernel named '%s' (%s); its PTX entries are: %s\n",
+                lesson_prog, L->kernel, cu_name(r), ff.entries[0] ? ff.entries : "(unknown)");
+        fprintf(stderr, "%s: (a kernel that is not extern \"C\" has a C++-mangled name, like _Z4axpyfPKfPfi)\n",
+                lesson_prog);
+        free(file_ptx);
+        return false;
+    }
+    printf("   a) cuModuleLoad(\"%s\")\n", L->ptx_arg ? L->ptx_arg : "kernels.ptx");
+    printf("      the first JIT in this process (cache empty, JIT compiler not loaded yet): load %.3f ms,\n"
+           "      cuModuleGetFunction %.3f ms\n",
+           L->load_ms[M_FILE], L->get_ms[M_FILE]);
+    return true;
+}
+
+/* 2c) with JIT options. One extra line makes the text new, so the JIT really runs and has
+ *     something to log. */
+static bool load_with_options(struct lesson *L)
+{
+    char *cold_ptx = ptx_edit((const char *)kernels_ptx, NULL, NULL,
+                              "\n// one line more, so the cache has not seen this text\n"
+                              ".visible .global .align 4 .u32 lesson_with_options;\n");
+    if (!cold_ptx) {
+        fprintf(stderr, "%s: out of host memory\n", lesson_prog);
+        return false;
+    }
+    double t0 = host_ms();
+    CUresult r = load_with_log(&L->mod[M_EX], cold_ptx, L->log);
+    L->load_ms[M_EX] = host_ms() - t0;
+    free(cold_ptx);
+    if (!check_driver_(r, "cuModuleLoadDataEx(&mod[M_EX], cold_ptx, 7, options, values)", __FILE__, __LINE__)) {
+        print_log(stderr, L->log->error);
+        return false;
+    }
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_EX], L->mod[M_EX], L->kernel)))
+        return false;
+    printf("   c) cuModuleLoadDataEx(kernels_ptx + one line, 7 options: info and error log buffers,\n"
+           "      verbose log, optimisation level 4, wall time)\n");
+    printf("      load %.3f ms, of which the JIT itself reports %.3f ms; its info log:\n", L->load_ms[M_EX],
+           (double)L->log->wall_ms);
+    print_log(stdout, L->log->info[0] ? L->log->info : "(empty)");
+    /* "Compiling entry function 'axpy' ... Used 10 registers": the kernel's own line. */
+    L->log_regs = -1;
+    char entry[300];
+    snprintf(entry, sizeof entry, "entry function '%s'", L->kernel);
+    const char *used = strstr(L->log->info, entry);
+    if (used && (used = strstr(used, "Used ")) != NULL)
+        sscanf(used, "Used %d registers", &L->log_regs);
+    return true;
+}
+
+/* 2d) the cubin: SASS already, nothing to compile. */
+static bool load_cubin(struct lesson *L)
+{
+    double t0 = host_ms();
+    CUresult r = cuModuleLoadData(&L->mod[M_CUBIN], kernels_cubin);
+    L->load_ms[M_CUBIN] = host_ms() - t0;
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) {
+        check_driver_(r, "cuModuleLoadData(&mod[M_CUBIN], kernels_cubin)", __FILE__, __LINE__);
+        fprintf(stderr, "%s: the cubin holds SASS for sm_%d and this card is sm_%d: rebuild for it with\n"
+                        "    make -C 05_ptx_module clean all ARCH=%d\n",
+                lesson_prog, kernels_arch, L->card_sm, L->card_sm);
+        return false;
+    }
+    if (!check_driver_(r, "cuModuleLoadData(&mod[M_CUBIN], kernels_cubin)", __FILE__, __LINE__))
+        return false;
+    t0 = host_ms();
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)) ||
+        !checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_CUBIN], "empty")))
+        return false;
+    L->get_ms[M_CUBIN] = host_ms() - t0;
+    printf("   d) cuModuleLoadData(kernels_cubin): load %.3f ms, cuModuleGetFunction %.3f ms\n",
+           L->load_ms[M_CUBIN], L->get_ms[M_CUBIN]);
+    return true;
+}
+
+/* The three costs again, each repeated: a cold JIT (new text every time), a cache hit (text
+ * already compiled), a cubin. Module load plus cuModuleGetFunction. */
+static bool three_costs(struct lesson *L)
+{
+    double cold[REPEATS], hit[REPEATS], cub[REPEATS];
+    bool ok = true;
+    for (int k = 0; k < 3 * REPEATS && ok; k++) {
+        int i = k % REPEATS;
+        char *text = NULL;
+        const void *image = kernels_cubin;
+        if (k < REPEATS) {
+            char line[128];
+            snprintf(line, sizeof line, "\n.visible .global .align 4 .u32 lesson_cold_load_%d;\n", i);
+            text = ptx_edit((const char *)kernels_ptx, NULL, NULL, line);
+            image = text;
+        } else if (k < 2 * REPEATS) {
+            image = kernels_ptx;
+        }
+        CUmodule tmp = NULL;
+        CUfunction f;
+        double t0 = host_ms();
+        ok = image && checkDriver(cuModuleLoadData(&tmp, image)) &&
+             checkDriver(cuModuleGetFunction(&f, tmp, L->kernel));
+        double ms = host_ms() - t0;
+        free(text);
+        (k < REPEATS ? cold : k < 2 * REPEATS ? hit : cub)[i] = ms;
+        if (tmp)
+            ok = checkDriver(cuModuleUnload(tmp)) && ok;
+    }
+    if (!ok)
+        return false;
+    printf("   each way %d times (module load + cuModuleGetFunction; median, min-max):\n", REPEATS);
+    double cold_ms = print_median("      cold JIT, a new text each time   ", cold, 8, 3, "ms");
+    double hit_ms = print_median("      JIT cache hit, the same text     ", hit, 8, 3, "ms");
+    double cubin_ms = print_median("      cubin, no JIT                    ", cub, 8, 3, "ms");
+    claim(cold_ms > 10 * cubin_ms, "a cold JIT (%.3f ms) is more than 10x slower than loading the cubin (%.3f ms)",
+          cold_ms, cubin_ms);
+    claim(hit_ms < cold_ms / 2, "a JIT cache hit (%.3f ms) costs less than half a cold JIT (%.3f ms)", hit_ms,
+          cold_ms);
+    if (!L->ptx_arg) /* --ptx may name a cubin, which needs no JIT */
+        claim(L->load_ms[M_FILE] > 10 * cubin_ms,
+              "the very first load from the PTX file (%.3f ms) was a cold JIT too", L->load_ms[M_FILE]);
+    return true;
+}
+
+/* 2. Loading the module: three ways from PTX, and a cubin. */
+bool step_2_loading_the_module(struct lesson *L)
+{
+    printf("\n2. Loading the module: three ways from PTX, and a cubin\n");
+    if (!load_from_file(L))
+        return false;
+
+    /* b) the same bytes from memory: the JIT cache now has them. */
+    double t0 = host_ms();
+    if (!checkDriver(cuModuleLoadData(&L->mod[M_EMBEDDED], kernels_ptx)))
+        return false;
+    L->load_ms[M_EMBEDDED] = host_ms() - t0;
+    t0 = host_ms();
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_EMBEDDED], L->mod[M_EMBEDDED], L->kernel)))
+        return false;
+    L->get_ms[M_EMBEDDED] = host_ms() - t0;
+    printf("   b) cuModuleLoadData(kernels_ptx), the copy built into the program\n");
+    printf("      %s: load %.3f ms, cuModuleGetFunction %.3f ms\n",
+           L->ptx_arg ? "(--ptx named another file, so this may be the first JIT of this text)"
+                      : "the same text again, so the JIT cache serves it",
+           L->load_ms[M_EMBEDDED], L->get_ms[M_EMBEDDED]);
+
+    if (!load_with_options(L) || !load_cubin(L))
+        return false;
+    claim(L->log->wall_ms > 0 && L->log->wall_ms <= L->load_ms[M_EX],
+          "the JIT reported its own time (%.3f ms), a part of the %.3f ms the load took",
+          (double)L->log->wall_ms, L->load_ms[M_EX]);
+    claim(strstr(L->log->info, L->kernel) != NULL, "the JIT's info log names the kernel %s", L->kernel);
+    return three_costs(L);
+}

@@ -1,0 +1,114 @@
+/* 05_ptx_module/ptx_module.h - what the lesson's steps share: the options, the device, the
+ * modules loaded so far, the data axpy runs on; and the apparatus in tools.c (files, PTX text
+ * edits, the JIT log, statistics) that the steps use but do not teach. */
+#ifndef PTX_MODULE_H
+#define PTX_MODULE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include "check.h"
+
+enum { N = 1 << 20, BLOCK = 256, REPEATS = 5, LOG_SIZE = 16384 };
+#define AXPY_A 2.0f
+
+/* The modules the lesson loads, one per way of loading (step 4 launches each one). */
+enum { M_FILE, M_EMBEDDED, M_EX, M_CUBIN, M_NVRTC, M_COUNT };
+extern const char *const module_what[M_COUNT];
+
+/* cuModuleLoadDataEx's two logs and the JIT's own wall time (tools.c: load_with_log). */
+struct jit_log {
+    char info[LOG_SIZE];
+    char error[LOG_SIZE];
+    float wall_ms;
+};
+
+/* x, y0 (y before each launch), the host's answer, the copy back; and x, y on the device. */
+struct data {
+    float *x, *y0, *expect, *out;
+    CUdeviceptr dx, dy;
+};
+
+struct lesson {
+    /* the command line */
+    long device, launches;
+    const char *ptx_arg, *kernel, *nvrtc_arg;
+    char *nvrtc_src; /* the --nvrtc file's text, read before any CUDA call */
+    bool skip_errors;
+    int exit_code;   /* >= 0: step 1 ended the program early with this code */
+    /* the device and its primary context */
+    CUdevice dev;
+    CUcontext primary;
+    bool retained;
+    int card_sm;
+    /* step 2's modules and what loading them cost */
+    CUmodule mod[M_COUNT];
+    CUfunction fn[M_COUNT], empty_fn;
+    double load_ms[M_COUNT], get_ms[M_COUNT];
+    int log_regs; /* registers for the kernel, read from the JIT's info log (-1: none) */
+    struct jit_log *log;
+    struct data d;
+    /* step 4: NVRTC */
+    nvrtcProgram prog;
+    char *nvrtc_ptx, *nvrtc_log;
+    char arch_opt[64]; /* --gpu-architecture=compute_XX */
+};
+
+/* The steps, in the order main() calls them (README.md follows the same order). Each returns
+ * false when a CUDA call failed (reported on stderr), and prints its own claims. */
+bool step_1_what_the_build_made(struct lesson *L);                  /* main.c */
+bool step_2_loading_the_module(struct lesson *L);                   /* loading.c */
+bool step_3_get_function_and_launch(struct lesson *L);              /* launching.c */
+bool step_4_ptx_made_at_run_time(struct lesson *L);                 /* launching.c */
+bool step_5_what_a_launch_costs(struct lesson *L);                  /* launching.c */
+bool step_6_errors_you_will_meet(struct lesson *L);                 /* errors.c */
+
+/* ---- tools.c: the apparatus ----------------------------------------------------------- */
+
+/* cuGetErrorName's name for r, or "(no name)". */
+const char *cu_name(CUresult r);
+
+bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
+#define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
+
+/* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData); NULL with
+ * errno set when it cannot be read. */
+char *read_file(const char *path, size_t *size);
+
+/* path = the directory of this program + "/" + name. */
+void beside_program(const char *name, char *path, size_t len);
+
+/* A new empty directory for the JIT cache, in CUDA_CACHE_PATH, removed at exit. */
+bool fresh_jit_cache(void);
+
+/* What a PTX text says about itself. */
+struct ptx_facts {
+    char version[16];  /* ".version 9.0" -> "9.0" */
+    char target[32];   /* ".target sm_90" -> "sm_90" */
+    char entries[256]; /* the .entry names, space separated */
+    int target_sm;     /* 90 */
+};
+void read_ptx_facts(const char *ptx, struct ptx_facts *f);
+
+/* Is `word` one of the space-separated words of `list`? */
+bool has_word(const char *list, const char *word);
+
+/* A copy of `ptx` with `line_start` (e.g. ".version") replaced by `replacement` on its line,
+ * or with `extra` appended. Caller frees. */
+char *ptx_edit(const char *ptx, const char *line_start, const char *replacement, const char *extra);
+
+/* Print a JIT or NVRTC log, each line indented and marked. */
+void print_log(FILE *to, const char *log);
+
+/* cuModuleLoadDataEx with the JIT options the lesson shows: both log buffers, a verbose
+ * info log, the optimisation level, and the JIT's own wall time. */
+CUresult load_with_log(CUmodule *module, const void *image, struct jit_log *log);
+
+/* Print "<label><median> <unit>  (<min>-<max>)" for REPEATS timings v (sorts v); returns the
+ * median. width and decimals format the median as printf's %*.*f would. */
+double print_median(const char *label, double *v, int width, int decimals, const char *unit);
+
+#endif

@@ -1,0 +1,211 @@
+/* 05_ptx_module/tools.c - the apparatus the steps use but do not teach: CUDA and NVRTC error
+ * names, reading a file, the JIT cache directory, reading and editing PTX text, printing a
+ * log, cuModuleLoadDataEx with its logs, the median and spread of repeated timings. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptx_module.h"
+
+const char *const module_what[M_COUNT] = {
+    "PTX file, cuModuleLoad", "embedded PTX, cuModuleLoadData",
+    "embedded PTX, cuModuleLoadDataEx", "embedded cubin, cuModuleLoadData", "NVRTC's PTX",
+};
+
+const char *cu_name(CUresult r)
+{
+    const char *name = NULL;
+    cuGetErrorName(r, &name);
+    return name ? name : "(no name)";
+}
+
+bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)
+{
+    if (r == NVRTC_SUCCESS)
+        return true;
+    fflush(stdout);
+    fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, nvrtcGetErrorString(r),
+            (int)r);
+    return false;
+}
+
+/* ---- files, the JIT cache directory ---------------------------------------------------- */
+
+char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    do {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *bigger = realloc(buf, cap);
+            if (!bigger) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = bigger;
+        }
+        got = fread(buf + len, 1, 4096, f);
+        len += got;
+    } while (got > 0);
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    buf[len] = '\0';
+    if (size)
+        *size = len;
+    return buf;
+}
+
+void beside_program(const char *name, char *path, size_t len)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(path, len, "%s/%s", slash ? exe : ".", name);
+}
+
+static char cache_dir[64];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void remove_cache_dir(void)
+{
+    if (cache_dir[0])
+        nftw(cache_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+bool fresh_jit_cache(void)
+{
+    strcpy(cache_dir, "/tmp/ptx_module-jit-cache-XXXXXX");
+    if (!mkdtemp(cache_dir)) {
+        fprintf(stderr, "%s: mkdtemp: %s\n", lesson_prog, strerror(errno));
+        cache_dir[0] = '\0';
+        return false;
+    }
+    atexit(remove_cache_dir);
+    setenv("CUDA_CACHE_PATH", cache_dir, 1);
+    unsetenv("CUDA_CACHE_DISABLE");
+    return true;
+}
+
+/* ---- PTX text -------------------------------------------------------------------------- */
+
+void read_ptx_facts(const char *ptx, struct ptx_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    for (const char *line = ptx; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *s = line + strspn(line, " \t");
+        if (strncmp(s, ".version", 8) == 0)
+            sscanf(s + 8, "%15s", f->version);
+        else if (strncmp(s, ".target", 7) == 0 && sscanf(s + 7, " %31[^ ,\t\r\n]", f->target) == 1)
+            f->target_sm = strncmp(f->target, "sm_", 3) == 0 ? atoi(f->target + 3) : 0;
+        const char *e = strstr(s, ".entry ");
+        const char *eol = strchr(s, '\n');
+        if (e && (!eol || e < eol)) {
+            e += 7;
+            size_t used = strlen(f->entries), n = strcspn(e, "( \t\r\n");
+            if (used + n + 2 < sizeof f->entries) {
+                if (used)
+                    f->entries[used++] = ' ';
+                memcpy(f->entries + used, e, n);
+                f->entries[used + n] = '\0';
+            }
+        }
+    }
+}
+
+bool has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+char *ptx_edit(const char *ptx, const char *line_start, const char *replacement,
+              const char *extra)
+{
+    size_t len = strlen(ptx), add = (replacement ? strlen(replacement) : 0) + (extra ? strlen(extra) : 0);
+    char *out = malloc(len + add + 2);
+    if (!out)
+        return NULL;
+    const char *at = line_start ? strstr(ptx, line_start) : NULL;
+    if (at) {
+        const char *eol = strchr(at, '\n');
+        size_t head = (size_t)(at - ptx);
+        memcpy(out, ptx, head);
+        strcpy(out + head, replacement);
+        strcat(out, eol ? eol : "");
+    } else {
+        strcpy(out, ptx);
+    }
+    if (extra)
+        strcat(out, extra);
+    return out;
+}
+
+void print_log(FILE *to, const char *log)
+{
+    const char *line = log;
+    while (line && *line) {
+        const char *eol = strchr(line, '\n');
+        int n = eol ? (int)(eol - line) : (int)strlen(line);
+        if (n > 0)
+            fprintf(to, "        | %.*s\n", n, line);
+        line = eol ? eol + 1 : NULL;
+    }
+}
+
+/* ---- loading with the JIT's logs, statistics ------------------------------------------- */
+
+CUresult load_with_log(CUmodule *module, const void *image, struct jit_log *log)
+{
+    memset(log, 0, sizeof *log);
+    CUjit_option opt[] = {
+        CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_LOG_VERBOSE,      CU_JIT_OPTIMIZATION_LEVEL,
+        CU_JIT_WALL_TIME,
+    };
+    void *val[] = {
+        log->info,                       (void *)(uintptr_t)(LOG_SIZE - 1),
+        log->error,                      (void *)(uintptr_t)(LOG_SIZE - 1),
+        (void *)(uintptr_t)1,            (void *)(uintptr_t)4,
+        NULL,
+    };
+    CUresult r = cuModuleLoadDataEx(module, image, (unsigned)(sizeof opt / sizeof opt[0]), opt, val);
+    /* CU_JIT_WALL_TIME: the driver overwrites the option's value slot with a float. */
+    memcpy(&log->wall_ms, &val[6], sizeof log->wall_ms);
+    return r;
+}
+
+double print_median(const char *label, double *v, int width, int decimals, const char *unit)
+{
+    double m = median_of(v, REPEATS); /* sorts v: v[0] is the minimum, v[REPEATS - 1] the maximum */
+    printf("%s%*.*f %s  (%.*f-%.*f)\n", label, width, decimals, m, unit, decimals, v[0], decimals,
+           v[REPEATS - 1]);
+    return m;
+}
