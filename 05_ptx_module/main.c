@@ -193,6 +193,7 @@ static bool release_all(struct lesson *L)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     struct lesson L = {.device = 0, .launches = 20000, .kernel = "axpy", .exit_code = -1};
     int rc = parse_options(argc, argv, &L);
     /* A fresh, empty JIT cache, set before the driver reads its environment (at cuInit), so

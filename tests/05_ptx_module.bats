@@ -297,3 +297,14 @@ is_true() {
         assert_output --partial "needs a non-empty value"
     done
 }
+
+@test "getopt's own messages name the program by its short name, as the program's do" {
+    run "$BIN" --bogus
+    assert_usage_error
+    assert_line --index 0 "ptx_module: unrecognized option '--bogus'"
+    for ex in exercises/pack_extra exercises/find_kernel solutions/pack_extra solutions/find_kernel; do
+        run "$LESSON/build/$ex" --bogus
+        assert_equal "$status" 2
+        assert_line --index 0 "${ex#*/}: unrecognized option '--bogus'"
+    done
+}

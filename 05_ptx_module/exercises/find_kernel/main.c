@@ -35,6 +35,7 @@ static const char source[] =
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     long device = 0;
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};

@@ -50,6 +50,7 @@ static void pack_args(unsigned char buf[64], size_t *size, float a, CUdeviceptr 
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     long device = 0;
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
