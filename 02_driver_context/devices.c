@@ -1,0 +1,84 @@
+/* 02_driver_context/devices.c - step 7, every device with a context of its own, and step 8,
+ * what a context holds. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+
+bool step_7_every_device(struct lesson *L)
+{
+    bool ok = true;
+    CUcontext popped = NULL, now = NULL;
+    char name[256];
+    printf("\n7. Every device: one context per GPU\n");
+    int devices = L->count < MAX_DEVICES ? L->count : MAX_DEVICES;
+    int own_ok = 0, data_ok = 0, made = 0;
+    for (int d = 0; d < devices; d++) {
+        CUdevice cd;
+        TRY(checkDriver(cuDeviceGet(&cd, d)));
+        TRY(CREATE_CONTEXT(&dev_ctx[d], cd)); /* pushed: current now */
+        dev_ctx_count = d + 1;
+        CUdevice ctx_dev = -1;
+        fill(L->host_in, 100u + (unsigned int)d);
+        bool step = checkDriver(cuCtxGetDevice(&ctx_dev)) &&
+                    checkDriver(cuMemAlloc(&L->dev_buf[d], BYTES)) &&
+                    checkDriver(cuMemcpyHtoD(L->dev_buf[d], L->host_in, BYTES));
+        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
+        made += ctx_dev == cd && popped == dev_ctx[d];
+    }
+    /* Only after every device has its buffer, read each one back in its own context. */
+    for (int d = 0; d < devices; d++) {
+        CUdevice cd;
+        TRY(checkDriver(cuDeviceGet(&cd, d)) && checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
+        TRY(checkDriver(cuCtxPushCurrent(dev_ctx[d])));
+        memset(L->host_out, 0, BYTES);
+        CUcontext owner = NULL;
+        int ordinal = -1;
+        bool step = checkDriver(cuMemcpyDtoH(L->host_out, L->dev_buf[d], BYTES)) &&
+                    checkDriver(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, L->dev_buf[d])) &&
+                    checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                                      L->dev_buf[d]));
+        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
+        int wrong = wrong_words(L->host_out, 100u + (unsigned int)d, 0);
+        printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n", d,
+               name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
+               name_of(owner), ordinal, wrong);
+        own_ok += owner == dev_ctx[d] && ordinal == d;
+        data_ok += wrong == 0;
+    }
+    for (int d = devices - 1; d >= 0; d--) {
+        TRY(free_in(dev_ctx[d], &L->dev_buf[d]));
+        TRY(checkDriver(cuCtxDestroy(dev_ctx[d])));
+        dev_ctx[d] = NULL;
+        dev_ctx_count = d;
+    }
+    now = current(&ok);
+    TRY(ok);
+    claim(made == devices, "each of the %d device(s) got its own context, current on the right device",
+          devices);
+    claim(own_ok == devices, "each buffer belongs to its device's context and lives on that device (%d device(s))",
+          devices);
+    claim(data_ok == devices,
+          "every buffer held its own data after all the devices were used (%d device(s))", devices);
+    claim(now == L->runtime_ctx, "after pushing and popping them all, the primary context is current again");
+    printf("   Contexts are isolated: each has its own allocations, modules, streams and events,\n"
+           "   and those handles belong to it alone. A kernel on one GPU reads another GPU's\n"
+           "   memory only once peer access is enabled between their contexts (cuCtxEnablePeerAccess).\n");
+    return ok;
+}
+
+void step_8_what_a_context_holds(void)
+{
+    printf("\n8. What a context holds, and which API to choose\n");
+    printf("   A context is the GPU-side state of one process on one device: its memory\n"
+           "   allocations and address mappings, the modules (kernels) loaded into it, its\n"
+           "   streams and events, its limits and cache settings, and its error state (a fault\n"
+           "   inside a kernel spoils the context it ran in).\n");
+    printf("   Runtime API: one primary context per device, made on first need and shared by every\n"
+           "   thread and library (cuBLAS, cuDNN ...) in the process. Choose it for applications.\n");
+    printf("   Driver API: contexts you create, push, pop and destroy yourself, modules loaded at\n"
+           "   run time (JIT), explicit lifetimes. Choose it for frameworks, plugins and tools; and\n"
+           "   prefer cuDevicePrimaryCtxRetain over cuCtxCreate to share a device with the runtime.\n");
+}

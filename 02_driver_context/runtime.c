@@ -1,0 +1,169 @@
+/* 02_driver_context/runtime.c - step 5, the runtime and the driver on one thread, and step 6,
+ * contexts are per thread. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+
+bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
+{
+    bool ok = true;
+    CUcontext popped = NULL, now = NULL;
+    printf("\n5. The runtime and the driver on one thread\n");
+    printf("   a) the primary context through the Driver API (no runtime call yet)\n");
+    unsigned int flags = 0;
+    int active_before = -1, active_retained = -1, active_released = -1;
+    TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_before)));
+    TRY(checkDriver(cuDevicePrimaryCtxRetain(&primary_ctx, L->dev)));
+    bool retain_ok = checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_retained));
+    CUcontext still = current(&ok);
+    TRY(checkDriver(cuDevicePrimaryCtxRelease(L->dev)) && retain_ok && ok);
+    TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_released)));
+    printf("   cuDevicePrimaryCtxGetState: active = %d; cuDevicePrimaryCtxRetain -> primary = %p, "
+           "active = %d;\n   cuDevicePrimaryCtxRelease -> active = %d; current all along: %s\n",
+           active_before, (void *)primary_ctx, active_retained, active_released, name_of(still));
+    claim(active_before == 0, "user contexts do not start the primary context: it was inactive");
+    claim(active_retained == 1 && primary_ctx != ctx_a && primary_ctx != ctx_b,
+          "cuDevicePrimaryCtxRetain started it: a third context, neither ctxA nor ctxB");
+    claim(still == ctx_a, "retaining the primary context did not make it current");
+    claim(active_released == 0, "releasing the only reference ended it (inactive again)");
+    primary_ctx = NULL; /* it is gone; the runtime will start a new one below */
+
+    printf("   b) runtime calls while ctxA is current\n");
+    int rt_device = -1, active_after_rt = -1;
+    TRY(checkRuntime(cudaGetDevice(&rt_device)));
+    fill(L->host_in, 3);
+    TRY(checkRuntime(cudaMalloc(&L->rt_in_a, BYTES)));
+    TRY(checkRuntime(cudaMemcpy(L->rt_in_a, L->host_in, BYTES, cudaMemcpyHostToDevice)));
+    TRY(checkRuntime(launch_add_one(L->rt_in_a, WORDS)));
+    TRY(checkRuntime(cudaDeviceSynchronize()));
+    memset(L->host_out, 0, BYTES);
+    TRY(checkRuntime(cudaMemcpy(L->host_out, L->rt_in_a, BYTES, cudaMemcpyDeviceToHost)));
+    int wrong_rt = wrong_words(L->host_out, 3, 1);
+    CUcontext own_rt = owner_of((CUdeviceptr)(uintptr_t)L->rt_in_a, &ok);
+    now = current(&ok);
+    TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_after_rt)) && ok);
+    printf("   cudaGetDevice -> %d; cudaMalloc 1 MiB at %p -> owner %s; add_one<<<>>> ran: %d wrong\n",
+           rt_device, L->rt_in_a, name_of(own_rt), wrong_rt);
+    printf("   current context afterwards: %s; primary context active = %d\n", name_of(now),
+           active_after_rt);
+    claim(own_rt == ctx_a, "cudaMalloc allocated in ctxA, the current user context");
+    claim(wrong_rt == 0 && rt_device == L->device,
+          "the runtime's kernel ran in ctxA and its result is right");
+    claim(now == ctx_a && active_after_rt == 0,
+          "the runtime used ctxA as it found it: ctxA still current, no primary context started");
+    TRY(cuda_free_in(ctx_a, &L->rt_in_a));
+
+    printf("   c) pop ctxA: the runtime goes back to the device's primary context\n");
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    depth--;
+    show_stack("after cuCtxPopCurrent:", &ok);
+    int active_set = -1, active_ours = -1, active_back = -1;
+    double t0 = host_ms();
+    TRY(checkRuntime(cudaSetDevice((int)L->device)));
+    double set_ms = host_ms() - t0;
+    L->runtime_ctx = current(&ok);
+    CUcontext runtime_ctx = L->runtime_ctx;
+    TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_set)) && ok);
+    primary_ctx = runtime_ctx;
+    TRY(checkRuntime(cudaMalloc(&L->rt_in_primary, BYTES)));
+    CUcontext own_primary = owner_of((CUdeviceptr)(uintptr_t)L->rt_in_primary, &ok);
+    CUcontext retained = NULL;
+    TRY(checkDriver(cuDevicePrimaryCtxRetain(&retained, L->dev)));
+    bool state_ok = checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_ours));
+    TRY(checkDriver(cuDevicePrimaryCtxRelease(L->dev)) && state_ok);
+    TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_back)) && ok);
+    stack[0] = runtime_ctx;
+    depth = 1;
+    show_stack("after cudaSetDevice:", &ok);
+    printf("   cudaSetDevice(%ld) took %.1f ms; primary active = %d; cudaMalloc at %p -> owner %s\n",
+           L->device, set_ms, active_set, L->rt_in_primary, name_of(own_primary));
+    printf("   cuDevicePrimaryCtxRetain -> %s (%p); after our cuDevicePrimaryCtxRelease: active = %d\n",
+           name_of(retained), (void *)retained, active_back);
+    claim(runtime_ctx != NULL && runtime_ctx != ctx_a && runtime_ctx != ctx_b && active_set == 1,
+          "with no context current, cudaSetDevice started the primary context and made it current");
+    claim(own_primary == runtime_ctx, "cudaMalloc now allocates in the primary context");
+    claim(retained == runtime_ctx && active_ours == 1,
+          "cuDevicePrimaryCtxRetain hands the Driver API the very context the runtime uses");
+    claim(active_back == 1,
+          "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)");
+    TRY(cuda_free_in(runtime_ctx, &L->rt_in_primary));
+    return ok;
+}
+
+/* ---- step 6: a worker thread ---------------------------------------------------------- */
+
+struct worker {
+    CUcontext give;          /* the context the thread binds */
+    CUresult at_start_r;
+    CUcontext at_start;      /* current context when the thread starts */
+    CUresult unbound_alloc;  /* cuMemAlloc before binding a context */
+    CUcontext after_set;     /* current after cuCtxSetCurrent(give) */
+    CUcontext owner;         /* owner of the allocation made after binding */
+    CUcontext after_unset;   /* current after cuCtxSetCurrent(NULL) */
+    bool ok;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    CUdeviceptr p = 0;
+    w->ok = true;
+    w->at_start_r = cuCtxGetCurrent(&w->at_start);
+    if (!checkDriver(w->at_start_r)) {
+        w->ok = false;
+        return NULL;
+    }
+    w->unbound_alloc = cuMemAlloc(&p, BYTES); /* expected to fail: no context here */
+    if (w->unbound_alloc == CUDA_SUCCESS)
+        checkDriver(cuMemFree(p));
+    p = 0;
+    if (!checkDriver(cuCtxSetCurrent(w->give))) {
+        w->ok = false;
+        return NULL;
+    }
+    w->after_set = current(&w->ok);
+    if (checkDriver(cuMemAlloc(&p, BYTES))) {
+        w->owner = owner_of(p, &w->ok);
+        w->ok = checkDriver(cuMemFree(p)) && w->ok;
+    } else {
+        w->ok = false;
+    }
+    w->ok = checkDriver(cuCtxSetCurrent(NULL)) && w->ok;
+    w->after_unset = current(&w->ok);
+    return NULL;
+}
+
+bool step_6_contexts_are_per_thread(struct lesson *L)
+{
+    bool ok = true;
+    CUcontext now = NULL;
+    printf("\n6. Contexts are per thread\n");
+    struct worker w = {.give = ctx_b};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, worker_main, &w) != 0) {
+        fprintf(stderr, "%s: pthread_create failed\n", lesson_prog);
+        return false;
+    }
+    pthread_join(thread, NULL);
+    TRY(w.ok);
+    now = current(&ok);
+    TRY(ok);
+    printf("   worker at start:              current = %s (main thread's: %s)\n",
+           name_of(w.at_start), name_of(now));
+    printf("   worker cuMemAlloc, unbound:    %s (%d)\n", error_name(w.unbound_alloc),
+           (int)w.unbound_alloc);
+    printf("   worker cuCtxSetCurrent(ctxB): current = %s; cuMemAlloc there -> owner %s\n",
+           name_of(w.after_set), name_of(w.owner));
+    printf("   worker cuCtxSetCurrent(NULL): current = %s\n", name_of(w.after_unset));
+    claim(w.at_start == NULL, "a new thread starts with no current context, whatever its parent has");
+    claim(w.unbound_alloc == CUDA_ERROR_INVALID_CONTEXT,
+          "without one, cuMemAlloc fails with CUDA_ERROR_INVALID_CONTEXT");
+    claim(w.after_set == ctx_b && w.owner == ctx_b,
+          "cuCtxSetCurrent(ctxB) bound ctxB in the worker, and its allocation is ctxB's");
+    claim(now == L->runtime_ctx, "the main thread's current context did not change (still the primary)");
+    return ok;
+}

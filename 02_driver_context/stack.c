@@ -1,0 +1,108 @@
+/* 02_driver_context/stack.c - step 3, the context stack of one thread, and step 4, memory
+ * belongs to a context. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+
+bool step_3_context_stack(struct lesson *L)
+{
+    bool ok = true;
+    printf("\n3. The context stack of this thread\n");
+    depth = 0;
+    stack[depth++] = ctx_a;
+    show_stack("after cuCtxCreate(ctxA):", &ok);
+    TRY(CREATE_CONTEXT(&ctx_b, L->dev));
+    stack[depth++] = ctx_b;
+    show_stack("after cuCtxCreate(ctxB):", &ok);
+    claim(current(&ok) == ctx_b, "cuCtxCreate pushed ctxB on top of ctxA: ctxB is current");
+
+    CUcontext popped = NULL;
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    depth--;
+    show_stack("after cuCtxPopCurrent:", &ok);
+    printf("   cuCtxPopCurrent returned %s\n", name_of(popped));
+    claim(popped == ctx_b && current(&ok) == ctx_a,
+          "popping returned ctxB and made ctxA, the one below, current again");
+
+    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    stack[depth++] = ctx_b;
+    show_stack("after cuCtxPushCurrent(ctxB):", &ok);
+    claim(current(&ok) == ctx_b, "cuCtxPushCurrent(ctxB) made ctxB current above ctxA");
+
+    TRY(checkDriver(cuCtxSetCurrent(ctx_a)));
+    stack[depth - 1] = ctx_a;
+    show_stack("after cuCtxSetCurrent(ctxA):", &ok);
+    claim(current(&ok) == ctx_a, "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push");
+
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    depth--;
+    show_stack("after cuCtxPopCurrent:", &ok);
+    CUcontext after_first = current(&ok);
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    depth--;
+    show_stack("after cuCtxPopCurrent:", &ok);
+    CUcontext after_second = current(&ok);
+    claim(after_first == ctx_a && after_second == NULL,
+          "two pops emptied the stack (ctxA, then none): the stack held two entries, not three");
+
+    popped = (CUcontext)(uintptr_t)0x5eed;
+    CUresult r = cuCtxPopCurrent(&popped);
+    printf("   cuCtxPopCurrent on the empty stack -> %s (%d)\n", error_name(r), (int)r);
+    claim(r != CUDA_SUCCESS, "popping an empty stack is an error, not a no-op");
+
+    TRY(checkDriver(cuCtxPushCurrent(ctx_a)));
+    stack[depth++] = ctx_a;
+    show_stack("after cuCtxPushCurrent(ctxA):", &ok);
+    return ok;
+}
+
+bool step_4_memory_belongs_to_a_context(struct lesson *L)
+{
+    bool ok = true;
+    CUcontext popped = NULL;
+    printf("\n4. Memory belongs to a context\n");
+    printf("   Runtime API (seed 000)              Driver API\n");
+    printf("   cudaMalloc(void **p, size)          cuMemAlloc(CUdeviceptr *p, size)\n");
+    printf("   cudaMemcpy(.., HostToDevice)        cuMemcpyHtoD(dst, src, size)\n");
+    printf("   cudaMemcpy(.., DeviceToHost)        cuMemcpyDtoH(dst, src, size)\n");
+    printf("   cudaFree(p)                         cuMemFree(p)\n");
+    printf("   context: the current one, else the  context: the current one, which you made\n");
+    printf("   device's primary (made on demand)   (no current context: CUDA_ERROR_INVALID_CONTEXT)\n");
+    L->host_in = malloc(BYTES);
+    L->host_out = malloc(BYTES);
+    if (!L->host_in || !L->host_out) {
+        fprintf(stderr, "%s: out of host memory\n", lesson_prog);
+        return false;
+    }
+    /* ctxA is current: this allocation is ctxA's. */
+    fill(L->host_in, 1);
+    TRY(checkDriver(cuMemAlloc(&L->buf_a, BYTES)));
+    TRY(checkDriver(cuMemcpyHtoD(L->buf_a, L->host_in, BYTES)));
+    memset(L->host_out, 0, BYTES);
+    TRY(checkDriver(cuMemcpyDtoH(L->host_out, L->buf_a, BYTES)));
+    int wrong_a = wrong_words(L->host_out, 1, 0);
+    /* Push ctxB: this one is ctxB's. */
+    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    fill(L->host_in, 2);
+    bool b_ok = checkDriver(cuMemAlloc(&L->buf_b, BYTES)) &&
+                checkDriver(cuMemcpyHtoD(L->buf_b, L->host_in, BYTES));
+    memset(L->host_out, 0, BYTES);
+    b_ok = b_ok && checkDriver(cuMemcpyDtoH(L->host_out, L->buf_b, BYTES));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)) && b_ok);
+    int wrong_b = wrong_words(L->host_out, 2, 0);
+    CUcontext own_a = owner_of(L->buf_a, &ok), own_b = owner_of(L->buf_b, &ok);
+    TRY(ok);
+    printf("   in ctxA: cuMemAlloc 1 MiB at 0x%llx, copied there and back: %d wrong\n",
+           (unsigned long long)L->buf_a, wrong_a);
+    printf("   in ctxB: cuMemAlloc 1 MiB at 0x%llx, copied there and back: %d wrong\n",
+           (unsigned long long)L->buf_b, wrong_b);
+    printf("   cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_CONTEXT): first -> %s, second -> %s\n",
+           name_of(own_a), name_of(own_b));
+    claim(wrong_a == 0 && wrong_b == 0, "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts");
+    claim(own_a == ctx_a, "the allocation made while ctxA was current belongs to ctxA");
+    claim(own_b == ctx_b, "the allocation made while ctxB was current belongs to ctxB");
+    return ok;
+}

@@ -1,0 +1,134 @@
+/* 02_driver_context/tools.c - the apparatus the steps use but do not teach: names for the
+ * contexts, the stack printout, filling and checking buffers, freeing in a given context. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lesson.h"
+
+CUcontext ctx_a, ctx_b, primary_ctx;
+CUcontext dev_ctx[MAX_DEVICES];
+int dev_ctx_count;
+CUcontext stack[8];
+int depth;
+
+const char *error_name(CUresult r)
+{
+    const char *name = NULL;
+    cuGetErrorName(r, &name);
+    return name ? name : "(no name)";
+}
+
+const char *name_of(CUcontext c)
+{
+    static char buf[4][24];
+    static int next;
+    if (!c)
+        return "none";
+    if (c == ctx_a)
+        return "ctxA";
+    if (c == ctx_b)
+        return "ctxB";
+    if (c == primary_ctx)
+        return "primary";
+    for (int i = 0; i < dev_ctx_count; i++) {
+        if (c == dev_ctx[i]) {
+            next = (next + 1) % 4;
+            snprintf(buf[next], sizeof buf[next], "ctx%d", i);
+            return buf[next];
+        }
+    }
+    return "another context";
+}
+
+bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line)
+{
+#if CUDA_VERSION >= 13000
+    return check_driver_(cuCtxCreate(ctx, NULL, 0, dev), "cuCtxCreate(&ctx, NULL, 0, dev)", file,
+                         line);
+#else
+    return check_driver_(cuCtxCreate(ctx, 0, dev), "cuCtxCreate(&ctx, 0, dev)", file, line);
+#endif
+}
+
+CUcontext current(bool *ok)
+{
+    CUcontext c = NULL;
+    if (!checkDriver(cuCtxGetCurrent(&c)))
+        *ok = false;
+    return c;
+}
+
+CUcontext owner_of(CUdeviceptr p, bool *ok)
+{
+    CUcontext c = NULL;
+    if (!checkDriver(cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT, p)))
+        *ok = false;
+    return c;
+}
+
+size_t free_memory(bool *ok)
+{
+    size_t free_b = 0, total_b = 0;
+    if (!checkDriver(cuMemGetInfo(&free_b, &total_b)))
+        *ok = false;
+    return free_b;
+}
+
+void fill(unsigned int *h, unsigned int seed)
+{
+    for (int i = 0; i < WORDS; i++)
+        h[i] = seed * 2654435761u + (unsigned int)i;
+}
+
+int wrong_words(const unsigned int *h, unsigned int seed, unsigned int plus)
+{
+    int wrong = 0;
+    for (int i = 0; i < WORDS; i++)
+        wrong += h[i] != seed * 2654435761u + (unsigned int)i + plus;
+    return wrong;
+}
+
+/* Free a driver allocation with its own context current (push, free, pop). */
+bool free_in(CUcontext ctx, CUdeviceptr *p)
+{
+    bool ok = true;
+    if (!*p)
+        return true;
+    if (checkDriver(cuCtxPushCurrent(ctx))) {
+        ok = checkDriver(cuMemFree(*p));
+        CUcontext popped;
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
+    } else {
+        ok = false;
+    }
+    *p = 0;
+    return ok;
+}
+
+/* Free a runtime allocation with its context current. */
+bool cuda_free_in(CUcontext ctx, void **p)
+{
+    bool ok = true;
+    if (!*p)
+        return true;
+    if (checkDriver(cuCtxPushCurrent(ctx))) {
+        ok = checkRuntime(cudaFree(*p));
+        CUcontext popped;
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
+    } else {
+        ok = false;
+    }
+    *p = NULL;
+    return ok;
+}
+
+void show_stack(const char *after, bool *ok)
+{
+    char line[160] = "";
+    size_t used = 0;
+    for (int i = 0; i < depth; i++)
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s%s", i ? " " : "",
+                                 name_of(stack[i]));
+    printf("   %-34s current = %-7s stack (bottom -> top): [%s]\n", after, name_of(current(ok)),
+           line);
+}
