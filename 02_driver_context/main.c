@@ -219,6 +219,7 @@ static bool cleanup(struct lesson *L)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages name the program as usage does */
     struct lesson L = {.device = 0, .repeat = 5};
     int rc = parse_options(argc, argv, &L);
     if (rc >= 0)
