@@ -103,6 +103,6 @@ double gbps(size_t bytes, double ms);
 
 /* timeline.c */
 void print_timeline(const char *title, const struct run *r);
-bool write_csv(FILE *f, const char *path);
+int write_csv(FILE *f);
 
 #endif

@@ -16,10 +16,15 @@
  * The steps are in steps.c and breaks.c, the measuring apparatus in measure.c and timeline.c.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -45,10 +50,10 @@ static void usage(FILE *to)
             lesson_prog, MAX_STREAMS);
 }
 
-/* "1,2,4,8" -> counts; each from 1 to MAX_STREAMS, at most MAX_COUNTS of them. */
+/* "1,2,4,8" -> counts; each from 1 to MAX_STREAMS, at most MAX_COUNTS of them. Each count
+ * is parsed whole (no fixed-size buffer that could cut "0000...0640" to "0000...064"). */
 static bool parse_counts(const char *text, int *counts, int *ncounts)
 {
-    char token[32];
     const char *p = text;
     *ncounts = 0;
     for (;;) {
@@ -60,11 +65,14 @@ static bool parse_counts(const char *text, int *counts, int *ncounts)
                     MAX_COUNTS, text);
             return false;
         }
-        if (len >= sizeof token)
-            len = sizeof token - 1;
-        memcpy(token, p, len);
-        token[len] = '\0';
-        if (!parse_long(token, 1, MAX_STREAMS, "each --streams count", &v))
+        char *token = strndup(p, len);
+        if (!token) {
+            fprintf(stderr, "%s: out of memory reading --streams\n", lesson_prog);
+            return false;
+        }
+        bool good = parse_long(token, 1, MAX_STREAMS, "each --streams count", &v);
+        free(token);
+        if (!good)
             return false;
         counts[(*ncounts)++] = (int)v;
         if (!comma)
@@ -73,11 +81,68 @@ static bool parse_counts(const char *text, int *counts, int *ncounts)
     }
 }
 
+/* --csv FILE: can it be written? Checked while parsing (a bad path is a bad command line),
+ * without creating or emptying anything: the CSV is written only at the end of a run that got
+ * that far, to a temporary file beside FILE that then replaces it (write_csv_file). */
+static bool csv_path_writable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return !S_ISDIR(st.st_mode) && access(path, W_OK) == 0;
+    char *copy = strdup(path);
+    bool ok = copy && access(dirname(copy), W_OK | X_OK) == 0;
+    free(copy);
+    return ok;
+}
+
+static bool write_csv_file(const char *path)
+{
+    size_t len = strlen(path) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(len);
+    int fd = -1, rows = -1;
+    if (tmp) {
+        snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+        fd = mkstemp(tmp);
+    }
+    if (fd >= 0) {
+        mode_t mask = umask(0); /* mkstemp makes it 0600; a CSV is as readable as any file */
+        umask(mask);
+        FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+        rows = f ? write_csv(f) : -1;
+        if (f ? fclose(f) != 0 : close(fd) != 0)
+            rows = -1;
+        if (rows >= 0 && rename(tmp, path) != 0)
+            rows = -1;
+        if (rows < 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    if (rows < 0) {
+        fprintf(stderr, "%s: could not write %s\n", lesson_prog, path);
+        return false;
+    }
+    printf("   every operation of every run (%d rows) written to %s\n", rows, path);
+    return true;
+}
+
+/* A program started with stdout (or stderr) closed would hand that file descriptor to the
+ * next file it opens, and then print its story into that file: give it /dev/null first. */
+static void keep_standard_streams_open(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (null >= 0 && null != fd) {
+                dup2(null, fd);
+                close(null);
+            }
+        }
+}
+
 struct options {
     long device, elements, work /* 0: auto */, reps;
     int counts[MAX_COUNTS], ncounts;
     const char *csv_path;
-    FILE *csv;
 };
 
 /* The command line into *o; false (after the message) when it is bad. */
@@ -113,7 +178,7 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
         fprintf(stderr, "%s: unexpected argument '%s'\n", lesson_prog, argv[optind]);
         good = false;
     }
-    if (good && o->csv_path && !(o->csv = fopen(o->csv_path, "w"))) {
+    if (good && o->csv_path && !csv_path_writable(o->csv_path)) {
         fprintf(stderr, "%s: --csv: cannot write '%s'\n", lesson_prog, o->csv_path);
         good = false;
     }
@@ -187,6 +252,7 @@ static bool release(void)
 
 int main(int argc, char **argv)
 {
+    keep_standard_streams_open();
     lesson_init(argv[0]);
     argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     struct options o = {.elements = 64L << 20, .reps = 5, .counts = {1, 2, 4, 8}, .ncounts = 4};
@@ -212,12 +278,11 @@ int main(int argc, char **argv)
 
     printf("04_streams_overlap: copies and kernels in several streams, overlapped\n");
     int count = 0;
-    requireRuntime(cudaGetDeviceCount(&count));
+    if (!requireRuntime(cudaGetDeviceCount(&count)))
+        return verdict(false); /* a failure that is not "cannot run here": exit 1 */
     if (o.device >= count) {
         fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
                 lesson_prog, o.device, count, count - 1);
-        if (o.csv)
-            fclose(o.csv);
         return EXIT_USAGE;
     }
     struct cudaDeviceProp prop;
@@ -238,16 +303,12 @@ int main(int argc, char **argv)
     if (ok)
         step_4_timelines(&f);
     ok = ok && step_5_what_breaks_the_overlap(&f);
-    if (ok && o.csv) {
+    if (ok && o.csv_path) {
         printf("\n");
-        ok = write_csv(o.csv, o.csv_path);
+        ok = write_csv_file(o.csv_path);
     }
 
     ok = release() && ok;
-    if (o.csv && fclose(o.csv) != 0) {
-        fprintf(stderr, "%s: could not write %s\n", lesson_prog, o.csv_path);
-        ok = false;
-    }
     printf("\n");
     return verdict(ok);
 }

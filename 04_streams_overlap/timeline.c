@@ -32,7 +32,8 @@ void print_timeline(const char *title, const struct run *r)
     }
 }
 
-bool write_csv(FILE *f, const char *path)
+/* Every operation of every run as CSV into f; the number of rows, or -1 when a write failed. */
+int write_csv(FILE *f)
 {
     int rows = 0;
     fprintf(f, "run,streams,order,memory,legacy_between,stream,chunk,op,start_ms,end_ms\n");
@@ -46,10 +47,5 @@ bool write_csv(FILE *f, const char *path)
                         r->sequential ? 0 : i + 1, i, op_name[op], r->span[i][op].start,
                         r->span[i][op].end);
     }
-    if (fflush(f) != 0 || ferror(f)) {
-        fprintf(stderr, "%s: could not write %s\n", lesson_prog, path);
-        return false;
-    }
-    printf("   every operation of every run (%d rows) written to %s\n", rows, path);
-    return true;
+    return fflush(f) != 0 || ferror(f) ? -1 : rows;
 }

@@ -213,7 +213,8 @@ check() {
     for args in "--streams 0" "--streams 1,,2" "--streams 2,x" "--streams 65" \
                 "--streams 1,2,3,4,5,6,7,8,9" "--elements 1000" "--elements 12x" \
                 "--work 0" "--work lots" "--reps 0" "--reps 101" "--device -1" \
-                "--frobnicate" "extra"; do
+                "--frobnicate" "extra" "--streams 00000000000000000000000000000640" \
+                "--streams 0000000000000000000000000000001x" "--streams 2,0000000000000000000000000000000000008x"; do
         # shellcheck disable=SC2086
         LD_LIBRARY_PATH=/nonexistent run "$BIN" $args
         echo "args: $args"
@@ -232,6 +233,78 @@ check() {
     run "$ROOT/$LESSON/build/exercises/streams" --frobnicate
     assert_usage_error
     assert_line --regexp "^streams: (unrecognized|unknown) option"
+}
+
+@test "--streams reads each count whole: 32 characters are not cut to 31 (fuzz finding)" {
+    run "$BIN" --streams 00000000000000000000000000000640
+    assert_usage_error
+    assert_output --partial "not '00000000000000000000000000000640'"
+    run "$BIN" --streams 0000000000000000000000000000001x
+    assert_usage_error
+    assert_output --partial "not '0000000000000000000000000000001x'"
+}
+
+@test "--csv FILE: a run that cannot get far (no device) leaves an existing FILE as it was (fuzz finding)" {
+    csv="$BATS_TEST_TMPDIR/timeline_h100.csv"
+    cp "$ROOT/$LESSON/timeline_h100.csv" "$csv"
+    CUDA_VISIBLE_DEVICES= run "$BIN" --csv "$csv"
+    assert_equal "$status" 77
+    cmp "$ROOT/$LESSON/timeline_h100.csv" "$csv"
+    if dir="$(stub_driver_dir)"; then
+        LD_LIBRARY_PATH="$dir" run "$BIN" --csv "$csv"
+        assert_equal "$status" 77
+        cmp "$ROOT/$LESSON/timeline_h100.csv" "$csv"
+    fi
+    # a new path is not even created
+    CUDA_VISIBLE_DEVICES= run "$BIN" --csv "$BATS_TEST_TMPDIR/new.csv"
+    [ ! -e "$BATS_TEST_TMPDIR/new.csv" ]
+    # a directory is not a file to write
+    run "$BIN" --csv "$BATS_TEST_TMPDIR"
+    assert_usage_error
+}
+
+@test "with stdout closed, the story does not end up in the --csv file (fuzz finding)" {
+    csv="$BATS_TEST_TMPDIR/t.csv"
+    CUDA_VISIBLE_DEVICES= "$BIN" --csv "$csv" >&- 2>/dev/null || true
+    if [ -e "$csv" ]; then
+        run grep -c "04_streams_overlap" "$csv"
+        assert_output 0
+    fi
+}
+
+# A libcuda.so.1 that loads, reports a version, and then fails every call with
+# CUDA_ERROR_UNKNOWN: a failure that is not "cannot run here".
+failing_driver_dir() {
+    local dir="$BATS_FILE_TMPDIR/failing-driver"
+    [ -f "$dir/libcuda.so.1" ] && { echo "$dir"; return; }
+    mkdir -p "$dir"
+    cat >"$dir/fake.c" <<'EOF_C'
+#include <string.h>
+static int fail999(void) { return 999; }
+int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, int *st);
+int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, int *st)
+{
+    (void)v; (void)f;
+    if (strcmp(s, "cuDriverGetVersion") == 0) *p = (void *)cuDriverGetVersion;
+    else if (strcmp(s, "cuGetProcAddress") == 0) *p = (void *)cuGetProcAddress_v2;
+    else *p = (void *)fail999;
+    if (st) *st = 0;
+    return 0;
+}
+int cuInit(unsigned flags) { (void)flags; return 999; }
+EOF_C
+    ${CC:-cc} -shared -fPIC -o "$dir/libcuda.so.1" "$dir/fake.c" >&2 || return 1
+    echo "$dir"
+}
+
+@test "an unclassified failure of cudaGetDeviceCount is exit 1, not a missing --device (fuzz finding)" {
+    dir="$(failing_driver_dir)" || skip "no C compiler to build the failing driver"
+    LD_LIBRARY_PATH="$dir" run "$BIN"
+    refute_output --partial "does not exist"
+    assert_output --partial "cudaGetDeviceCount"
+    assert_output --partial "RESULT: FAIL"
+    assert_equal "$status" 1
 }
 
 @test "the exercise programs: --help exits 0, a bad option exits 2, the stub driver 77" {
@@ -257,4 +330,30 @@ check() {
     assert_success
     run od -An -c -N4 "$BATS_TEST_TMPDIR/t.png"
     assert_output --partial "P   N   G"
+    [ ! -e "$BATS_TEST_TMPDIR/t.png.tmp" ]
+}
+
+@test "make chart on a bad CSV: one clear line, and the PNG it would replace is left as it was (fuzz finding)" {
+    png="$BATS_TEST_TMPDIR/t.png"
+    cp "$ROOT/$LESSON/timeline_h100.png" "$png"
+    printf 'a,b\n1,2\n' >"$BATS_TEST_TMPDIR/bad.csv"
+    (head -3 "$ROOT/$LESSON/timeline_h100.csv"; echo "x,1,2") >"$BATS_TEST_TMPDIR/bad2.csv"
+    for csv in bad.csv bad2.csv; do
+        run make -s -C "$ROOT/$LESSON" chart CSV="$BATS_TEST_TMPDIR/$csv" PNG="$png"
+        assert_failure
+        assert_line --regexp "^make chart: .*$csv is not a timeline CSV written by streams_overlap --csv: line [0-9]+ "
+        [ "$(echo "$output" | grep -vc '^make: \*\*\*')" -eq 1 ] || fail "more than one line: $output"
+        cmp "$ROOT/$LESSON/timeline_h100.png" "$png"
+    done
+    run make -s -C "$ROOT/$LESSON" chart CSV="$BATS_TEST_TMPDIR/none.csv" PNG="$png"
+    assert_failure
+    assert_output --partial "make chart: cannot read"
+    cmp "$ROOT/$LESSON/timeline_h100.png" "$png"
+}
+
+@test ".gitignore lists the CSV and PNG the README tells users to make" {
+    cd "$ROOT"
+    git check-ignore -q "$LESSON/timeline.csv" || fail "$LESSON/timeline.csv is not ignored"
+    git check-ignore -q "$LESSON/timeline.png" || fail "$LESSON/timeline.png is not ignored"
+    ! git check-ignore -q "$LESSON/timeline_h100.csv" || fail "the committed CSV is ignored"
 }
