@@ -25,6 +25,15 @@
 #define CTX_CREATE(X) X(cuCtxCreate, (CUcontext *c, unsigned int f, CUdevice d), (c, f, d))
 #endif
 
+/* cuGetProcAddress gained its symbolStatus argument in CUDA 12.0 (cuGetProcAddress_v2). */
+#if CUDA_VERSION >= 12000
+#define GET_PROC_ADDRESS(X)                                                                    \
+    X(cuGetProcAddress, (const char *s, void **p, int v, cuuint64_t f,                        \
+                         CUdriverProcAddressQueryResult *q), (s, p, v, f, q))
+#else
+#define GET_PROC_ADDRESS(X)
+#endif
+
 #define DRIVER_FUNCTIONS(X)                                                                   \
     X(cuInit, (unsigned int f), (f))                                                          \
     X(cuDriverGetVersion, (int *v), (v))                                                      \
@@ -49,6 +58,16 @@
     X(cuCtxGetId, (CUcontext c, unsigned long long *id), (c, id))                             \
     X(cuCtxGetApiVersion, (CUcontext c, unsigned int *v), (c, v))                             \
     X(cuCtxSynchronize, (void), ())                                                           \
+    X(cuCtxGetLimit, (size_t *v, CUlimit l), (v, l))                                          \
+    X(cuCtxSetLimit, (CUlimit l, size_t v), (l, v))                                           \
+    X(cuCtxEnablePeerAccess, (CUcontext p, unsigned int f), (p, f))                           \
+    X(cuCtxDisablePeerAccess, (CUcontext p), (p))                                             \
+    X(cuDeviceCanAccessPeer, (int *c, CUdevice d, CUdevice p), (c, d, p))                     \
+    X(cuMemcpyPeer, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n),      \
+      (d, dc, s, sc, n))                                                                      \
+    X(cuMemHostAlloc, (void **p, size_t n, unsigned int f), (p, n, f))                        \
+    X(cuMemFreeHost, (void *p), (p))                                                          \
+    GET_PROC_ADDRESS(X)                                                                       \
     X(cuMemGetInfo, (size_t *f, size_t *t), (f, t))                                           \
     X(cuMemAlloc, (CUdeviceptr *p, size_t n), (p, n))                                         \
     X(cuMemFree, (CUdeviceptr p), (p))                                                        \
