@@ -2,6 +2,7 @@
 #   make         build every lesson (safe with -j)
 #   make run     build, then run every lesson in order and summarise
 #   make test    build, then run the bats test suite (tests/)
+#   make grade   grade every lesson's exercises (points; TEACHING.md)
 #   make clean   remove all build output
 #   make help    this list, with the variables
 include common/config.mk
@@ -11,7 +12,7 @@ BATS ?= bats
 BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
 
-.PHONY: all run test clean help $(LESSONS)
+.PHONY: all run test grade clean help $(LESSONS)
 all: $(LESSONS)
 $(LESSONS):
 	@$(MAKE) --no-print-directory -C $@ all
@@ -37,6 +38,12 @@ test: all
 	@sh tests/ensure-bats '$(BATS)'
 	$(BATS) $(BATS_FLAGS) tests/
 
+# Grade every lesson's exercises at once: a table of points per exercise and the total
+# (grading/grade; TEACHING.md). Exit 77 without a usable GPU: nothing counts unless it ran.
+grade:
+	@grading/grade $(if $(SOLUTIONS),--solutions) $(if $(SUBMISSION),--submission '$(SUBMISSION)') \
+	  $(if $(OUT),--out '$(OUT)') $(if $(FORMAT),--format '$(FORMAT)') $(GRADE_ARGS)
+
 clean:
 	@for d in $(LESSONS); do $(MAKE) --no-print-directory -C $$d clean; done
 
@@ -45,6 +52,8 @@ help:
 	@echo '  make              build every lesson and its exercises (safe with -j)'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'
+	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; exit 77 without a GPU'
+	@echo '                    (SOLUTIONS=1, SUBMISSION=dir, OUT=dir FORMAT=all, GRADE_ARGS=...; see TEACHING.md)'
 	@echo '  make clean        remove all build output'
 	@echo '  make -C 01_hello_runtime run|check|clean   one lesson; check grades its exercises'
 	@echo 'Variables (make VAR=value):'

@@ -78,19 +78,16 @@ run: $(BIN)
 	./$(BIN) $(ARGS)
 
 # Grade the exercises: make check (your work in exercises/), make check SOLUTIONS=1 (the
-# reference solutions). The grader is tests/exercises/$(LESSON).bats.
+# reference solutions). ../grading/grade builds each exercise, runs its tests from
+# tests/exercises/$(LESSON).bats under a time limit (CHECK_TIMEOUT seconds per exercise) and
+# prints the points of exercises/points. Without a usable GPU it says why and exits 77:
+# nothing counts as passed unless it ran.
 BATS ?= bats
 BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
-check: $(EXERCISE_BINS)
-	@sh $(ROOT)/tests/ensure-bats '$(BATS)'
-	@# Started from inside a bats test (tests/NN_*.bats do), the grader must not inherit that
-	@# run's state: its BATS_* variables, and its libexec folder at the head of PATH, which
-	@# would make `bats` resolve to bats' internal script.
-	@[ -z "$${BATS_LIBEXEC:-}" ] || PATH=$$(echo "$$PATH" | tr : '\n' | grep -vxF "$$BATS_LIBEXEC" | paste -sd: -); \
-	unset $$(env | sed -n 's/^\(BATS_[A-Z_]*\)=.*/\1/p' | grep -vx BATS_LIB_PATH); \
-	EXERCISE_BIN=$(abspath $(BUILD))/$(if $(SOLUTIONS),solutions,exercises) \
-	  $(BATS) $(ROOT)/tests/exercises/$(LESSON).bats
+CHECK_TIMEOUT ?= 300
+check:
+	@BATS='$(BATS)' '$(ROOT)/grading/grade' $(if $(SOLUTIONS),--solutions) --timeout '$(CHECK_TIMEOUT)' $(LESSON)
 
 # Run the program under the four compute-sanitizer tools; fails on any report (exit 99) or when
 # the program cannot run (2, 77). Exit 1 is the lesson's own verdict: under the tools a program
@@ -113,7 +110,7 @@ clean::
 help:
 	@echo 'make            build build/$(NAME) and the exercises'
 	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
-	@echo 'make check      grade your exercises (SOLUTIONS=1: the reference solutions)'
+	@echo 'make check      grade your exercises: points per exercise; exit 77 without a GPU (SOLUTIONS=1: the reference solutions)'
 	@echo 'make sanitize   run it under compute-sanitizer: memcheck (leaks too), racecheck, synccheck, initcheck'
 	@echo 'make clean      remove build/'
 	@echo 'variables: CUDA_PATH NVCC CC ARCH CFLAGS NVCCFLAGS dbg=1 (see ../common/config.mk)'
