@@ -79,7 +79,7 @@ bool step_6_errors_you_will_meet(struct lesson *L)
           "and only the error log says where");
 
     CUfunction missing = NULL;
-    r = cuModuleGetFunction(&missing, L->mod[M_CUBIN], "saxpy");
+    r = cuModuleGetFunction(&missing, L->mod[M_FATBIN], "saxpy");
     printf("   c) cuModuleGetFunction(module, \"saxpy\") -> %s (%d)\n", cu_name(r), (int)r);
     claim(r == CUDA_ERROR_NOT_FOUND, "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND");
 

@@ -172,6 +172,10 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
     printf("   every module's %s, launched with kernelParams, against the host's answer:\n", L->kernel);
     bool all_same = true;
     for (int m = 0; m < M_COUNT; m++) {
+        if (!L->fn[m]) { /* the cubin, built for another card (step 2d) */
+            printf("      %-34s not loaded: SASS for sm_%d\n", module_what[m], kernels_arch);
+            continue;
+        }
         int wrong = run_axpy(L->fn[m], &L->d, false);
         if (wrong < 0)
             return false;

@@ -27,7 +27,7 @@ static bool load_from_file(struct lesson *L)
         fprintf(stderr, "%s: cuModuleLoad could not load '%s': %s\n", lesson_prog,
                 L->ptx_arg ? L->ptx_arg : "kernels.ptx", cu_name(r));
         CUmodule tmp = NULL;
-        if (r != CUDA_ERROR_FILE_NOT_FOUND && (file_ptx = read_file(path, NULL)) != NULL &&
+        if (r != CUDA_ERROR_FILE_NOT_FOUND && (file_ptx = read_file(path, PTX_FILE_LIMIT, NULL)) != NULL &&
             load_with_log(&tmp, file_ptx, L->log) != CUDA_SUCCESS) {
             fprintf(stderr, "%s: the JIT's error log (from cuModuleLoadDataEx on the same text):\n",
                     lesson_prog);
@@ -44,7 +44,7 @@ static bool load_from_file(struct lesson *L)
     if (r != CUDA_SUCCESS) {
         check_driver_(r, "cuModuleGetFunction(&fn[M_FILE], mod[M_FILE], kernel)", __FILE__, __LINE__);
         struct ptx_facts ff = {0};
-        if ((file_ptx = read_file(path, NULL)) != NULL)
+        if ((file_ptx = read_file(path, PTX_FILE_LIMIT, NULL)) != NULL)
             read_ptx_facts(file_ptx, &ff);
         fprintf(stderr, "%s: the module has no kernel named '%s' (%s); its PTX entries are: %s\n",
                 lesson_prog, L->kernel, cu_name(r), ff.entries[0] ? ff.entries : "(unknown)");
@@ -96,24 +96,34 @@ static bool load_with_options(struct lesson *L)
     return true;
 }
 
-/* 2d) the cubin: SASS already, nothing to compile. */
+/* Can SASS for sm_`sass` run on an sm_`card` card? Only within one major architecture, on the
+ * same or a higher minor version (CUDA C++ Programming Guide, "Binary Compatibility"). */
+static bool sass_runs_on(int sass, int card)
+{
+    return sass / 10 == card / 10 && sass <= card;
+}
+
+/* 2d) the cubin: SASS already, nothing to compile; for one architecture only (the first of
+ *     ARCH), so on another card it does not load, and the fatbin (2e) carries the others. */
 static bool load_cubin(struct lesson *L)
 {
     double t0 = host_ms();
     CUresult r = cuModuleLoadData(&L->mod[M_CUBIN], kernels_cubin);
     L->load_ms[M_CUBIN] = host_ms() - t0;
-    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE) {
-        check_driver_(r, "cuModuleLoadData(&mod[M_CUBIN], kernels_cubin)", __FILE__, __LINE__);
-        fprintf(stderr, "%s: the cubin holds SASS for sm_%d and this card is sm_%d: rebuild for it with\n"
-                        "    make -C 05_ptx_module clean all ARCH=%d\n",
-                lesson_prog, kernels_arch, L->card_sm, L->card_sm);
-        return false;
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
+        L->mod[M_CUBIN] = NULL;
+        printf("   d) cuModuleLoadData(kernels_cubin) -> %s (%d): it holds SASS for sm_%d only\n"
+               "      (the first of ARCH), and SASS runs only on its own major architecture, at the\n"
+               "      same or a higher minor version; this card is sm_%d. The fatbin (e) has the rest.\n",
+               cu_name(r), (int)r, kernels_arch, L->card_sm);
+        claim(!sass_runs_on(kernels_arch, L->card_sm), "SASS for sm_%d does not load on this sm_%d card",
+              kernels_arch, L->card_sm);
+        return true;
     }
     if (!check_driver_(r, "cuModuleLoadData(&mod[M_CUBIN], kernels_cubin)", __FILE__, __LINE__))
         return false;
     t0 = host_ms();
-    if (!checkDriver(cuModuleGetFunction(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)) ||
-        !checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_CUBIN], "empty")))
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)))
         return false;
     L->get_ms[M_CUBIN] = host_ms() - t0;
     printf("   d) cuModuleLoadData(kernels_cubin): load %.3f ms, cuModuleGetFunction %.3f ms\n",
@@ -121,16 +131,64 @@ static bool load_cubin(struct lesson *L)
     return true;
 }
 
+/* 2e) the fatbinary: SASS for every architecture of ARCH and PTX for the last. The driver
+ *     picks the image that fits the card; CU_FUNC_ATTRIBUTE_BINARY_VERSION says which. */
+static bool load_fatbin(struct lesson *L)
+{
+    struct fatbin_entry e[32];
+    int n = fatbin_list(kernels_fatbin, kernels_fatbin_size, e, 32);
+    char sass[160] = "", ptx[64] = "";
+    int expect = 0, ptx_arch = 0; /* the SASS the driver should take; the PTX it could JIT */
+    for (int i = 0; i < n; i++) {
+        char *list = e[i].sass ? sass : ptx;
+        size_t used = strlen(list);
+        snprintf(list + used, (e[i].sass ? sizeof sass : sizeof ptx) - used, "%s%s_%d", used ? " " : "",
+                 e[i].sass ? "sm" : "compute", e[i].arch);
+        if (e[i].sass && sass_runs_on(e[i].arch, L->card_sm) && e[i].arch > expect)
+            expect = e[i].arch;
+        if (!e[i].sass && e[i].arch <= L->card_sm && e[i].arch > ptx_arch)
+            ptx_arch = e[i].arch;
+    }
+    L->fatbin_has_sass = expect > 0;
+    if (!expect && ptx_arch)
+        expect = L->card_sm; /* no SASS fits: the JIT compiles the PTX for this card */
+    double t0 = host_ms();
+    if (!checkDriver(cuModuleLoadData(&L->mod[M_FATBIN], kernels_fatbin)))
+        return false;
+    L->load_ms[M_FATBIN] = host_ms() - t0;
+    int bin = 0;
+    t0 = host_ms();
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel)))
+        return false;
+    L->get_ms[M_FATBIN] = host_ms() - t0;
+    if (!checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_FATBIN], "empty")) ||
+        !checkDriver(cuFuncGetAttribute(&bin, CU_FUNC_ATTRIBUTE_BINARY_VERSION, L->fn[M_FATBIN])))
+        return false;
+    printf("   e) cuModuleLoadData(kernels_fatbin), nvcc -fatbin for every architecture of ARCH:\n"
+           "      SASS for %s; PTX for %s\n"
+           "      load %.3f ms, cuModuleGetFunction %.3f ms; CU_FUNC_ATTRIBUTE_BINARY_VERSION: %d\n",
+           sass[0] ? sass : "(none)", ptx[0] ? ptx : "(none)", L->load_ms[M_FATBIN], L->get_ms[M_FATBIN], bin);
+    if (L->fatbin_has_sass)
+        claim(bin == expect, "from the fatbin the driver took the SASS that fits this sm_%d card: sm_%d",
+              L->card_sm, bin);
+    else
+        claim(bin == expect, "no SASS in the fatbin fits this sm_%d card, so the driver compiled its PTX (%s)",
+              L->card_sm, ptx);
+    return true;
+}
+
 /* The three costs again, each repeated: a cold JIT (new text every time), a cache hit (text
- * already compiled), a cubin. Module load plus cuModuleGetFunction. */
+ * already compiled), SASS (the cubin, or the fatbin where the cubin is for another card).
+ * Module load plus cuModuleGetFunction. */
 static bool three_costs(struct lesson *L)
 {
     double cold[REPEATS], hit[REPEATS], cub[REPEATS];
+    const void *sass_image = L->mod[M_CUBIN] ? (const void *)kernels_cubin : (const void *)kernels_fatbin;
     bool ok = true;
     for (int k = 0; k < 3 * REPEATS && ok; k++) {
         int i = k % REPEATS;
         char *text = NULL;
-        const void *image = kernels_cubin;
+        const void *image = sass_image;
         if (k < REPEATS) {
             char line[128];
             snprintf(line, sizeof line, "\n.visible .global .align 4 .u32 lesson_cold_load_%d;\n", i);
@@ -155,9 +213,13 @@ static bool three_costs(struct lesson *L)
     printf("   each way %d times (module load + cuModuleGetFunction; median, min-max):\n", REPEATS);
     double cold_ms = print_median("      cold JIT, a new text each time   ", cold, 8, 3, "ms");
     double hit_ms = print_median("      JIT cache hit, the same text     ", hit, 8, 3, "ms");
-    double cubin_ms = print_median("      cubin, no JIT                    ", cub, 8, 3, "ms");
-    claim(cold_ms > 10 * cubin_ms, "a cold JIT (%.3f ms) is more than 10x slower than loading the cubin (%.3f ms)",
-          cold_ms, cubin_ms);
+    double cubin_ms = print_median(L->mod[M_CUBIN] ? "      cubin, no JIT                    "
+                                                   : "      fatbin's SASS, no JIT            ", cub, 8, 3, "ms");
+    if (L->mod[M_CUBIN] || L->fatbin_has_sass)
+        claim(cold_ms > 10 * cubin_ms, "a cold JIT (%.3f ms) is more than 10x slower than loading the cubin (%.3f ms)",
+              cold_ms, cubin_ms);
+    else
+        not_judged("no SASS built for this card (see ARCH)", "a cold JIT is more than 10x slower than SASS");
     claim(hit_ms < cold_ms / 2, "a JIT cache hit (%.3f ms) costs less than half a cold JIT (%.3f ms)", hit_ms,
           cold_ms);
     if (!L->ptx_arg) /* --ptx may name a cubin, which needs no JIT */
@@ -169,7 +231,7 @@ static bool three_costs(struct lesson *L)
 /* 2. Loading the module: three ways from PTX, and a cubin. */
 bool step_2_loading_the_module(struct lesson *L)
 {
-    printf("\n2. Loading the module: three ways from PTX, and a cubin\n");
+    printf("\n2. Loading the module: three ways from PTX, a cubin and a fatbin\n");
     if (!load_from_file(L))
         return false;
 
@@ -188,7 +250,7 @@ bool step_2_loading_the_module(struct lesson *L)
                       : "the same text again, so the JIT cache serves it",
            L->load_ms[M_EMBEDDED], L->get_ms[M_EMBEDDED]);
 
-    if (!load_with_options(L) || !load_cubin(L))
+    if (!load_with_options(L) || !load_cubin(L) || !load_fatbin(L))
         return false;
     claim(L->log->wall_ms > 0 && L->log->wall_ms <= L->load_ms[M_EX],
           "the JIT reported its own time (%.3f ms), a part of the %.3f ms the load took",

@@ -155,9 +155,19 @@ static int parse_options(int argc, char **argv, struct lesson *L)
         usage(stderr);
         return EXIT_USAGE;
     }
-    /* The NVRTC source is read now: an unreadable file is a command-line mistake. */
-    if (L->nvrtc_arg && !(L->nvrtc_src = read_file(L->nvrtc_arg, NULL))) {
-        fprintf(stderr, "%s: --nvrtc %s: %s\n", lesson_prog, L->nvrtc_arg, strerror(errno));
+    /* A file the user named that cannot be read is a command-line mistake (exit 2), found
+     * before any CUDA call: --ptx is opened (cuModuleLoad reads it later), --nvrtc read now. */
+    if (L->ptx_arg && !readable_file(L->ptx_arg)) {
+        fprintf(stderr, "%s: --ptx %s: %s\n", lesson_prog, L->ptx_arg, strerror(errno));
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (L->nvrtc_arg && !(L->nvrtc_src = read_file(L->nvrtc_arg, NVRTC_SOURCE_LIMIT, NULL))) {
+        if (errno == EFBIG)
+            fprintf(stderr, "%s: --nvrtc %s: more than %zu MiB: not a CUDA source file\n", lesson_prog,
+                    L->nvrtc_arg, NVRTC_SOURCE_LIMIT >> 20);
+        else
+            fprintf(stderr, "%s: --nvrtc %s: %s\n", lesson_prog, L->nvrtc_arg, strerror(errno));
         usage(stderr);
         return EXIT_USAGE;
     }

@@ -16,7 +16,7 @@ enum { N = 1 << 20, BLOCK = 256, REPEATS = 5, LOG_SIZE = 16384 };
 #define AXPY_A 2.0f
 
 /* The modules the lesson loads, one per way of loading (step 4 launches each one). */
-enum { M_FILE, M_EMBEDDED, M_EX, M_CUBIN, M_NVRTC, M_COUNT };
+enum { M_FILE, M_EMBEDDED, M_EX, M_CUBIN, M_FATBIN, M_NVRTC, M_COUNT };
 extern const char *const module_what[M_COUNT];
 
 /* cuModuleLoadDataEx's two logs and the JIT's own wall time (tools.c: load_with_log). */
@@ -48,6 +48,7 @@ struct lesson {
     CUmodule mod[M_COUNT];
     CUfunction fn[M_COUNT], empty_fn;
     double load_ms[M_COUNT], get_ms[M_COUNT];
+    bool fatbin_has_sass; /* the fatbin holds SASS this card can run */
     int log_regs; /* registers for the kernel, read from the JIT's info log (-1: none) */
     struct jit_log *log;
     struct data d;
@@ -74,9 +75,23 @@ const char *cu_name(CUresult r);
 bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
 #define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
 
-/* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData); NULL with
- * errno set when it cannot be read. */
-char *read_file(const char *path, size_t *size);
+/* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData), at most
+ * `limit` bytes; NULL with errno set when it cannot be read (EISDIR: a directory; EFBIG: more
+ * than `limit` bytes). */
+char *read_file(const char *path, size_t limit, size_t *size);
+#define NVRTC_SOURCE_LIMIT ((size_t)16 << 20) /* --nvrtc: 16 MiB of source is plenty */
+#define PTX_FILE_LIMIT ((size_t)1 << 30)      /* --ptx, read again for the JIT's log */
+
+/* Can `path` be opened for reading, and is it not a directory? errno says why not. */
+bool readable_file(const char *path);
+
+/* The images in a fatbinary: SASS (a cubin) or PTX, and for which architecture. Returns how
+ * many (at most max), or -1 when `image` is not a fatbinary. */
+struct fatbin_entry {
+    bool sass;
+    int arch;
+};
+int fatbin_list(const void *image, size_t size, struct fatbin_entry *e, int max);
 
 /* path = the directory of this program + "/" + name. */
 void beside_program(const char *name, char *path, size_t len);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ftw.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,8 @@
 
 const char *const module_what[M_COUNT] = {
     "PTX file, cuModuleLoad", "embedded PTX, cuModuleLoadData",
-    "embedded PTX, cuModuleLoadDataEx", "embedded cubin, cuModuleLoadData", "NVRTC's PTX",
+    "embedded PTX, cuModuleLoadDataEx", "embedded cubin, cuModuleLoadData",
+    "embedded fatbin, cuModuleLoadData", "NVRTC's PTX",
 };
 
 const char *cu_name(CUresult r)
@@ -36,39 +38,63 @@ bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)
 
 /* ---- files, the JIT cache directory ---------------------------------------------------- */
 
-char *read_file(const char *path, size_t *size)
+/* EISDIR for a directory (fread's EISDIR would otherwise be lost), EFBIG past `limit` (a
+ * device such as /dev/zero never ends), else fopen's or fread's own errno. */
+char *read_file(const char *path, size_t limit, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
     char *buf = NULL;
     size_t len = 0, cap = 0, got;
+    int err = 0;
     do {
         if (len + 4096 + 1 > cap) {
             cap = cap ? cap * 2 : 65536;
             char *bigger = realloc(buf, cap);
             if (!bigger) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
+                err = ENOMEM;
+                break;
             }
             buf = bigger;
         }
+        errno = 0;
         got = fread(buf + len, 1, 4096, f);
         len += got;
-    } while (got > 0);
-    bool failed = ferror(f);
+        if (got == 0 && ferror(f))
+            err = errno ? errno : EIO;
+        else if (len > limit)
+            err = EFBIG;
+    } while (got > 0 && !err);
     fclose(f);
-    if (failed) {
+    if (err) {
         free(buf);
-        errno = EIO;
+        errno = err;
         return NULL;
     }
     buf[len] = '\0';
     if (size)
         *size = len;
     return buf;
+}
+
+bool readable_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    struct stat st;
+    bool dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+    fclose(f);
+    if (dir)
+        errno = EISDIR;
+    return !dir;
 }
 
 void beside_program(const char *name, char *path, size_t len)
@@ -108,6 +134,40 @@ bool fresh_jit_cache(void)
     setenv("CUDA_CACHE_PATH", cache_dir, 1);
     unsetenv("CUDA_CACHE_DISABLE");
     return true;
+}
+
+/* ---- fatbinary ------------------------------------------------------------------------ */
+
+/* A fatbinary, as nvcc -fatbin writes it and cuobjdump --list-elf / --list-ptx read it: a
+ * 16-byte header (magic 0xBA55ED50, a version, its own size, the size of what follows), then
+ * one entry per image, each with a header of its own: kind (1 PTX, 2 ELF = a cubin's SASS) at
+ * byte 0, header size at 4, image size at 8, architecture (75, 90, ...) at 28. NVIDIA does not
+ * document this layout: this is how the files read (the tests compare it with cuobjdump). */
+int fatbin_list(const void *image, size_t size, struct fatbin_entry *e, int max)
+{
+    const unsigned char *p = image;
+    uint32_t magic, arch, hdr;
+    uint64_t total, bytes;
+    uint16_t kind;
+    if (size < 16)
+        return -1;
+    memcpy(&magic, p, 4);
+    memcpy(&total, p + 8, 8);
+    if (magic != 0xBA55ED50u || total > size - 16)
+        return -1;
+    int n = 0;
+    for (size_t off = 16; off + 32 <= 16 + total && n < max; off += hdr + bytes) {
+        memcpy(&kind, p + off, 2);
+        memcpy(&hdr, p + off + 4, 4);
+        memcpy(&bytes, p + off + 8, 8);
+        memcpy(&arch, p + off + 28, 4);
+        if (hdr < 32 || bytes > size)
+            return -1;
+        e[n].sass = kind == 2;
+        e[n].arch = (int)arch;
+        n++;
+    }
+    return n;
 }
 
 /* ---- PTX text -------------------------------------------------------------------------- */

@@ -132,15 +132,6 @@ is_true() {
     assert_regex "$LESSON_OUT" 'cuModuleGetFunction\(module, "saxpy"\) -> CUDA_ERROR_NOT_FOUND \(500\)'
 }
 
-@test "GPU: --ptx naming a missing file: exit 1, CUDA_ERROR_FILE_NOT_FOUND" {
-    require_gpu
-    run "$BIN" --ptx "$BATS_TEST_TMPDIR/missing.ptx"
-    assert_equal "$status" 1
-    assert_output --partial "CUDA_ERROR_FILE_NOT_FOUND (301)"
-    assert_output --partial "cuModuleLoad could not load '$BATS_TEST_TMPDIR/missing.ptx'"
-    assert_line --regexp '^RESULT: FAIL'
-}
-
 @test "GPU: --ptx with a syntax error: exit 1, CUDA_ERROR_INVALID_PTX and the JIT's error log" {
     require_gpu
     sed '0,/ret;/s//rte;/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/broken.ptx"
@@ -247,9 +238,10 @@ is_true() {
     assert_output --regexp "sm=$arch,"
 }
 
-@test "the program carries the PTX, the cubin and kernels.cu (one NUL byte more each)" {
+@test "the program carries the PTX, the cubin, the fatbin and kernels.cu (one NUL byte more each)" {
     command -v nm >/dev/null || skip "no nm"
-    for pair in kernels_ptx:build/kernels.ptx kernels_cubin:build/kernels.cubin kernels_cu:kernels.cu; do
+    for pair in kernels_ptx:build/kernels.ptx kernels_cubin:build/kernels.cubin \
+                kernels_fatbin:build/kernels.fatbin kernels_cu:kernels.cu; do
         sym="${pair%%:*}" file="$LESSON/${pair#*:}"
         hex="$(nm -S --defined-only "$BIN" | awk -v s="$sym" '$4 == s { print $2 }')"
         [ -n "$hex" ] || fail "no symbol $sym in $BIN"
@@ -287,7 +279,7 @@ is_true() {
 
 @test "bad options exit 2 with the usage" {
     for args in "--bogus" "--device" "--device x" "--device -1" "--launches 0" "--launches 1x" \
-                "--nvrtc /no/such/file.cu" "extra"; do
+                "--nvrtc /no/such/file.cu" "--ptx /no/such/file.ptx" "extra"; do
         run "$BIN" $args
         assert_usage_error
     done
@@ -307,4 +299,110 @@ is_true() {
         assert_equal "$status" 2
         assert_line --index 0 "${ex#*/}: unrecognized option '--bogus'"
     done
+}
+
+# ---- issue 12: files named on the command line, the build anywhere ------------------------
+
+@test "--ptx naming a missing file or a directory: exit 2 before any CUDA call, as --nvrtc" {
+    for opt in --ptx --nvrtc; do
+        run "$BIN" "$opt" "$BATS_TEST_TMPDIR/missing"
+        assert_usage_error
+        assert_line --index 0 "ptx_module: $opt $BATS_TEST_TMPDIR/missing: No such file or directory"
+        refute_output --partial "1. What the build made"
+    done
+}
+
+@test "--nvrtc or --ptx naming a directory says it is a directory (exit 2)" {
+    for opt in --ptx --nvrtc; do
+        run "$BIN" "$opt" "$BATS_TEST_TMPDIR"
+        assert_usage_error
+        assert_line --index 0 "ptx_module: $opt $BATS_TEST_TMPDIR: Is a directory"
+    done
+}
+
+@test "--nvrtc /dev/zero stops at 16 MiB with a clear message (exit 2), not reading forever" {
+    run timeout 20 "$BIN" --nvrtc /dev/zero
+    assert_usage_error
+    assert_line --index 0 "ptx_module: --nvrtc /dev/zero: more than 16 MiB: not a CUDA source file"
+}
+
+# A driver that has one device and does nothing else: enough to reach the code that follows
+# cuDeviceGetCount without a GPU.
+fake_driver_dir() {
+    local dir="$BATS_TEST_TMPDIR/fake-driver" cuda
+    cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")")"
+    mkdir -p "$dir"
+    cat >"$dir/fake.c" <<'C'
+#include <cuda.h>
+CUresult cuInit(unsigned int f) { (void)f; return CUDA_SUCCESS; }
+CUresult cuDeviceGetCount(int *c) { *c = 1; return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v) { *v = CUDA_VERSION; return CUDA_SUCCESS; }
+CUresult cuGetErrorName(CUresult e, const char **s) { (void)e; *s = "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
+CUresult cuGetErrorString(CUresult e, const char **s) { (void)e; *s = "a fake driver"; return CUDA_SUCCESS; }
+C
+    ${CC:-cc} -shared -fPIC -I"$cuda/include" -o "$dir/libcuda.so.1" "$dir/fake.c" || return 1
+    echo "$dir"
+}
+
+@test "--device past the last device (a fake one-device driver): exit 2, and the --nvrtc text is freed" {
+    command -v valgrind >/dev/null || skip "no valgrind"
+    dir="$(fake_driver_dir)" || fail "could not build the fake driver"
+    printf 'extern "C" __global__ void axpy(float a, const float *x, float *y, int n) {}\n' >"$BATS_TEST_TMPDIR/k.cu"
+    LD_LIBRARY_PATH="$dir" run valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+        --show-leak-kinds=definite --error-exitcode=99 "$BIN" --nvrtc "$BATS_TEST_TMPDIR/k.cu" --device 5
+    assert_equal "$status" 2
+    assert_output --partial "ptx_module: --device 5 does not exist: this machine shows 1 device(s), 0 to 0"
+    refute_output --partial "definitely lost"
+}
+
+@test "make sass names the cuobjdump it looked for when there is none" {
+    run make -s -C "$LESSON" sass CUOBJDUMP="$BATS_TEST_TMPDIR/no/cuobjdump"
+    assert_failure
+    assert_output --partial "cuobjdump not found (looked for '$BATS_TEST_TMPDIR/no/cuobjdump')"
+}
+
+# The images of a fatbinary, one "sm_NN" (SASS) or "compute_NN" (PTX) per line, read from its
+# headers (the layout tools.c reads; cuobjdump lists the same where it is installed).
+fatbin_images() {
+    local f="$1" off=16 end kind hdr size arch
+    end=$(( $(od -An -t u8 -j 8 -N 8 "$f") + 16 ))
+    while [ "$off" -lt "$end" ]; do
+        kind=$(( $(od -An -t u2 -j "$off" -N 2 "$f") ))
+        hdr=$(( $(od -An -t u4 -j $((off + 4)) -N 4 "$f") ))
+        size=$(( $(od -An -t u8 -j $((off + 8)) -N 8 "$f") ))
+        arch=$(( $(od -An -t u4 -j $((off + 28)) -N 4 "$f") ))
+        if [ "$kind" = 2 ]; then echo "sm_$arch"; else echo "compute_$arch"; fi
+        off=$((off + hdr + size))
+    done
+}
+
+cuobjdump_path() {
+    local c
+    c="$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/cuobjdump"
+    [ -x "$c" ] && echo "$c" && return 0
+    command -v cuobjdump
+}
+
+@test "built without a GPU for ARCH=\"75 90\", the embedded fatbin holds SASS for both and PTX for 90" {
+    b="$BATS_TEST_TMPDIR/build"
+    run env -u MAKEFLAGS make -s -C "$LESSON" BUILD="$b" ARCH="75 90" "$b/embedded.o"
+    assert_success
+    [ "$(fatbin_images "$b/kernels.fatbin" | sort | tr '\n' ' ')" = "compute_90 sm_75 sm_90 " ] \
+        || fail "fatbin holds: $(fatbin_images "$b/kernels.fatbin" | tr '\n' ' ')"
+    if c="$(cuobjdump_path)"; then
+        run "$c" --list-elf "$b/kernels.fatbin"
+        assert_output --regexp 'sm_75'
+        assert_output --regexp 'sm_90'
+    fi
+    hex="$(nm -S --defined-only "$b/embedded.o" | awk '$4 == "kernels_fatbin" { print $2 }')"
+    assert_equal "$((16#$hex))" "$(( $(wc -c <"$b/kernels.fatbin") + 1 ))"
+}
+
+@test "the lesson's own build: the fatbin it carries holds SASS for every architecture of ARCH" {
+    archs="$(env -u MAKEFLAGS make -s -C "$LESSON" print-arch)"
+    [ -n "$archs" ] || fail "make print-arch printed nothing"
+    want="$(for a in $archs; do echo "sm_$a"; done; echo "compute_${archs##* }")"
+    assert_equal "$(fatbin_images "$LESSON/build/kernels.fatbin" | sort)" "$(sort <<<"$want")"
+    hex="$(nm -S --defined-only "$BIN" | awk '$4 == "kernels_fatbin" { print $2 }')"
+    assert_equal "$((16#$hex))" "$(( $(wc -c <"$LESSON/build/kernels.fatbin") + 1 ))"
 }
