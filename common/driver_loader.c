@@ -67,6 +67,12 @@
       (d, dc, s, sc, n))                                                                      \
     X(cuMemHostAlloc, (void **p, size_t n, unsigned int f), (p, n, f))                        \
     X(cuMemFreeHost, (void *p), (p))                                                          \
+    X(cuMemHostRegister, (void *p, size_t n, unsigned int f), (p, n, f))                      \
+    X(cuMemHostUnregister, (void *p), (p))                                                    \
+    X(cuMemHostGetDevicePointer, (CUdeviceptr *d, void *p, unsigned int f), (d, p, f))        \
+    X(cuMemHostGetFlags, (unsigned int *f, void *p), (f, p))                                  \
+    X(cuMemcpyHtoDAsync, (CUdeviceptr d, const void *s, size_t n, CUstream st), (d, s, n, st))  \
+    X(cuMemcpyDtoHAsync, (void *d, CUdeviceptr s, size_t n, CUstream st), (d, s, n, st))      \
     GET_PROC_ADDRESS(X)                                                                       \
     X(cuMemGetInfo, (size_t *f, size_t *t), (f, t))                                           \
     X(cuMemAlloc, (CUdeviceptr *p, size_t n), (p, n))                                         \
