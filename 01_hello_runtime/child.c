@@ -1,13 +1,17 @@
 /*
  * 01_hello_runtime/child.c - running the lesson's own program again, as a child process.
  *
- * Some things can only be shown in a fresh process: a sticky fault spoils the context for
- * the rest of the process (step 5c). The child is this very program, started through
- * /proc/self/exe with an internal option that main() recognises.
+ * Some things can only be shown in a fresh process: a first call happens once per process
+ * (step 2b), a sticky fault spoils the context for the rest of the process (step 5c), a
+ * reset destroys the context the rest of the lesson uses (step 8), and the driver reads the
+ * CUDA environment variables once, when it starts (step 5c sets one for its child). The child
+ * is this very program, started through /proc/self/exe with an internal option that main()
+ * recognises.
  */
 #define _GNU_SOURCE
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,9 +21,30 @@
 
 extern char **environ;
 
-int run_self(char *const args[])
+/* environ, less any NAME=..., plus NAME=VALUE when value is not NULL. */
+static char **child_environment(const char *name, const char *value, char *assignment, size_t len)
 {
-    char exe[4096];
+    size_t n = 0, name_len = name ? strlen(name) : 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!name || strncmp(environ[i], name, name_len) != 0 || environ[i][name_len] != '=')
+            env[k++] = environ[i];
+    if (name && value) {
+        snprintf(assignment, len, "%s=%s", name, value);
+        env[k++] = assignment;
+    }
+    return env;
+}
+
+static int start(char *const args[], const char *env_name, const char *env_value,
+                 posix_spawn_file_actions_t *actions, pid_t *pid)
+{
+    char exe[4096], assignment[256];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
         perror("readlink /proc/self/exe");
@@ -27,16 +52,76 @@ int run_self(char *const args[])
     }
     exe[len] = '\0';
     char *argv[16] = {exe};
-    for (int i = 0; args[i] && i < 14; i++)
+    for (int i = 0; i < 14 && args[i]; i++)
         argv[i + 1] = args[i];
-    pid_t pid;
-    int err = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
+    char **env = child_environment(env_name, env_value, assignment, sizeof assignment);
+    if (!env)
+        return -1;
+    fflush(stdout);
+    int err = posix_spawn(pid, exe, actions, NULL, argv, env);
+    free(env);
     if (err != 0) {
         fprintf(stderr, "%s: posix_spawn: %s\n", lesson_prog, strerror(err));
         return -1;
     }
+    return 0;
+}
+
+pid_t spawn_self(char *const args[])
+{
+    pid_t pid;
+    return start(args, NULL, NULL, NULL, &pid) == 0 ? pid : -1;
+}
+
+int wait_self(pid_t pid)
+{
     int status;
-    if (waitpid(pid, &status, 0) != pid)
+    if (pid <= 0 || waitpid(pid, &status, 0) != pid)
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* One line of the child's stdout: its claims become ours, anything else is printed. */
+static void relay(char *line)
+{
+    static const char not_judged_mark[] = " - not judged here: ";
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "  [ok]   ", 9) == 0) {
+        claim(true, "%s", line + 9);
+    } else if (strncmp(line, "  [FAIL] ", 9) == 0) {
+        claim(false, "%s", line + 9);
+    } else if (strncmp(line, "  [n/j]  ", 9) == 0 && strstr(line, not_judged_mark)) {
+        char *why = strstr(line, not_judged_mark);
+        *why = '\0';
+        not_judged(why + strlen(not_judged_mark), "%s", line + 9);
+    } else {
+        printf("%s\n", line);
+    }
+}
+
+int run_self(char *const args[], const char *env_name, const char *env_value)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("pipe");
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    pid_t pid = -1;
+    int started = start(args, env_name, env_value, &actions, &pid);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    FILE *from_child = fdopen(fds[0], "r");
+    if (!from_child) {
+        close(fds[0]);
+        return started == 0 ? wait_self(pid) : -1;
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, from_child))
+        relay(line);
+    fclose(from_child);
+    return started == 0 ? wait_self(pid) : -1;
 }

@@ -21,6 +21,17 @@ __global__ void trap_on_purpose(void)
     __trap();
 }
 
+// A kernel that keeps one thread busy for `ns` nanoseconds of the GPU's global timer: long
+// enough to see whether a launch returns before its kernel ends (step 6).
+__global__ void spin(unsigned long long ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
 extern "C" void launch_add_one(float *data, int n, int threads_per_block)
 {
     int blocks = (n + threads_per_block - 1) / threads_per_block;
@@ -31,4 +42,9 @@ extern "C" void launch_add_one(float *data, int n, int threads_per_block)
 extern "C" void launch_trap(void)
 {
     trap_on_purpose<<<1, 1>>>();
+}
+
+extern "C" void launch_spin(unsigned long long ns)
+{
+    spin<<<1, 1>>>(ns);
 }

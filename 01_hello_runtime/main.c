@@ -3,14 +3,17 @@
  *
  * main() is the table of contents: one function per numbered step of the output, in the
  * order of README.md, which annotates the output of each:
+ *   0. the CUDA environment variables in effect, and what each changes here (environment.c);
  *   1. before any CUDA call the driver is not initialised;
  *   2. cudaGetDeviceCount initialises it but creates no context;
  *   3. cudaSetDevice creates the device's primary context and makes it current: the very
  *      context cuDevicePrimaryCtxRetain returns;
  *   4. the runtime and driver versions, and the rule between them;
  *   5. the check macros at work: an invalid call, a launch error caught by cudaGetLastError,
- *      and a device fault that only shows at synchronisation (in a child process);
- *   6. a kernel launched from C through an extern "C" launcher, its result verified;
+ *      and a device fault, in two child processes: without CUDA_LAUNCH_BLOCKING it shows at
+ *      synchronisation, with CUDA_LAUNCH_BLOCKING=1 at the launch itself;
+ *   6. a kernel launched from C through an extern "C" launcher, its result verified; a launch
+ *      returns before its kernel ends (unless CUDA_LAUNCH_BLOCKING=1);
  *   7. the current context belongs to a host thread.
  * child.c runs this program again as a child process; kernel.cu holds the device code.
  */
@@ -20,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -90,10 +94,41 @@ static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device)
     claim(r == CUDA_SUCCESS, "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
     claim(ctx == NULL, "no context is current yet");
     claim(active == 0, "the primary context of device %d is not active yet", L->device);
+    int listed = visible_devices_listed();
+    if (listed > 0)
+        claim(L->count <= listed, "CUDA_VISIBLE_DEVICES lists %d device(s): the runtime sees no more (%d)",
+              listed, L->count);
     return true;
 }
 
 /* ---- 3. cudaSetDevice: the first call that needs a context ------------------------------ */
+
+/* CUDA_MODULE_LOADING: when the kernels of this program are loaded into the new context. */
+static bool step_3_module_loading(void)
+{
+    CUmoduleLoadingMode mode;
+    int driver_version = 0, runtime_version = 0;
+    if (!checkDriver(cuModuleGetLoadingMode(&mode)) ||
+        !checkRuntime(cudaDriverGetVersion(&driver_version)) ||
+        !checkRuntime(cudaRuntimeGetVersion(&runtime_version)))
+        return false;
+    const char *wanted = module_loading();
+    bool lazy = mode == CU_MODULE_LAZY_LOADING;
+    printf("   cuModuleGetLoadingMode     -> %s: %s\n", lazy ? "lazy" : "eager",
+           lazy ? "each kernel is loaded at its first launch" : "every kernel was loaded with the context");
+    if (!wanted) {
+        if (driver_version >= 12020 && runtime_version >= 12020)
+            claim(lazy, "CUDA_MODULE_LOADING is not set: loading is lazy, the default since CUDA 12.2");
+        else
+            not_judged("runtime or driver older than CUDA 12.2", "loading is lazy by default");
+    } else if (strcmp(wanted, "EAGER") == 0 || strcmp(wanted, "LAZY") == 0) {
+        claim(lazy == (strcmp(wanted, "LAZY") == 0), "the loading mode is the one CUDA_MODULE_LOADING=%s asks for",
+              wanted);
+    } else {
+        not_judged("a value other than EAGER or LAZY", "CUDA_MODULE_LOADING=%s sets the loading mode", wanted);
+    }
+    return true;
+}
 
 static bool step_3_first_call_that_needs_a_context(struct lesson *L)
 {
@@ -123,7 +158,7 @@ static bool step_3_first_call_that_needs_a_context(struct lesson *L)
     claim(L->primary != NULL, "cudaSetDevice made a context current");
     claim(L->primary == retained, "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns");
     claim(active == 1, "the primary context is now active");
-    return true;
+    return step_3_module_loading();
 }
 
 /* ---- 4. versions ------------------------------------------------------------------------ */
@@ -186,17 +221,21 @@ static bool step_5b_bad_launch_configuration(const struct lesson *L)
 }
 
 /* Runs in the child (--fault-demo): a fault is "sticky", it spoils the context for the rest
- * of the process, so the parent keeps its own context clean by watching from outside.
- * Exit 0 when the child saw what the lesson claims. */
+ * of the process, so the parent keeps its own context clean by watching from outside. The
+ * child prints its observations and its claim; the parent counts the claim as its own. */
 static int fault_demo(int device)
 {
+    bool blocking = launch_blocking() == SET_ON;
     if (!checkRuntime(cudaSetDevice(device)))
         return EXIT_CHECK;
+    double t0 = host_ms();
     launch_trap();
+    double launch_ms = host_ms() - t0;
     cudaError_t at_launch = cudaGetLastError();
     cudaError_t at_sync = cudaDeviceSynchronize();
     void *p = NULL;
     cudaError_t afterwards = cudaMalloc(&p, 16);
+    printf("   [child] the launch returned after %.1f ms\n", launch_ms);
     printf("   [child] cudaGetLastError() right after the launch -> %s\n",
            cudaGetErrorName(at_launch));
     printf("   [child] cudaDeviceSynchronize()                  -> %s (%d)\n",
@@ -205,31 +244,74 @@ static int fault_demo(int device)
            cudaGetErrorName(afterwards));
     if (afterwards == cudaSuccess)
         cudaFree(p);
-    return at_launch == cudaSuccess && at_sync == cudaErrorLaunchFailure &&
-                   afterwards == cudaErrorLaunchFailure
-               ? EXIT_OK
-               : EXIT_CHECK;
+    bool sticky = at_sync == cudaErrorLaunchFailure && afterwards == cudaErrorLaunchFailure;
+    if (blocking)
+        claim(at_launch == cudaErrorLaunchFailure && sticky,
+              "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and every later call returned it");
+    else
+        claim(at_launch == cudaSuccess && sticky,
+              "the fault showed only at synchronisation, and every later call returned it");
+    return EXIT_OK;
 }
 
-static void step_5c_fault_in_a_running_kernel(const struct lesson *L)
+static bool step_5c_fault_in_a_running_kernel(const struct lesson *L)
 {
-    printf("   c) a fault inside a running kernel (in a child process, since it ruins the context)\n");
+    printf("   c) a fault inside a running kernel, in two child processes (a fault ruins the context)\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
-    int child = run_self((char *[]){"--fault-demo", "--device", dev, NULL});
-    claim(child == 0, "the fault showed only at synchronisation, and every later call returned it");
+    char *args[] = {"--fault-demo", "--device", dev, NULL};
+    printf("      without CUDA_LAUNCH_BLOCKING (removed from the child's environment):\n");
+    int without = run_self(args, "CUDA_LAUNCH_BLOCKING", NULL);
+    printf("      with CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel):\n");
+    int with = run_self(args, "CUDA_LAUNCH_BLOCKING", "1");
+    if (without != EXIT_OK || with != EXIT_OK) {
+        fprintf(stderr, "%s: step 5c's child processes exited %d and %d\n", lesson_prog, without, with);
+        return false;
+    }
+    return true;
 }
 
 static bool step_5_check_macros_at_work(const struct lesson *L)
 {
     printf("\n5. The check macros at work (the reports on stderr are expected)\n");
-    if (!step_5a_invalid_call(L) || !step_5b_bad_launch_configuration(L))
-        return false;
-    step_5c_fault_in_a_running_kernel(L);
-    return true;
+    return step_5a_invalid_call(L) && step_5b_bad_launch_configuration(L) &&
+           step_5c_fault_in_a_running_kernel(L);
 }
 
 /* ---- 6. a kernel launched from C -------------------------------------------------------- */
+
+/* A launch returns before its kernel ends, unless CUDA_LAUNCH_BLOCKING=1 is in effect. */
+static bool step_6_launch_returns_at_once(void)
+{
+    const unsigned long long spin_ns = 20 * 1000 * 1000; /* 20 ms on the GPU's own timer */
+    launch_spin(1000); /* loads the kernel (lazy loading) outside the measurement */
+    if (!checkRuntime(cudaGetLastError()) || !checkRuntime(cudaDeviceSynchronize()))
+        return false;
+    double t0 = host_ms();
+    launch_spin(spin_ns);
+    double launch_ms = host_ms() - t0;
+    cudaError_t query = cudaStreamQuery(NULL);
+    double t1 = host_ms();
+    if (!checkRuntime(cudaGetLastError()) || !checkRuntime(cudaDeviceSynchronize()))
+        return false;
+    double wait_ms = host_ms() - t1;
+    printf("   spin<<<1, 1>>>(%.0f ms): the launch returned after %.3f ms; cudaStreamQuery -> %s;\n"
+           "   cudaDeviceSynchronize then waited %.3f ms\n",
+           spin_ns / 1e6, launch_ms, cudaGetErrorName(query), wait_ms);
+    switch (launch_blocking()) {
+    case SET_ON:
+        claim(query == cudaSuccess,
+              "CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended");
+        break;
+    case SET_OTHER:
+        not_judged("CUDA_LAUNCH_BLOCKING is neither 0 nor 1", "a launch returns before its kernel ends");
+        break;
+    default:
+        claim(query == cudaErrorNotReady,
+              "the launch returned before its kernel ended: launches are asynchronous");
+    }
+    return true;
+}
 
 static bool step_6_kernel_launched_from_c(void)
 {
@@ -257,7 +339,7 @@ static bool step_6_kernel_launched_from_c(void)
         wrong += host[i] != (float)(i % 1000) - 500.0f + 1.0f;
     printf("   add_one<<<%d, 256>>> on %d floats: %d wrong\n", (N + 255) / 256, N, wrong);
     claim(wrong == 0, "every element came back one larger");
-    ok = true;
+    ok = step_6_launch_returns_at_once();
 cleanup:
     if (dev_data)
         ok = checkRuntime(cudaFree(dev_data)) && ok;
@@ -356,6 +438,7 @@ int main(int argc, char **argv)
         return fault_demo(L.device);
 
     printf("01_hello_runtime: when does the CUDA runtime create a context?\n");
+    step_0_environment();
     step_1_before_any_call();
     bool no_such_device = false;
     bool ok = step_2_first_runtime_call(&L, &no_such_device) &&

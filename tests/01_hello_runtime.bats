@@ -26,6 +26,14 @@ setup() {
         -e 's/cudaSetDevice\([0-9]+\), one past/cudaSetDevice(N), one past/')
 }
 
+@test "GPU: step 0 - the CUDA environment variables in effect are printed, each with what it changes" {
+    run_lesson
+    for v in CUDA_LAUNCH_BLOCKING CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_MODULE_LOADING; do
+        run grep -E "^   $v=[^ ]* +[a-z0-9]" <<<"$LESSON_OUT"
+        assert_success
+    done
+}
+
 @test "GPU: claim 1 - before any CUDA call cuCtxGetCurrent returns CUDA_ERROR_NOT_INITIALIZED" {
     run_lesson
     assert_regex "$LESSON_OUT" 'cuCtxGetCurrent\(&ctx\) -> CUDA_ERROR_NOT_INITIALIZED \(3\)'
@@ -56,6 +64,14 @@ setup() {
     awk -v ms="$ms" 'BEGIN { exit !(ms > 5) }' || fail "cudaSetDevice took only $ms ms"
 }
 
+@test "GPU: claim 3 - the module loading mode is the one CUDA_MODULE_LOADING asks for (lazy when unset)" {
+    run_lesson
+    assert_regex "$LESSON_OUT" 'cuModuleGetLoadingMode +-> (lazy|eager): '
+    if [ -z "${CUDA_MODULE_LOADING+set}" ]; then
+        assert_claim "CUDA_MODULE_LOADING is not set: loading is lazy, the default since CUDA 12.2"
+    fi
+}
+
 @test "GPU: claim 4 - the runtime is not newer than the driver's major version" {
     assert_claim "the driver supports this runtime's major version"
     assert_regex "$LESSON_OUT" 'runtime \(linked into this program\) [0-9]+\.[0-9]+, driver \(libcuda.so.1\) supports up to [0-9]+\.[0-9]+'
@@ -80,9 +96,27 @@ setup() {
     assert_regex "$LESSON_OUT" 'cudaDeviceSynchronize\(\) +-> cudaErrorLaunchFailure \(719\)'
 }
 
+@test "GPU: claim 5c - with CUDA_LAUNCH_BLOCKING=1 the same fault shows at the launch itself" {
+    assert_claim "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and every later call returned it"
+    assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) right after the launch -> cudaErrorLaunchFailure'
+    # the two children, in this order
+    run grep -c -F '[child] the launch returned after' <<<"$LESSON_OUT"
+    assert_output 2
+}
+
 @test "GPU: claim 6 - the kernel launched from C added one to every element" {
     assert_claim "every element came back one larger"
     assert_regex "$LESSON_OUT" 'on 1048576 floats: 0 wrong'
+}
+
+@test "GPU: claim 6 - a launch returns before its kernel ends (or after it, with CUDA_LAUNCH_BLOCKING=1)" {
+    run_lesson
+    assert_regex "$LESSON_OUT" 'spin<<<1, 1>>>\(20 ms\): the launch returned after [0-9.]+ ms; cudaStreamQuery -> cuda'
+    if [ "${CUDA_LAUNCH_BLOCKING:-0}" = 1 ]; then
+        assert_claim "CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended"
+    else
+        assert_claim "the launch returned before its kernel ended: launches are asynchronous"
+    fi
 }
 
 @test "GPU: claim 7 - a new thread has no context until its first runtime call" {
