@@ -34,7 +34,28 @@
 #define GET_PROC_ADDRESS(X)
 #endif
 
+/* Lesson 05: context-independent loading (cuLibrary*, cuKernel*: CUDA 12.0). */
+#if CUDA_VERSION >= 12000
+#define LIBRARY_05(X)                                                                          \
+    X(cuLibraryLoadData,                                                                       \
+      (CUlibrary *l, const void *c, CUjit_option *jo, void **jv, unsigned int jn,              \
+       CUlibraryOption *lo, void **lv, unsigned int ln),                                       \
+      (l, c, jo, jv, jn, lo, lv, ln))                                                          \
+    X(cuLibraryUnload, (CUlibrary l), (l))                                                     \
+    X(cuLibraryGetKernel, (CUkernel *k, CUlibrary l, const char *n), (k, l, n))                \
+    X(cuKernelGetFunction, (CUfunction *f, CUkernel k), (f, k))
+#else
+#define LIBRARY_05(X)
+#endif
+
 #define DRIVER_FUNCTIONS(X)                                                                   \
+    LIBRARY_05(X)                                                                             \
+    X(cuStreamBeginCapture, (CUstream s, CUstreamCaptureMode m), (s, m))                      \
+    X(cuStreamEndCapture, (CUstream s, CUgraph *g), (s, g))                                   \
+    X(cuGraphInstantiate, (CUgraphExec *e, CUgraph g, unsigned long long f), (e, g, f))       \
+    X(cuGraphLaunch, (CUgraphExec e, CUstream s), (e, s))                                     \
+    X(cuGraphExecDestroy, (CUgraphExec e), (e))                                               \
+    X(cuGraphDestroy, (CUgraph g), (g))                                                       \
     X(cuInit, (unsigned int f), (f))                                                          \
     X(cuDriverGetVersion, (int *v), (v))                                                      \
     X(cuGetErrorName, (CUresult e, const char **s), (e, s))                                   \
