@@ -30,6 +30,10 @@ enum setting launch_blocking(void);      /* CUDA_LAUNCH_BLOCKING: unset, 0, 1, o
 int visible_devices_listed(void);        /* entries in CUDA_VISIBLE_DEVICES, -1 when unset */
 const char *module_loading(void);        /* CUDA_MODULE_LOADING, NULL when unset */
 
+/* first_calls.c: step 2b, and its child processes (--first-call NAME) */
+bool step_2b_which_first_calls_start_a_context(const struct lesson *L);
+int first_call_child(const char *name, int device);
+
 /* child.c: run this program again, as a child process, with the arguments given (after the
  * program's own path).
  * run_self: the same environment, except that env_name (when not NULL) is set to env_value,

@@ -5,7 +5,8 @@
  * order of README.md, which annotates the output of each:
  *   0. the CUDA environment variables in effect, and what each changes here (environment.c);
  *   1. before any CUDA call the driver is not initialised;
- *   2. cudaGetDeviceCount initialises it but creates no context;
+ *   2. cudaGetDeviceCount initialises it but creates no context; which other first calls do
+ *      (first_calls.c, one child process per call);
  *   3. cudaSetDevice creates the device's primary context and makes it current: the very
  *      context cuDevicePrimaryCtxRetain returns;
  *   4. the runtime and driver versions, and the rule between them;
@@ -94,11 +95,12 @@ static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device)
     claim(r == CUDA_SUCCESS, "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
     claim(ctx == NULL, "no context is current yet");
     claim(active == 0, "the primary context of device %d is not active yet", L->device);
+    printf("   (seed 001 says most runtime calls need a context, so that the first one creates it)\n");
     int listed = visible_devices_listed();
     if (listed > 0)
         claim(L->count <= listed, "CUDA_VISIBLE_DEVICES lists %d device(s): the runtime sees no more (%d)",
               listed, L->count);
-    return true;
+    return step_2b_which_first_calls_start_a_context(L);
 }
 
 /* ---- 3. cudaSetDevice: the first call that needs a context ------------------------------ */
@@ -163,20 +165,43 @@ static bool step_3_first_call_that_needs_a_context(struct lesson *L)
 
 /* ---- 4. versions ------------------------------------------------------------------------ */
 
-static bool step_4_versions(void)
+static void print_version(const char *call, int v, const char *what)
+{
+    printf("   %-21s -> %d.%d: %s\n", call, v / 1000, v % 1000 / 10, what);
+}
+
+static bool step_4_versions(const struct lesson *L)
 {
     printf("\n4. Versions\n");
     int runtime_version = 0, driver_version = 0;
+    unsigned int api_primary = 0, api_current = 0;
     if (!checkRuntime(cudaRuntimeGetVersion(&runtime_version)) ||
-        !checkRuntime(cudaDriverGetVersion(&driver_version)))
+        !checkRuntime(cudaDriverGetVersion(&driver_version)) ||
+        !checkDriver(cuCtxGetApiVersion(L->primary, &api_primary)) ||
+        !checkDriver(cuCtxGetApiVersion(NULL, &api_current)))
         return false;
-    printf("   runtime (linked into this program) %d.%d, driver (libcuda.so.1) supports up to %d.%d\n",
-           runtime_version / 1000, runtime_version % 1000 / 10, driver_version / 1000,
-           driver_version % 1000 / 10);
-    printf("   the runtime may not be newer than the driver (within one major version a newer\n"
-           "   minor runtime still runs, without JIT of its newer PTX: minor version compatibility)\n");
+    print_version("cudaRuntimeGetVersion", runtime_version,
+                  "the runtime linked into this program (libcudart_static.a)");
+    print_version("cudaDriverGetVersion", driver_version,
+                  "the newest CUDA version the driver (libcuda.so.1) supports");
+    printf("   cuCtxGetApiVersion    -> %u for the primary context, %u for NULL (the current one):\n"
+           "                            the context's interface version, not a CUDA release\n",
+           api_primary, api_current);
+    printf("   NVIDIA's CUDA Compatibility guide: a driver older than the minimum for the runtime's\n"
+           "   major version (CUDA 13.x: 580 or newer, 12.x: 525 or newer) makes the runtime fail with\n"
+           "   cudaErrorInsufficientDriver; within a major version a newer runtime runs on an older\n"
+           "   driver (minor version compatibility), but PTX from the newer toolkit cannot be JIT-\n"
+           "   compiled and some calls return cudaErrorCallRequiresNewerDriver; the forward\n"
+           "   compatibility package (cuda-compat) lifts that, on the GPUs it supports.\n");
+    if (runtime_version > driver_version)
+        printf("   here the runtime is newer than the driver: it runs by minor version compatibility\n");
+    else
+        printf("   here the driver is as new as the runtime or newer: no compatibility rule is needed\n");
     claim(runtime_version / 1000 <= driver_version / 1000,
-          "the driver supports this runtime's major version");
+          "the driver supports this runtime's major version (no cudaErrorInsufficientDriver)");
+    claim(api_current == api_primary, "cuCtxGetApiVersion(NULL) answers for the current context, the primary one");
+    claim(api_primary != (unsigned int)driver_version,
+          "the context's API version (%u) is not the driver's CUDA version (%d)", api_primary, driver_version);
     return true;
 }
 
@@ -390,15 +415,17 @@ static bool step_7_context_belongs_to_a_thread(const struct lesson *L)
 
 /* ---- the command line, and the table of contents ---------------------------------------- */
 
-enum mode { LESSON, FAULT_DEMO };
+enum mode { LESSON, FAULT_DEMO, FIRST_CALL };
 
 /* Returns -1 to go on, or the exit code (help, bad command line). */
-static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mode)
+static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mode,
+                         const char **child_arg)
 {
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
         {"fault-demo", no_argument, NULL, 'F'}, /* internal: step 5c's child process */
+        {"first-call", required_argument, NULL, 'C'}, /* internal: step 2b's child process */
         {NULL, 0, NULL, 0},
     };
     long device = 0;
@@ -413,6 +440,10 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
             break;
         case 'h': usage(stdout); return EXIT_OK;
         case 'F': *mode = FAULT_DEMO; break;
+        case 'C':
+            *mode = FIRST_CALL;
+            *child_arg = optarg;
+            break;
         default: usage(stderr); return EXIT_USAGE;
         }
     }
@@ -431,18 +462,21 @@ int main(int argc, char **argv)
     argv[0] = (char *)lesson_prog; /* getopt's messages name the program as usage does */
     struct lesson L = {0};
     enum mode mode = LESSON;
-    int rc = parse_options(argc, argv, &L, &mode);
+    const char *child_arg = NULL;
+    int rc = parse_options(argc, argv, &L, &mode, &child_arg);
     if (rc >= 0)
         return rc;
     if (mode == FAULT_DEMO)
         return fault_demo(L.device);
+    if (mode == FIRST_CALL)
+        return first_call_child(child_arg, L.device);
 
     printf("01_hello_runtime: when does the CUDA runtime create a context?\n");
     step_0_environment();
     step_1_before_any_call();
     bool no_such_device = false;
     bool ok = step_2_first_runtime_call(&L, &no_such_device) &&
-              step_3_first_call_that_needs_a_context(&L) && step_4_versions() &&
+              step_3_first_call_that_needs_a_context(&L) && step_4_versions(&L) &&
               step_5_check_macros_at_work(&L) && step_6_kernel_launched_from_c() &&
               step_7_context_belongs_to_a_thread(&L);
     if (no_such_device)

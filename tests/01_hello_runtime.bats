@@ -47,6 +47,20 @@ setup() {
     assert_regex "$LESSON_OUT" 'cuCtxGetCurrent -> CUDA_SUCCESS, ctx = NULL'
 }
 
+@test "GPU: claim 2 - which first calls start the primary context, each in a fresh child process" {
+    assert_claim "cudaRuntimeGetVersion initialised nothing, not even the driver"
+    assert_claim "device property queries start no context (seed 001 says they need one)"
+    assert_claim "cudaMemGetInfo, cudaFree(0) and cudaSetDevice each started the primary context and made it current"
+    assert_claim "cudaInitDevice (CUDA 12.0) started the primary context without making it current"
+    # one row per call, none of them a failed child
+    for call in cudaRuntimeGetVersion cudaDriverGetVersion cudaGetDeviceCount cudaGetDeviceProperties \
+                cudaDeviceGetAttribute cudaMemGetInfo 'cudaFree\(0\)' cudaSetDevice cudaInitDevice; do
+        run grep -E "^      $call +[0-9]+ +(yes|no) +(active|inactive) +(yes|no)$" <<<"$LESSON_OUT"
+        assert_success
+    done
+    refute_regex "$LESSON_OUT" 'the child process failed'
+}
+
 @test "GPU: claim 3 - cudaSetDevice makes the primary context current" {
     assert_claim "cudaSetDevice made a context current"
     assert_claim "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns"
@@ -72,9 +86,13 @@ setup() {
     fi
 }
 
-@test "GPU: claim 4 - the runtime is not newer than the driver's major version" {
-    assert_claim "the driver supports this runtime's major version"
-    assert_regex "$LESSON_OUT" 'runtime \(linked into this program\) [0-9]+\.[0-9]+, driver \(libcuda.so.1\) supports up to [0-9]+\.[0-9]+'
+@test "GPU: claim 4 - versions: the driver supports the runtime's major version; the context's API version" {
+    assert_claim "the driver supports this runtime's major version (no cudaErrorInsufficientDriver)"
+    assert_claim "cudaRuntimeGetVersion initialised nothing, not even the driver"
+    assert_claim "cuCtxGetApiVersion(NULL) answers for the current context, the primary one"
+    assert_regex "$LESSON_OUT" '\[ok\]   the context.s API version \([0-9]+\) is not the driver.s CUDA version \([0-9]+\)'
+    assert_regex "$LESSON_OUT" 'cudaRuntimeGetVersion +-> [0-9]+\.[0-9]+: the runtime linked into this program'
+    assert_regex "$LESSON_OUT" 'cudaDriverGetVersion +-> [0-9]+\.[0-9]+: the newest CUDA version the driver'
 }
 
 @test "GPU: claim 5a - an invalid call is reported with file, line, call, name, number and message" {

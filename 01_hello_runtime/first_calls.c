@@ -1,0 +1,136 @@
+/*
+ * 01_hello_runtime/first_calls.c - step 2b: which runtime calls, made first, start the
+ * primary context? A process makes its first call only once, so each row is a fresh child
+ * process (this program again, with --first-call NAME); the children run side by side.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "lesson.h"
+
+/* The calls, in the order of the table. `default_device`: the call names no device and acts
+ * on the thread's current device, which is device 0 until cudaSetDevice says otherwise. */
+static const struct first_call {
+    const char *name;
+    bool default_device;
+} calls[] = {
+    {"cudaRuntimeGetVersion", false},   {"cudaDriverGetVersion", false},
+    {"cudaGetDeviceCount", false},      {"cudaGetDeviceProperties", false},
+    {"cudaDeviceGetAttribute", false},  {"cudaMemGetInfo", true},
+    {"cudaFree(0)", true},              {"cudaSetDevice", false},
+    {"cudaInitDevice", false},
+};
+enum { N_CALLS = sizeof calls / sizeof calls[0] };
+
+/* What a child reports, as its exit status: FIRST_CALL_SEEN plus these bits. */
+enum { DRIVER_INITIALISED = 1, PRIMARY_ACTIVE = 2, CONTEXT_CURRENT = 4, FIRST_CALL_SEEN = 100 };
+
+static cudaError_t make_call(const char *name, int device)
+{
+    int value = 0;
+    size_t free_bytes, total_bytes;
+    struct cudaDeviceProp prop;
+    if (strcmp(name, "cudaRuntimeGetVersion") == 0)
+        return cudaRuntimeGetVersion(&value);
+    if (strcmp(name, "cudaDriverGetVersion") == 0)
+        return cudaDriverGetVersion(&value);
+    if (strcmp(name, "cudaGetDeviceCount") == 0)
+        return cudaGetDeviceCount(&value);
+    if (strcmp(name, "cudaGetDeviceProperties") == 0)
+        return cudaGetDeviceProperties(&prop, device);
+    if (strcmp(name, "cudaDeviceGetAttribute") == 0)
+        return cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device);
+    if (strcmp(name, "cudaMemGetInfo") == 0)
+        return cudaMemGetInfo(&free_bytes, &total_bytes);
+    if (strcmp(name, "cudaFree(0)") == 0)
+        return cudaFree(0);
+    if (strcmp(name, "cudaSetDevice") == 0)
+        return cudaSetDevice(device);
+#if CUDART_VERSION >= 12000
+    if (strcmp(name, "cudaInitDevice") == 0) /* CUDA 12.0 */
+        return cudaInitDevice(device, 0, 0);
+#endif
+    return cudaErrorNotSupported;
+}
+
+/* The child (--first-call NAME): the one runtime call, then a look through the Driver API
+ * (whose calls start nothing). */
+int first_call_child(const char *name, int device)
+{
+    int i = 0;
+    while (i < N_CALLS && strcmp(calls[i].name, name) != 0)
+        i++;
+    if (i == N_CALLS)
+        return EXIT_USAGE;
+    int acts_on = calls[i].default_device ? 0 : device;
+    cudaError_t err = make_call(name, acts_on);
+    CUcontext current = (CUcontext)(uintptr_t)0x5eed;
+    CUresult r = cuCtxGetCurrent(&current);
+    int status = FIRST_CALL_SEEN;
+    if (r == CUDA_SUCCESS) {
+        CUdevice dev;
+        unsigned int flags;
+        int active = 0;
+        if (!checkDriver(cuDeviceGet(&dev, acts_on)) ||
+            !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
+            return EXIT_CHECK;
+        status += DRIVER_INITIALISED + (active ? PRIMARY_ACTIVE : 0) + (current ? CONTEXT_CURRENT : 0);
+    }
+    return checkRuntime(err) ? status : EXIT_CHECK;
+}
+
+static bool row_is(const int *seen, const char *name, int bits)
+{
+    for (int i = 0; i < N_CALLS; i++)
+        if (strcmp(calls[i].name, name) == 0)
+            return seen[i] >= FIRST_CALL_SEEN && seen[i] - FIRST_CALL_SEEN == bits;
+    return false;
+}
+
+bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
+{
+    printf("   which runtime calls, made first, start the primary context? Each row is a fresh child\n"
+           "   process, since a process makes its first call only once:\n");
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", L->device);
+    pid_t pid[N_CALLS];
+    int seen[N_CALLS];
+    for (int i = 0; i < N_CALLS; i++)
+        pid[i] = spawn_self((char *[]){"--first-call", (char *)calls[i].name, "--device", dev, NULL});
+    for (int i = 0; i < N_CALLS; i++)
+        seen[i] = wait_self(pid[i]);
+    printf("      %-24s %-7s %-19s %-16s %s\n", "first call", "device", "driver initialised",
+           "primary context", "made current");
+    for (int i = 0; i < N_CALLS; i++) {
+        int s = seen[i] - FIRST_CALL_SEEN;
+        if (seen[i] < FIRST_CALL_SEEN) {
+            printf("      %-24s (the child process failed: exit %d)\n", calls[i].name, seen[i]);
+            continue;
+        }
+        printf("      %-24s %-7d %-19s %-16s %s\n", calls[i].name, calls[i].default_device ? 0 : L->device,
+               s & DRIVER_INITIALISED ? "yes" : "no", s & PRIMARY_ACTIVE ? "active" : "inactive",
+               s & CONTEXT_CURRENT ? "yes" : "no");
+    }
+    claim(row_is(seen, "cudaRuntimeGetVersion", 0),
+          "cudaRuntimeGetVersion initialised nothing, not even the driver");
+    claim(row_is(seen, "cudaGetDeviceProperties", DRIVER_INITIALISED) &&
+              row_is(seen, "cudaDeviceGetAttribute", DRIVER_INITIALISED),
+          "device property queries start no context (seed 001 says they need one)");
+    int started = DRIVER_INITIALISED | PRIMARY_ACTIVE | CONTEXT_CURRENT;
+    claim(row_is(seen, "cudaMemGetInfo", started) && row_is(seen, "cudaFree(0)", started) &&
+              row_is(seen, "cudaSetDevice", started),
+          "cudaMemGetInfo, cudaFree(0) and cudaSetDevice each started the primary context and made it current");
+#if CUDART_VERSION >= 12000
+    claim(row_is(seen, "cudaInitDevice", DRIVER_INITIALISED | PRIMARY_ACTIVE),
+          "cudaInitDevice (CUDA 12.0) started the primary context without making it current");
+#else
+    not_judged("built with a CUDA older than 12.0", "cudaInitDevice starts the context without making it current");
+#endif
+    for (int i = 0; i < N_CALLS; i++)
+        if (seen[i] < FIRST_CALL_SEEN)
+            return false;
+    return true;
+}
