@@ -69,6 +69,9 @@
     X(cuDevicePrimaryCtxRetain, (CUcontext *c, CUdevice d), (c, d))                           \
     X(cuDevicePrimaryCtxRelease, (CUdevice d), (d))                                           \
     X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *f, int *a), (d, f, a))           \
+    X(cuDevicePrimaryCtxSetFlags, (CUdevice d, unsigned int f), (d, f))                       \
+    X(cuDevicePrimaryCtxReset, (CUdevice d), (d))                                             \
+    X(cuCtxGetFlags, (unsigned int *f), (f))                                                  \
     CTX_CREATE(X)                                                                             \
     X(cuCtxDestroy, (CUcontext c), (c))                                                       \
     X(cuCtxPushCurrent, (CUcontext c), (c))                                                   \
