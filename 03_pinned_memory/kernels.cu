@@ -67,3 +67,20 @@ extern "C" cudaError_t launch_triple_plus_one(const uint32_t *in, uint32_t *out,
     triple_plus_one<<<blocks_for(n4), 256, 0, stream>>>((const uint4 *)in, (uint4 *)out, n4);
     return cudaGetLastError();
 }
+
+// Spin for `ns` nanoseconds of the GPU's global timer: a kernel of known length for the copies
+// of step 4 to queue behind. One thread is enough.
+__global__ void spin(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+extern "C" cudaError_t launch_spin(unsigned long long ns, cudaStream_t stream)
+{
+    spin<<<1, 1, 0, stream>>>(ns);
+    return cudaGetLastError();
+}

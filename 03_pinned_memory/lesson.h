@@ -5,8 +5,10 @@
  *   sweep.c      steps 1 and 2: the device and its link; the bandwidth sweep
  *   cost.c       step 3: what pinning costs and when it pays off
  *   staging.c    step 4: why pageable memory is slower (staging)
+ *   async.c      step 4 b): copies queued behind a kernel: when cudaMemcpyAsync returns
  *   zero_copy.c  step 5: mapped (zero-copy) memory
  *   both_ways.c  step 6: both directions at once
+ *   driver_api.c step 7: the same pinned memory and copies through the Driver API
  *   link.c       the PCIe link probe (sysfs, NVML opened with dlopen)
  *   timing.c     the one "warm-up + timed event pairs" loop, and small helpers
  *   report.c     the sweep's tables and CSV
@@ -36,6 +38,8 @@
 #define SIDE_MAX (256 * MiB)   /* steps 4 and 6 copy min(--max, this) */
 #define ZC_MAX (64 * MiB)      /* step 5 moves min(--max, this) */
 #define WC_READ_MAX (4 * MiB)  /* reading write-combined memory is slow: keep it small */
+#define MIN_SIDE (4 * KiB)     /* steps 4-7 copy at least this much (the device buffers hold it) */
+#define STAGE_CHUNK (2 * MiB)  /* step 4: the CPU copy in chunks, as into a staging buffer */
 
 enum kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, KINDS };
 enum dir { H2D, D2H, DIRS };
@@ -61,11 +65,17 @@ struct lesson {
     struct cudaDeviceProp prop;
     cudaStream_t stream, stream2;
     cudaEvent_t start, stop, stop2;
-    uint32_t *dev, *dev2; /* opt.max bytes, and min(opt.max, SIDE_MAX) bytes */
+    uint32_t *dev, *dev2; /* max(opt.max, MIN_SIDE) bytes, and side_bytes(L) bytes */
     unsigned long long *dev_bad;
     /* the link */
     bool link_known;
     const char *link_source;
+    /* the environment (step 1) and what step 4 saw of it */
+    bool launch_blocking;   /* CUDA_LAUNCH_BLOCKING=1 */
+    bool one_connection;    /* CUDA_DEVICE_MAX_CONNECTIONS=1 */
+    bool copies_block;      /* step 4: a pinned cudaMemcpyAsync waited for its copy */
+    /* step 3: first-fill rate of new memory, GB/s (median of the rounds) */
+    double fill_gbps[KINDS];
     double link_gts;
     int link_width, link_max_gen, link_max_width, link_gen;
     double link_gbps; /* theoretical, per direction */
@@ -75,17 +85,20 @@ struct lesson {
     struct stats bw[KINDS][DIRS][MAX_SIZES];
     double batched[DIRS][MAX_SIZES]; /* pinned, nvbandwidth-style; 0 when not measured */
     long checks, wrong_words;
-    /* step 3, milliseconds for opt.max bytes */
-    double alloc_ms[KINDS], free_ms[KINDS], pin_ms, unpin_ms;
 };
+
+/* min(--max, cap), but at least MIN_SIDE: the size steps 4-7 copy. */
+size_t side_bytes(const struct lesson *L, size_t cap);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
 bool step_1_device_and_link(struct lesson *L);   /* sweep.c */
 bool step_2_bandwidth_sweep(struct lesson *L);   /* sweep.c */
-void step_3_pinning_cost(struct lesson *L);      /* cost.c */
+bool step_3_pinning_cost(struct lesson *L);      /* cost.c */
 bool step_4_staging(struct lesson *L);           /* staging.c */
+bool step_4b_behind_a_kernel(struct lesson *L);  /* async.c, called by step 4 */
 bool step_5_zero_copy(struct lesson *L);         /* zero_copy.c */
 bool step_6_both_ways(struct lesson *L);         /* both_ways.c */
+bool step_7_driver_api(struct lesson *L);        /* driver_api.c */
 
 /* ---- link.c: the PCIe link ------------------------------------------------------------------ */
 /* Reads the link of the GPU at bus_id into L (sysfs first, NVML second); false if neither
@@ -117,6 +130,11 @@ cudaError_t copy(void *host, uint32_t *dev, size_t bytes, enum dir d, cudaStream
 bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint32_t seed,
                        unsigned long long *bad);
 
+/* New host memory of one kind (REGISTERED: pageable memory, registered by the caller), and
+ * its release (cudaFreeHost or free). */
+bool host_alloc(enum kind k, size_t bytes, void **p);
+bool host_free(enum kind k, void *p);
+
 /* An allocation failed: name the call and the size, then the error (exit 1 follows). */
 bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line);
 extern cudaError_t alloc_err_;
@@ -131,6 +149,7 @@ bool write_csv(const struct lesson *L, FILE *f);
 cudaError_t launch_fill_pattern(uint32_t *data, size_t n, uint32_t seed, cudaStream_t stream);
 cudaError_t launch_count_mismatches(const uint32_t *data, size_t n, uint32_t seed,
                                     unsigned long long *bad, cudaStream_t stream);
+cudaError_t launch_spin(unsigned long long ns, cudaStream_t stream);
 cudaError_t launch_triple_plus_one(const uint32_t *in, uint32_t *out, size_t n,
                                    cudaStream_t stream);
 

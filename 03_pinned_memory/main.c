@@ -121,13 +121,13 @@ static bool save_csv(const struct lesson *L)
 /* The streams, events and device buffers every step uses. */
 static bool lesson_open(struct lesson *L)
 {
-    size_t side = L->opt.max < SIDE_MAX ? L->opt.max : SIDE_MAX;
+    size_t side = side_bytes(L, SIDE_MAX), first = L->opt.max < MIN_SIDE ? MIN_SIDE : L->opt.max;
     return checkRuntime(cudaSetDevice((int)L->opt.device)) &&
            checkRuntime(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking)) &&
            checkRuntime(cudaStreamCreateWithFlags(&L->stream2, cudaStreamNonBlocking)) &&
            checkRuntime(cudaEventCreate(&L->start)) && checkRuntime(cudaEventCreate(&L->stop)) &&
            checkRuntime(cudaEventCreate(&L->stop2)) &&
-           ALLOC(cudaMalloc((void **)&L->dev, L->opt.max), "cudaMalloc", L->opt.max) &&
+           ALLOC(cudaMalloc((void **)&L->dev, first), "cudaMalloc", first) &&
            ALLOC(cudaMalloc((void **)&L->dev2, side), "cudaMalloc", side) &&
            ALLOC(cudaMalloc((void **)&L->dev_bad, sizeof *L->dev_bad), "cudaMalloc",
                  sizeof *L->dev_bad);
@@ -187,11 +187,9 @@ int main(int argc, char **argv)
                 lesson_prog, L.opt.device, count, count - 1);
         return EXIT_USAGE;
     }
-    bool ok = lesson_open(&L) && step_1_device_and_link(&L) && step_2_bandwidth_sweep(&L);
-    if (ok) {
-        step_3_pinning_cost(&L);
-        ok = step_4_staging(&L) && step_5_zero_copy(&L) && step_6_both_ways(&L);
-    }
+    bool ok = lesson_open(&L) && step_1_device_and_link(&L) && step_2_bandwidth_sweep(&L) &&
+              step_3_pinning_cost(&L) && step_4_staging(&L) && step_5_zero_copy(&L) &&
+              step_6_both_ways(&L) && step_7_driver_api(&L);
     if (ok && L.opt.csv_path)
         ok = save_csv(&L);
     ok = lesson_close(&L) && ok;

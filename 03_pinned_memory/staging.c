@@ -1,11 +1,115 @@
 /* 03_pinned_memory/staging.c - step 4: why pageable memory is slower. The driver stages a
- * pageable copy through a pinned buffer of its own; the CPU's memcpy feeds it; and the CPU
- * reads write-combined memory differently from ordinary pinned memory. */
+ * pageable copy through a pinned buffer of its own; the host waits in the call; the CPU's
+ * memcpy feeds the copy; and what the CPU measures of write-combined memory. (4b, the copies
+ * queued behind a kernel, is in async.c.) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
 #include "lesson.h"
+
+/* a) How long the host waits in each call, against the whole copy. Each buffer goes to the
+ * device (checked there) and comes back into the cleared buffer (checked on the host).
+ * call_ms[k][d] / total_ms[k][d]: k 0 pageable, 1 pinned. */
+static bool call_and_copy(struct lesson *L, void *buf[2], size_t bytes, double call_ms[2][DIRS],
+                          double total_ms[2][DIRS])
+{
+    size_t words = bytes / 4, bad = 0;
+    for (int k = 0; k < 2; k++) {
+        uint32_t *h = buf[k];
+        fill_host(h, words, 1);
+        if (!checkRuntime(cudaMemsetAsync(L->dev, 0, bytes, L->stream)))
+            return false;
+        for (int d = 0; d < DIRS; d++) {
+            double call[5], total[5];
+            if (d == D2H)
+                memset(h, 0, bytes);
+            for (int r = 0; r < 6; r++) { /* the first is a warm-up */
+                double t0 = host_ms();
+                if (!checkRuntime(copy(h, L->dev, bytes, (enum dir)d, L->stream)))
+                    return false;
+                double t1 = host_ms();
+                if (!checkRuntime(cudaStreamSynchronize(L->stream)))
+                    return false;
+                double t2 = host_ms();
+                if (r > 0) {
+                    call[r - 1] = t1 - t0;
+                    total[r - 1] = t2 - t0;
+                }
+            }
+            call_ms[k][d] = median_of(call, 5);
+            total_ms[k][d] = median_of(total, 5);
+            unsigned long long bad_dev = 0;
+            if (d == H2D && !device_mismatches(L, L->dev, words, 1, &bad_dev))
+                return false;
+            bad += d == H2D ? (size_t)bad_dev : host_mismatches(h, words, 1);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < DIRS; d++)
+            printf("   %-8s %s: cudaMemcpyAsync returned after %.3f ms (%.1f us), the copy was done "
+                   "after %.3f ms (%.1f%%)\n", k ? "pinned" : "pageable", dir_name[d], call_ms[k][d],
+                   1e3 * call_ms[k][d], total_ms[k][d], 100 * call_ms[k][d] / total_ms[k][d]);
+    claim(bad == 0, "every one of these copies delivered its data intact (%zu wrong words)", bad);
+    return true;
+}
+
+static void judge_calls(struct lesson *L, size_t bytes, double call_ms[2][DIRS],
+                        double total_ms[2][DIRS])
+{
+    double most = call_ms[1][H2D] > call_ms[1][D2H] ? call_ms[1][H2D] : call_ms[1][D2H];
+    double frac = most / (total_ms[1][H2D] < total_ms[1][D2H] ? total_ms[1][H2D] : total_ms[1][D2H]);
+    L->copies_block = frac >= 0.5;
+    if (bytes < WIDE) {
+        const char *why = "copies under 16 MiB are too short to time against the call (--max 16M or more)";
+        not_judged(why, "at this size, from pageable memory cudaMemcpyAsync returns only when the copy is done");
+        not_judged(why, "from pinned memory it returns at once");
+        return;
+    }
+    double least = call_ms[0][H2D] / total_ms[0][H2D];
+    double d2h = call_ms[0][D2H] / total_ms[0][D2H];
+    least = d2h < least ? d2h : least;
+    claim(least >= 0.9, "at %s, from pageable memory cudaMemcpyAsync returns only when the copy is "
+                        "(nearly) done: at %.1f%% of it or later", fmt_size(bytes), 100 * least);
+    if (L->launch_blocking)
+        not_judged("CUDA_LAUNCH_BLOCKING=1 makes calls wait for their work",
+                   "from pinned memory it returns at once (here it returned at %.1f%% of the copy)",
+                   100 * frac);
+    else
+        claim(frac < 0.05, "from pinned memory it returns at once: after %.1f us at most, %.2f%% of "
+                           "the copy's time", 1e3 * most, 100 * frac);
+}
+
+/* c) The CPU half of staging: memcpy from pageable into pinned memory, the whole buffer at once
+ * and in STAGE_CHUNK pieces into one small pinned buffer (as the driver's staging buffer is
+ * reused); the faster of the two is what the CPU can feed. */
+static void memcpy_feeds(void *pageable, void *pinned, size_t bytes, double staged, double pinned_gbps)
+{
+    double whole[5], chunked[5];
+    size_t chunk = bytes < STAGE_CHUNK ? bytes : STAGE_CHUNK;
+    for (int r = 0; r < 6; r++) {
+        double t0 = host_ms();
+        memcpy(pinned, pageable, bytes);
+        double t1 = host_ms();
+        for (size_t off = 0; off < bytes; off += chunk)
+            memcpy(pinned, (char *)pageable + off, bytes - off < chunk ? bytes - off : chunk);
+        double t2 = host_ms();
+        if (r > 0) {
+            whole[r - 1] = gbps(bytes, t1 - t0);
+            chunked[r - 1] = gbps(bytes, t2 - t1);
+        }
+    }
+    double w = median_of(whole, 5), c = median_of(chunked, 5), best = w > c ? w : c;
+    printf("   c) the CPU copies pageable into pinned memory (memcpy) at %.1f GB/s whole, %.1f GB/s in\n"
+           "   %s pieces into one pinned buffer; the staged pageable H2D copy ran at %.1f GB/s,\n"
+           "   the pinned one at %.1f GB/s\n", w, c, fmt_size(chunk), staged, pinned_gbps);
+    if (bytes >= WIDE)
+        claim(staged <= 1.1 * best, "the staged copy is no faster than the CPU's memcpy that feeds it "
+                                    "(%.1f%% of the faster memcpy)", 100 * staged / best);
+    else
+        not_judged("copies under 16 MiB are too short to time (--max 16M or more)",
+                   "the staged copy is no faster than the CPU's memcpy that feeds it");
+}
 
 static volatile uint64_t read_sink;
 
@@ -25,122 +129,66 @@ static double host_read_gbps(const void *p, size_t bytes)
     return best;
 }
 
-bool step_4_staging(struct lesson *L)
+/* d) Write-combined memory as the CPU sees it: reading it back, and (step 3) filling it. */
+static bool write_combined(struct lesson *L)
 {
-    size_t bytes = L->opt.max < SIDE_MAX ? L->opt.max : SIDE_MAX, words = bytes / 4;
-    size_t wc_bytes = bytes < WC_READ_MAX ? bytes : WC_READ_MAX;
-    printf("\n4. Why pageable memory is slower: the driver stages it (%s copies)\n", fmt_size(bytes));
-    printf("   The copy engine can only read and write page-locked memory, so for pageable memory the\n"
-           "   driver copies, chunk by chunk, through a pinned buffer of its own (a CPU memcpy plus\n"
-           "   DMA), and cudaMemcpyAsync cannot return before the CPU part is done.\n");
-    void *pageable = NULL, *pinned = NULL, *wc = NULL;
-    bool ok = true;
-    double call_ms[2][DIRS], total_ms[2][DIRS], memcpy_gbps = 0;
-    if (posix_memalign(&pageable, 4096, bytes) != 0) {
-        pageable = NULL;
-        fprintf(stderr, "%s: posix_memalign could not allocate %s of pageable memory\n", lesson_prog,
-                fmt_size(bytes));
-        return false;
+    size_t bytes = WC_READ_MAX;
+    void *pinned = NULL, *wc = NULL;
+    bool ok = ALLOC(cudaMallocHost(&pinned, bytes), "cudaMallocHost", bytes) &&
+              ALLOC(cudaHostAlloc(&wc, bytes, cudaHostAllocWriteCombined),
+                    "cudaHostAlloc(cudaHostAllocWriteCombined)", bytes);
+    if (ok) {
+        memset(pinned, 1, bytes);
+        memset(wc, 1, bytes);
+        double read_wc = host_read_gbps(wc, bytes), read_pinned = host_read_gbps(pinned, bytes);
+        printf("   d) the CPU reads %s of ordinary pinned memory at %.2f GB/s, of write-combined memory\n"
+               "   at %.2f GB/s (%.1fx); it first filled new memory (step 3) at %.2f GB/s pinned, %.2f GB/s\n"
+               "   write-combined (%.1fx)\n", fmt_size(bytes), read_pinned, read_wc, read_pinned / read_wc,
+               L->fill_gbps[PINNED], L->fill_gbps[WRITE_COMBINED],
+               L->fill_gbps[PINNED] / L->fill_gbps[WRITE_COMBINED]);
+        printf("   NVIDIA's guidance (CUDA C++ Programming Guide, \"Write-Combining Memory\"): reading it\n"
+               "   from the host is \"prohibitively slow\"; use it for buffers the host only writes.\n"
+               "   The rates above are this machine's; why they can come out alike is not measured here.\n");
     }
-    if (!ALLOC(cudaMallocHost(&pinned, bytes), "cudaMallocHost", bytes) ||
-        !ALLOC(cudaHostAlloc(&wc, wc_bytes, cudaHostAllocWriteCombined),
-               "cudaHostAlloc(cudaHostAllocWriteCombined)", wc_bytes)) {
-        ok = false;
-        goto cleanup;
-    }
-    memset(wc, 1, wc_bytes);
-
-    /* a) How long the host waits in the call, against the whole copy. Each buffer goes to the
-     * device (checked there) and comes back into the cleared buffer (checked on the host). */
-    size_t bad = 0;
-    for (int k = 0; k < 2; k++) {
-        uint32_t *h = k == 0 ? pageable : pinned;
-        fill_host(h, words, 1);
-        if (!checkRuntime(cudaMemsetAsync(L->dev, 0, bytes, L->stream))) {
-            ok = false;
-            goto cleanup;
-        }
-        for (int d = 0; d < DIRS; d++) {
-            double call[5], total[5];
-            if (d == D2H)
-                memset(h, 0, bytes);
-            for (int r = 0; r < 6; r++) { /* the first is a warm-up */
-                double t0 = host_ms();
-                if (!checkRuntime(copy(h, L->dev, bytes, (enum dir)d, L->stream))) {
-                    ok = false;
-                    goto cleanup;
-                }
-                double t1 = host_ms();
-                if (!checkRuntime(cudaStreamSynchronize(L->stream))) {
-                    ok = false;
-                    goto cleanup;
-                }
-                double t2 = host_ms();
-                if (r > 0) {
-                    call[r - 1] = t1 - t0;
-                    total[r - 1] = t2 - t0;
-                }
-            }
-            call_ms[k][d] = median_of(call, 5);
-            total_ms[k][d] = median_of(total, 5);
-            unsigned long long bad_dev = 0;
-            if (d == H2D && !device_mismatches(L, L->dev, words, 1, &bad_dev)) {
-                ok = false;
-                goto cleanup;
-            }
-            bad += d == H2D ? (size_t)bad_dev : host_mismatches(h, words, 1);
-        }
-    }
-    for (int k = 0; k < 2; k++)
-        for (int d = 0; d < DIRS; d++)
-            printf("   %-8s %s: cudaMemcpyAsync returned after %.3f ms (%.1f us), the copy was done "
-                   "after %.3f ms (%.1f%%)\n", k ? "pinned" : "pageable", dir_name[d], call_ms[k][d],
-                   1e3 * call_ms[k][d], total_ms[k][d], 100 * call_ms[k][d] / total_ms[k][d]);
-    claim(bad == 0, "every one of these copies delivered its data intact (%zu wrong words)", bad);
-    if (bytes >= WIDE) {
-        double least = call_ms[0][H2D] / total_ms[0][H2D];
-        double d2h = call_ms[0][D2H] / total_ms[0][D2H];
-        least = d2h < least ? d2h : least;
-        claim(least >= 0.9, "from pageable memory cudaMemcpyAsync returns only when the copy is "
-                            "(nearly) done: at %.1f%% of it or later", 100 * least);
-        double most = call_ms[1][H2D] > call_ms[1][D2H] ? call_ms[1][H2D] : call_ms[1][D2H];
-        double frac = most / (total_ms[1][H2D] < total_ms[1][D2H] ? total_ms[1][H2D] : total_ms[1][D2H]);
-        claim(frac < 0.05, "from pinned memory it returns at once: after %.1f us at most, %.2f%% of "
-                           "the copy's time", 1e3 * most, 100 * frac);
-    } else {
-        printf("   (copies under 16 MiB are too short to judge: use --max 16M or more)\n");
-    }
-
-    /* b) The CPU half of staging: a memcpy from pageable into pinned memory. */
-    double rates[5];
-    for (int r = 0; r < 6; r++) {
-        double t0 = host_ms();
-        memcpy(pinned, pageable, bytes);
-        double g = gbps(bytes, host_ms() - t0);
-        if (r > 0)
-            rates[r - 1] = g;
-    }
-    memcpy_gbps = median_of(rates, 5);
-    double staged = gbps(bytes, total_ms[0][H2D]);
-    printf("   the CPU copies pageable into pinned memory (memcpy) at %.1f GB/s; the staged pageable\n"
-           "   H2D copy ran at %.1f GB/s, the pinned one at %.1f GB/s\n", memcpy_gbps, staged,
-           gbps(bytes, total_ms[1][H2D]));
-    if (bytes >= WIDE)
-        claim(staged <= 1.1 * memcpy_gbps, "the staged copy is no faster than the CPU's memcpy "
-                                           "that feeds it (%.1f%% of it)", 100 * staged / memcpy_gbps);
-
-    /* c) Why write-combined memory is for data the CPU only writes. */
-    double read_wc = host_read_gbps(wc, wc_bytes), read_pinned = host_read_gbps(pinned, wc_bytes);
-    printf("   the CPU reads %s of ordinary pinned memory at %.2f GB/s, of write-combined memory at "
-           "%.2f GB/s (%.1fx)\n", fmt_size(wc_bytes), read_pinned, read_wc, read_pinned / read_wc);
-    printf("   (write-combined memory is for data the CPU writes and the GPU reads: where the CPU maps\n"
-           "   it uncached, as on bare metal, reading it back is very slow; a virtual machine's\n"
-           "   hypervisor may map it as ordinary cached memory, and then the two rates are alike)\n");
-cleanup:
-    free(pageable);
     if (pinned)
         ok = checkRuntime(cudaFreeHost(pinned)) && ok;
     if (wc)
         ok = checkRuntime(cudaFreeHost(wc)) && ok;
+    return ok;
+}
+
+bool step_4_staging(struct lesson *L)
+{
+    size_t bytes = side_bytes(L, SIDE_MAX);
+    printf("\n4. Why pageable memory is slower: the driver stages it (%s copies)\n", fmt_size(bytes));
+    printf("   The copy engine reads and writes only page-locked memory, so for pageable memory the\n"
+           "   driver copies, chunk by chunk, through a pinned buffer of its own (a CPU memcpy plus\n"
+           "   DMA). NVIDIA documents cudaMemcpyAsync between pageable and device memory as one that\n"
+           "   \"might be synchronous\" (CUDA Runtime API, \"API synchronization behavior\"): a) and b) show when.\n");
+    void *buf[2] = {NULL, NULL}; /* pageable, pinned */
+    bool ok = true;
+    double call_ms[2][DIRS], total_ms[2][DIRS];
+    if (posix_memalign(&buf[0], 4096, bytes) != 0) {
+        buf[0] = NULL;
+        fprintf(stderr, "%s: posix_memalign could not allocate %s of pageable memory\n", lesson_prog,
+                fmt_size(bytes));
+        return false;
+    }
+    if (!ALLOC(cudaMallocHost(&buf[1], bytes), "cudaMallocHost", bytes)) {
+        ok = false;
+        goto cleanup;
+    }
+    printf("   a) one copy at a time, the host clock around the call and around call + synchronize:\n");
+    ok = call_and_copy(L, buf, bytes, call_ms, total_ms);
+    if (ok)
+        judge_calls(L, bytes, call_ms, total_ms);
+    ok = ok && step_4b_behind_a_kernel(L);
+    if (ok)
+        memcpy_feeds(buf[0], buf[1], bytes, gbps(bytes, total_ms[0][H2D]), gbps(bytes, total_ms[1][H2D]));
+    ok = ok && write_combined(L);
+cleanup:
+    free(buf[0]);
+    if (buf[1])
+        ok = checkRuntime(cudaFreeHost(buf[1])) && ok;
     return ok;
 }

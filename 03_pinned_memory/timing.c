@@ -1,6 +1,7 @@
 /* 03_pinned_memory/timing.c - the measuring apparatus the steps share: the one timing loop
  * ("warm-up, then timed repetitions between a pair of events") and small helpers for sizes,
  * rates, the data pattern and failed allocations. None of it is what the lesson teaches. */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,12 @@ bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_m
 }
 
 /* ---- small helpers ------------------------------------------------------------------------ */
+
+size_t side_bytes(const struct lesson *L, size_t cap)
+{
+    size_t b = L->opt.max < cap ? L->opt.max : cap;
+    return b < MIN_SIDE ? MIN_SIDE : b;
+}
 
 double gbps(size_t bytes, double ms) { return ms > 0 ? (double)bytes / (ms * 1e6) : 0; }
 
@@ -75,6 +82,33 @@ bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint
            checkRuntime(cudaMemcpyAsync(bad, L->dev_bad, sizeof *bad, cudaMemcpyDeviceToHost,
                                         L->stream)) &&
            checkRuntime(cudaStreamSynchronize(L->stream));
+}
+
+/* New host memory of one kind, not touched (registered: pageable, to be registered later). */
+bool host_alloc(enum kind k, size_t bytes, void **p)
+{
+    *p = NULL;
+    if (k == PINNED)
+        return ALLOC(cudaMallocHost(p, bytes), "cudaMallocHost", bytes);
+    if (k == WRITE_COMBINED)
+        return ALLOC(cudaHostAlloc(p, bytes, cudaHostAllocWriteCombined),
+                     "cudaHostAlloc(cudaHostAllocWriteCombined)", bytes);
+    /* page-aligned, as cudaHostRegister prefers */
+    if (posix_memalign(p, 4096, bytes) != 0) {
+        *p = NULL;
+        fprintf(stderr, "%s: posix_memalign could not allocate %s (%zu bytes) of pageable host "
+                        "memory\n", lesson_prog, fmt_size(bytes), bytes);
+        return false;
+    }
+    return true;
+}
+
+bool host_free(enum kind k, void *p)
+{
+    if (k == PINNED || k == WRITE_COMBINED)
+        return checkRuntime(cudaFreeHost(p));
+    free(p);
+    return true;
 }
 
 cudaError_t alloc_err_;

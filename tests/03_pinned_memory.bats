@@ -26,53 +26,75 @@ at_least() {
 
 # ---- on the GPU -------------------------------------------------------------------------
 
-@test "GPU: the lesson passes every check (exit 0, verdict PASS)" {
+@test "GPU: the lesson passes every check (exit 0, verdict PASS; only the two-GPU claim may be not judged)" {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
     run tail -n 1 <<<"$LESSON_OUT"
-    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed$'
+    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed(, 1 not judged)?$'
     run grep -c -F '[FAIL]' <<<"$LESSON_OUT"
     assert_output 0
+    # at these sizes every claim can be judged, except step 7's on a machine with one GPU
+    run grep -F '[n/j]' <<<"$LESSON_OUT"
+    if [ "$(gpu_count)" -ge 2 ]; then
+        assert_output ""
+    else
+        assert_output --partial "PORTABLE in one device's context copies at pinned speed in another device's context - not judged here: one GPU is visible; this needs two"
+    fi
+}
+
+# The output with what may differ between two correct runs replaced: the values of the
+# environment variables, which way a comparison came out, the break-even verdicts, the sign of
+# an extra cost, the two-GPU lines of step 7 and the verdict's counts that depend on them.
+comparable() {
+    sed -E -e 's/^( *CUDA_[A-Z_]+=)[^:]*:/\1V:/' -e 's/(zero-copy|the pipeline) wins by/X wins by/' \
+        -e 's/per transfer -> .*/per transfer -> VERDICT/' -e 's/-#/#/g' -e '/s context: H2D from device/d' \
+        -e '/received the PORTABLE buffer/d' -e "/in one device's context copies at pinned speed/d" \
+        -e 's/^RESULT: PASS - .*/RESULT: PASS/' | tr -s ' '
 }
 
 @test "GPU: the output matches tests/expected/03_pinned_memory.out after normalising" {
     run_lesson
-    # numbers change the width of the table's columns: squeeze runs of spaces on both sides;
-    # the extra cost of pinning can come out either side of zero: drop the signs
-    diff -u <(tr -s ' ' <"$ROOT/tests/expected/03_pinned_memory.out" | sed 's/-#/#/g') \
-        <(sed "s|$BATS_FILE_TMPDIR|TMP|g" <<<"$LESSON_OUT" | normalize | tr -s ' ' | sed 's/-#/#/g')
+    diff -u <(comparable <"$ROOT/tests/expected/03_pinned_memory.out") \
+        <(sed "s|$BATS_FILE_TMPDIR|TMP|g" <<<"$LESSON_OUT" | normalize | comparable)
+}
+
+@test "GPU: step 1 prints the CUDA environment variables that change what the lesson shows" {
+    run_lesson
+    for v in CUDA_VISIBLE_DEVICES CUDA_LAUNCH_BLOCKING CUDA_DEVICE_MAX_CONNECTIONS; do
+        assert_regex "$LESSON_OUT" "   $v=[^:]*: "
+    done
 }
 
 @test "GPU: every copy of the sweep delivered its data (4 kinds x 2 directions x 9 sizes)" {
     assert_claim "every copy delivered its data intact: 72 checks (4 kinds x 2 directions x 9 sizes), 0 wrong words"
 }
 
-@test "GPU: pinned beats pageable by a wide margin from 16 MiB up (median 2.5x, every size 1.5x)" {
-    # Pageable copies depend on the host's memcpy and vary from run to run (one size once
-    # reached 1.9x on an H100 host where the rest were 3x-5.7x), so the margin is judged on
-    # the median ratio of each direction, with a floor for every single size.
+@test "GPU: pinned beats pageable at every size from 16 MiB up, in the table as in the claim" {
     assert_claim "pinned is faster than pageable at every size from 16 MiB up, both directions"
     least="$(lesson_number 's/.*pinned is faster than pageable .*: at least \([0-9.]*\)x$/\1/p')"
-    at_least "$least" 1.5 "pinned/pageable at every size from 16 MiB up"
-    # the table's ratio column, per direction (table), for the sizes of 16 MiB and more
-    ratios="$(awk '/pinned\/pageable/ { t++; in_table = 1; next } /^ *$/ { in_table = 0 }
+    # the claim's figure is the table's smallest ratio column entry from 16 MiB up
+    table_least="$(awk '/pinned\/pageable/ { in_table = 1; next } /^ *$/ { in_table = 0 }
                    in_table && $NF ~ /^[0-9.]+x$/ { split($0, f, " ");
-                       if ((f[2] == "MiB" && f[1] + 0 >= 16) || f[2] == "GiB") { r = $NF; sub("x", "", r); print t, r } }' <<<"$LESSON_OUT")"
-    for table in 1 2; do
-        values="$(awk -v t=$table '$1 == t { print $2 }' <<<"$ratios" | sort -n)"
-        n="$(grep -c . <<<"$values")"
-        [ "$n" -ge 1 ] || fail "no ratios of 16 MiB and more in table $table"
-        median="$(awk -v n="$n" '{ v[NR] = $1 } END { print (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }' <<<"$values")"
-        at_least "$median" 2.5 "median pinned/pageable of table $table ($n sizes)"
-    done
+                       if ((f[2] == "MiB" && f[1] + 0 >= 16) || f[2] == "GiB") { r = $NF; sub("x", "", r); print r } }' <<<"$LESSON_OUT" | sort -n | head -n 1)"
+    awk -v a="$least" -v b="$table_least" 'BEGIN { d = a - b; exit !(d < 0.11 && d > -0.11) }' ||
+        fail "the claim says ${least}x, the table's least is ${table_least}x"
 }
 
 @test "GPU: write-combined and registered memory copy as fast as pinned" {
     assert_claim "to the copy engine, write-combined and registered memory are as fast as pinned from 16 MiB up"
 }
 
-@test "GPU: large pinned copies reach nvbandwidth's figure (one copy per event pair >= 98% of batched)" {
+@test "GPU: large pinned copies reach the batched reference of the same run (and nvbandwidth's, when it is on PATH)" {
     assert_claim "from 256 MiB up, timing one copy per event pair gives at least 98% of the batched figure"
+    h2d="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: H2D \([0-9.]*\) GB\/s.*/\1/p')"
+    d2h="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: .*, D2H \([0-9.]*\) GB\/s.*/\1/p')"
+    command -v nvbandwidth >/dev/null 2>&1 || return 0 # the same-run reference above is the test
+    run nvbandwidth -t host_to_device_memcpy_ce device_to_host_memcpy_ce
+    assert_success
+    ref_h2d="$(sed -n 's/^SUM host_to_device_memcpy_ce *\([0-9.]*\).*/\1/p' <<<"$output")"
+    ref_d2h="$(sed -n 's/^SUM device_to_host_memcpy_ce *\([0-9.]*\).*/\1/p' <<<"$output")"
+    at_least "$h2d" "$(awk -v r="$ref_h2d" 'BEGIN { print 0.95 * r }')" "H2D GB/s (95% of nvbandwidth's $ref_h2d)"
+    at_least "$d2h" "$(awk -v r="$ref_d2h" 'BEGIN { print 0.95 * r }')" "D2H GB/s (95% of nvbandwidth's $ref_d2h)"
 }
 
 @test "GPU: large pinned copies reach a sound fraction of the link read from the device" {
@@ -81,50 +103,73 @@ at_least() {
     assert_claim "pinned copies of 256 MiB and more reach"
 }
 
-@test "GPU: on an H100 over PCIe Gen5 x16, 98% of nvbandwidth's 54.4 / 55.2 GB/s" {
-    run_lesson
-    grep -q '"NVIDIA H100' <<<"$LESSON_OUT" && grep -q 'Gen5 x16;' <<<"$LESSON_OUT" ||
-        skip "not an H100 on a Gen5 x16 link: nvbandwidth's figures are for that card"
-    h2d="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: H2D \([0-9.]*\) GB\/s.*/\1/p')"
-    d2h="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: .*, D2H \([0-9.]*\) GB\/s.*/\1/p')"
-    at_least "$h2d" 53.3 "H2D GB/s (98% of 54.4)"
-    at_least "$d2h" 54.1 "D2H GB/s (98% of 55.2)"
+@test "GPU: step 3 times the same work for every kind (median and spread) and judges the break-even with its noise" {
+    assert_claim "pinning memory you already have (register + unregister"
+    assert_claim "for a new buffer, malloc + first fill + register + unregister + free"
+    for k in pageable pinned write-combined registered; do
+        assert_regex "$LESSON_OUT" "   $k +[0-9.]+ \([0-9.]+\) +[0-9.]+ \([0-9.]+\)"
+    done
+    assert_regex "$LESSON_OUT" 'pinned, a new buffer +extra +[0-9.-]+ ms/GiB \(noise [0-9.]+\), saves [0-9.-]+ ms/GiB per transfer -> (pays off after [0-9.]+ transfers|extra cost within the noise: pays off from the first transfer|cheaper than pageable: pays off at once|saves nothing at this size)'
+    assert_regex "$LESSON_OUT" 'registered, memory you already have +extra'
 }
 
-@test "GPU: registering touched memory costs less than cudaMallocHost" {
-    assert_claim "pinning memory already touched (cudaHostRegister"
-    assert_regex "$LESSON_OUT" 'pinned +extra [0-9.-]+ ms/GiB, saves [0-9.]+ ms/GiB per transfer: pays off after [0-9.]+ transfers'
-}
-
-@test "GPU: pageable cudaMemcpyAsync returns only after its copy" {
-    assert_claim "from pageable memory cudaMemcpyAsync returns only when the copy is (nearly) done"
-    pct="$(lesson_number 's/.*returns only when the copy is (nearly) done: at \([0-9.]*\)% of it or later$/\1/p')"
-    at_least "$pct" 90 "percent of the copy done when the call returned"
-}
-
-@test "GPU: pinned cudaMemcpyAsync returns at once (under 100 us)" {
-    assert_claim "from pinned memory it returns at once"
-    us="$(lesson_number 's/.*it returns at once: after \([0-9.]*\) us at most.*/\1/p')"
-    awk -v u="$us" 'BEGIN { exit !(u < 100) }' || fail "the pinned call took $us us"
-}
-
-@test "GPU: the staged copy is bounded by the CPU's memcpy; the CPU's reading of write-combined memory is measured" {
-    assert_claim "the staged copy is no faster than the CPU's memcpy that feeds it"
-    assert_regex "$LESSON_OUT" 'the CPU reads 4 MiB of ordinary pinned memory at [0-9.]+ GB/s, of write-combined memory at [0-9.]+ GB/s'
+@test "GPU: step 4 a) at 256 MiB the pageable call returns with its copy, the pinned one at once" {
     assert_claim "every one of these copies delivered its data intact (0 wrong words)"
+    assert_claim "at 256 MiB, from pageable memory cudaMemcpyAsync returns only when the copy is (nearly) done"
+    assert_claim "from pinned memory it returns at once"
 }
 
-@test "GPU: zero-copy: same address, right results, faster for one pass" {
+@test "GPU: step 4 b) behind a kernel: pinned returns at once, D2H pageable waits, small pageable H2D is staged, large waits" {
+    run_lesson
+    assert_regex "$LESSON_OUT" 'b\) each copy queued behind a [0-9.]+ ms kernel in the same stream'
+    for size in "4 KiB" "64 KiB" "1 MiB" "16 MiB"; do
+        assert_regex "$LESSON_OUT" "^ +$size +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+    done
+    assert_claim "from pinned memory every copy returned before the kernel ahead of it ended"
+    assert_claim "device to pageable memory: every size waited for the kernel and the copy"
+    assert_claim "pageable host-to-device copies of 4 KiB returned at once"
+    assert_claim "pageable host-to-device copies of 16 MiB waited for the kernel ahead"
+}
+
+@test "GPU: step 4 c) d) the staged copy is bounded by the CPU's memcpy; write-combined reads and fills are measured" {
+    assert_claim "the staged copy is no faster than the CPU's memcpy that feeds it"
+    assert_regex "$LESSON_OUT" 'd\) the CPU reads 4 MiB of ordinary pinned memory at [0-9.]+ GB/s, of write-combined memory'
+    assert_regex "$LESSON_OUT" 'it first filled new memory \(step 3\) at [0-9.]+ GB/s pinned, [0-9.]+ GB/s'
+    refute_regex "$LESSON_OUT" 'hypervisor'
+}
+
+@test "GPU: zero-copy: same address, right results, faster than unpipelined copies; the pipelined estimate names the winner" {
     assert_claim "with unified addressing the GPU uses the very same address as the CPU"
     assert_claim "the kernel's results in host memory are right (0 wrong words)"
     assert_claim "the explicit way gives the same results (0 wrong words)"
-    assert_claim "for one pass over the data, zero-copy is faster"
+    assert_claim "for one pass over the data, zero-copy is faster than copy in + kernel + copy out one after the other"
+    assert_regex "$LESSON_OUT" 'at best [0-9.]+ ms \([^)]*\); zero-copy took [0-9.]+ ms: (zero-copy|the pipeline) wins by [0-9.]+x'
 }
 
 @test "GPU: both directions at once beat one direction (1.3x or more), data intact" {
     assert_claim "both copies delivered their data intact (0 wrong words)"
-    ratio="$(lesson_number 's/.*the two directions run side by side: \([0-9.]*\)x one direction$/\1/p')"
+    ratio="$(lesson_number 's/.*the two directions run side by side: \([0-9.]*\)x one direction (up to 2x)$/\1/p')"
     at_least "$ratio" 1.3 "both directions against one"
+}
+
+@test "GPU: step 7 the Driver API's pinned memory and copies match the runtime's of the same run" {
+    assert_claim "the driver reports the flags the buffer was allocated with (PORTABLE, DEVICEMAP)"
+    assert_claim "DEVICEMAP under unified addressing: the device pointer is the host pointer"
+    assert_claim "cuMemcpyHtoDAsync then cuMemcpyDtoHAsync delivered the data intact (0 wrong words)"
+    assert_claim "the Driver API's copies run at the runtime's rate of this run"
+    for k in 'cuMemHostAlloc\(PORTABLE \| DEVICEMAP\)' 'cuMemHostAlloc\(WRITECOMBINED\)' "cuMemHostRegister\(malloc'd memory\)"; do
+        assert_regex "$LESSON_OUT" "   $k +[0-9.]+ +[0-9.]+"
+    done
+}
+
+@test "GPU: step 7 a PORTABLE buffer is used from another GPU's context (two GPUs; one GPU: not judged, with the reason)" {
+    run_lesson
+    if [ "$(gpu_count)" -ge 2 ]; then
+        assert_claim "device 1 received the PORTABLE buffer's data intact (0 wrong words)"
+        assert_claim "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context copies at pinned speed"
+    else
+        assert_regex "$LESSON_OUT" "\[n/j\]  a buffer pinned with CU_MEMHOSTALLOC_PORTABLE .* - not judged here: one GPU is visible; this needs two"
+    fi
 }
 
 @test "GPU: --csv writes the whole sweep for the chart" {

@@ -67,6 +67,49 @@ run_regime() {
 # ==== end 02_driver_context ====================================================================
 
 # ==== 03_pinned_memory =========================================================================
+# Each run is small (a second or two) except the largest size; claims a regime cannot judge
+# print "[n/j]" with the reason, and the tests check that they say why.
+
+@test "03 regime: the smallest sizes the options allow (--min 4 --max 4 --reps 1)" {
+    run_regime 03_pinned_memory -- --min 4 --max 4 --reps 1
+    assert_line --partial "[n/j]  the staged copy is no faster than the CPU's memcpy that feeds it - not judged here: copies under 16 MiB are too short to time"
+    assert_line --partial "every copy delivered its data intact: 8 checks (4 kinds x 2 directions x 1 sizes), 0 wrong words"
+}
+
+@test "03 regime: the largest size the lesson is built for, once (--min 1G --max 1G --reps 1)" {
+    run_regime 03_pinned_memory -- --min 1G --max 1G --reps 1
+    assert_line --partial "[ok]   from 256 MiB up, timing one copy per event pair gives at least 98% of the batched figure"
+}
+
+@test "03 regime: the sizes of issue 10's failure (--min 1M --max 64M --reps 3)" {
+    run_regime 03_pinned_memory -- --min 1M --max 64M --reps 3
+    assert_line --partial "[ok]   the staged copy is no faster than the CPU's memcpy that feeds it"
+    assert_line --partial "not judged here: no size of 256 MiB or more in this sweep"
+}
+
+@test "03 regime: CUDA_LAUNCH_BLOCKING=1: the lesson says what changes and judges that instead" {
+    run_regime 03_pinned_memory CUDA_LAUNCH_BLOCKING=1 -- --min 1M --max 32M --reps 3
+    assert_line --partial "CUDA_LAUNCH_BLOCKING=1: 1 makes each launch"
+    assert_line --partial "[n/j]  from pinned memory it returns at once (here it returned at"
+    assert_line --partial "not judged here: the kernel launch itself waited for the kernel"
+}
+
+@test "03 regime: CUDA_DEVICE_MAX_CONNECTIONS=1 (one hardware queue for the two streams of step 6)" {
+    run_regime 03_pinned_memory CUDA_DEVICE_MAX_CONNECTIONS=1 -- --min 1M --max 32M --reps 3
+    assert_line --partial "CUDA_DEVICE_MAX_CONNECTIONS=1:"
+}
+
+@test "03 regime: --device N on every visible GPU, and the last one alone through CUDA_VISIBLE_DEVICES" {
+    require_gpu
+    n="$(gpu_count)"
+    for ((d = 0; d < n; d++)); do
+        run_regime 03_pinned_memory -- --device "$d" --min 64K --max 16M --reps 2
+        assert_line --partial "   device $d: "
+    done
+    run_regime 03_pinned_memory CUDA_VISIBLE_DEVICES="$((n - 1))" -- --min 64K --max 16M --reps 2
+    assert_line --partial "CUDA_VISIBLE_DEVICES=$((n - 1)): "
+    assert_line --partial "[n/j]  a buffer pinned with CU_MEMHOSTALLOC_PORTABLE"
+}
 # ==== end 03_pinned_memory =====================================================================
 
 # ==== 04_streams_overlap =======================================================================

@@ -10,7 +10,8 @@
  *         before its copy (cudaStreamWaitEvent), and `stop` must be recorded after BOTH
  *         copies (record an event in the second stream and make the first wait for it).
  *         Destroy what you create.
- * Then "both at once" reaches at least 1.4x one direction, with the data still intact.
+ * Then "both at once" gains at least 3/4 of what the reference solution gains on this card
+ * (the grader runs it beside yours), with the data still intact.
  * Grade it: make check   (from 03_pinned_memory/)
  */
 #include <stdint.h>

@@ -1,0 +1,142 @@
+/* 03_pinned_memory/async.c - step 4 b): when does cudaMemcpyAsync return? Each copy is queued
+ * behind a kernel of about 20 ms in the same stream; the host clock says whether the call came
+ * back at once (the copy queued) or only after the kernel and the copy were done. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+
+#define SPIN_NS 20000000ull /* the kernel ahead of each copy: 20 ms */
+#define ASYNC_SIZES 4
+
+struct behind {
+    double kernel_ms;                        /* the kernel alone, events */
+    double returned[2][DIRS][ASYNC_SIZES];   /* [pageable, pinned]: ms until the call returned */
+    double launch_ms;                        /* the longest kernel launch call, host clock */
+    size_t sizes[ASYNC_SIZES];
+    int n;
+};
+
+static bool enqueue_spin(struct lesson *L, void *arg)
+{
+    (void)arg;
+    return checkRuntime(launch_spin(SPIN_NS, L->stream));
+}
+
+/* One row: the kernel, then the copy, in L->stream. */
+static bool one_copy(struct lesson *L, void *host, size_t bytes, enum dir d, double *launch,
+                     double *returned)
+{
+    double t0 = host_ms();
+    if (!checkRuntime(launch_spin(SPIN_NS, L->stream)))
+        return false;
+    double t1 = host_ms();
+    if (!checkRuntime(copy(host, L->dev, bytes, d, L->stream)))
+        return false;
+    double t2 = host_ms();
+    *launch = t1 - t0;
+    *returned = t2 - t1;
+    return checkRuntime(cudaStreamSynchronize(L->stream));
+}
+
+static bool measure_rows(struct lesson *L, struct behind *b, void *buf[2])
+{
+    double ms[1], launch;
+    if (!time_events(L, 1, 1, enqueue_spin, NULL, ms))
+        return false;
+    b->kernel_ms = ms[0];
+    b->launch_ms = 0;
+    /* an untimed round first: the driver sets up its staging buffers at the first copies */
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < 2; k++)
+            for (int si = 0; si < b->n; si++)
+                for (int d = 0; d < DIRS; d++) {
+                    double *r = &b->returned[k][d][si];
+                    if (!one_copy(L, buf[k], b->sizes[si], (enum dir)d, &launch, r))
+                        return false;
+                    b->launch_ms = launch > b->launch_ms ? launch : b->launch_ms;
+                }
+    return true;
+}
+
+static void print_rows(const struct behind *b)
+{
+    printf("   b) each copy queued behind a %.1f ms kernel in the same stream; ms until cudaMemcpyAsync\n"
+           "   returned (at once: the copy was queued; about the kernel's time or more: it waited):\n",
+           b->kernel_ms);
+    printf("   %10s  %12s  %12s  %12s  %12s\n", "size", "pageable H2D", "pageable D2H", "pinned H2D",
+           "pinned D2H");
+    for (int si = 0; si < b->n; si++)
+        printf("   %10s  %12.3f  %12.3f  %12.3f  %12.3f\n", fmt_size(b->sizes[si]),
+               b->returned[0][H2D][si], b->returned[0][D2H][si], b->returned[1][H2D][si],
+               b->returned[1][D2H][si]);
+}
+
+static void judge_rows(const struct behind *b)
+{
+    double k = b->kernel_ms, pinned_most = 0, d2h_least = 1e30;
+    for (int si = 0; si < b->n; si++)
+        for (int d = 0; d < DIRS; d++)
+            pinned_most = b->returned[1][d][si] > pinned_most ? b->returned[1][d][si] : pinned_most;
+    for (int si = 0; si < b->n; si++)
+        d2h_least = b->returned[0][D2H][si] < d2h_least ? b->returned[0][D2H][si] : d2h_least;
+    const char *why = "the kernel launch itself waited for the kernel (CUDA_LAUNCH_BLOCKING=1, or a "
+                      "tool that serialises launches), so no copy queued behind it";
+    bool launch_waited = b->launch_ms >= 0.5 * k;
+    double small = b->returned[0][H2D][0], large = b->returned[0][H2D][b->n - 1];
+    size_t large_size = b->sizes[b->n - 1];
+    if (launch_waited) {
+        not_judged(why, "from pinned memory every copy returned before the kernel ahead of it ended");
+        not_judged(why, "device to pageable memory: every size waited for the kernel and the copy");
+        not_judged(why, "pageable host-to-device copies of %s returned at once", fmt_size(b->sizes[0]));
+        not_judged(why, "pageable host-to-device copies of 16 MiB or more waited for the kernel");
+        return;
+    }
+    claim(pinned_most < 0.5 * k, "from pinned memory every copy returned before the kernel ahead of it "
+                                 "ended (%.3f ms at most, of %.1f ms)", pinned_most, k);
+    claim(d2h_least >= 0.9 * k, "device to pageable memory: every size waited for the kernel and the "
+                                "copy (%.1f ms or more; NVIDIA: it returns once the copy has completed)",
+          d2h_least);
+    claim(small < 0.5 * k, "pageable host-to-device copies of %s returned at once (%.3f ms): the "
+                           "driver staged the data and queued the DMA", fmt_size(b->sizes[0]), small);
+    if (large_size >= WIDE)
+        claim(large >= 0.9 * k, "pageable host-to-device copies of %s waited for the kernel ahead "
+                                "(%.1f ms): the host thread was held until earlier work was done",
+              fmt_size(large_size), large);
+    else
+        not_judged("no copy of 16 MiB or more here (--max 16M or more)",
+                   "pageable host-to-device copies of 16 MiB or more waited for the kernel");
+}
+
+bool step_4b_behind_a_kernel(struct lesson *L)
+{
+    static const size_t want[ASYNC_SIZES] = {4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB};
+    size_t side = side_bytes(L, SIDE_MAX);
+    struct behind b = {0};
+    for (int i = 0; i < ASYNC_SIZES; i++)
+        if (want[i] <= side)
+            b.sizes[b.n++] = want[i];
+    void *buf[2] = {NULL, NULL};
+    size_t bytes = b.sizes[b.n - 1];
+    bool ok = true;
+    if (posix_memalign(&buf[0], 4096, bytes) != 0) {
+        fprintf(stderr, "%s: posix_memalign could not allocate %s\n", lesson_prog, fmt_size(bytes));
+        return false;
+    }
+    memset(buf[0], 0, bytes);
+    if (!ALLOC(cudaMallocHost(&buf[1], bytes), "cudaMallocHost", bytes) ||
+        !measure_rows(L, &b, buf)) {
+        ok = false;
+        goto cleanup;
+    }
+    print_rows(&b);
+    judge_rows(&b);
+    printf("   A copy that waits holds the host thread: it cannot queue other streams' work meanwhile,\n"
+           "   which is why lesson 04 overlaps copies and kernels from pinned memory only.\n");
+cleanup:
+    free(buf[0]);
+    if (buf[1])
+        ok = checkRuntime(cudaFreeHost(buf[1])) && ok;
+    return ok;
+}

@@ -1,0 +1,237 @@
+/* 03_pinned_memory/driver_api.c - step 7: seed 000's pinned-memory example through the Driver
+ * API. cuMemHostAlloc (PORTABLE, DEVICEMAP, WRITECOMBINED) and cuMemHostRegister give the same
+ * kinds of pinned memory as the runtime's calls; cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a
+ * cuStreamCreate stream, timed with cuEventRecord / cuEventElapsedTime, move them at the same
+ * rate as cudaMemcpyAsync. Then a PORTABLE buffer from one device's context is used by another
+ * device's context (two GPUs). The runtime's primary context is the Driver API's primary
+ * context of the same device: cuDevicePrimaryCtxRetain hands us the very context the runtime
+ * uses. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "pattern.h"
+
+enum { RT_PINNED, DRV_PORTABLE, DRV_WC, DRV_REGISTERED, DRV_KINDS };
+static const char *const drv_name[DRV_KINDS] = {
+    "cudaMallocHost + cudaMemcpyAsync (runtime)", "cuMemHostAlloc(PORTABLE | DEVICEMAP)",
+    "cuMemHostAlloc(WRITECOMBINED)", "cuMemHostRegister(malloc'd memory)"};
+
+/* The Driver API's side of one context: a stream, two events, device memory. */
+struct drv {
+    CUstream s;
+    CUevent e[2];
+    CUdeviceptr d;
+};
+
+static bool drv_open(struct drv *x, size_t bytes)
+{
+    return checkDriver(cuStreamCreate(&x->s, CU_STREAM_NON_BLOCKING)) &&
+           checkDriver(cuEventCreate(&x->e[0], CU_EVENT_DEFAULT)) &&
+           checkDriver(cuEventCreate(&x->e[1], CU_EVENT_DEFAULT)) &&
+           checkDriver(cuMemAlloc(&x->d, bytes));
+}
+
+static bool drv_close(struct drv *x)
+{
+    bool ok = true;
+    if (x->d)
+        ok = checkDriver(cuMemFree(x->d)) && ok;
+    for (int i = 0; i < 2; i++)
+        if (x->e[i])
+            ok = checkDriver(cuEventDestroy(x->e[i])) && ok;
+    if (x->s)
+        ok = checkDriver(cuStreamDestroy(x->s)) && ok;
+    return ok;
+}
+
+/* One warm-up, then the median of 5 copies, each between two events: GB/s. */
+static bool drv_gbps(struct drv *x, void *host, size_t bytes, enum dir d, double *rate)
+{
+    double ms[5];
+    for (int r = -1; r < 5; r++) {
+        float f = 0;
+        if (!checkDriver(cuEventRecord(x->e[0], x->s)) ||
+            !(d == H2D ? checkDriver(cuMemcpyHtoDAsync(x->d, host, bytes, x->s))
+                       : checkDriver(cuMemcpyDtoHAsync(host, x->d, bytes, x->s))) ||
+            !checkDriver(cuEventRecord(x->e[1], x->s)) || !checkDriver(cuEventSynchronize(x->e[1])) ||
+            !checkDriver(cuEventElapsedTime(&f, x->e[0], x->e[1])))
+            return false;
+        if (r >= 0)
+            ms[r] = f;
+    }
+    *rate = gbps(bytes, median_of(ms, 5));
+    return true;
+}
+
+struct copies1 {
+    void *host;
+    size_t bytes;
+    enum dir d;
+};
+
+static bool enqueue_rt_copy(struct lesson *L, void *arg)
+{
+    const struct copies1 *c = arg;
+    return checkRuntime(copy(c->host, L->dev, c->bytes, c->d, L->stream));
+}
+
+/* The same buffers in another device's context: a PORTABLE buffer is pinned there too. */
+static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
+{
+    int count = 0;
+    const char *what = "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context copies "
+                       "at pinned speed in another device's context";
+    if (!checkDriver(cuDeviceGetCount(&count)))
+        return false;
+    if (count < 2) {
+        not_judged("one GPU is visible; this needs two", "%s", what);
+        return true;
+    }
+    int other = (int)(L->opt.device + 1) % count;
+    CUdevice dev;
+    CUcontext ctx = NULL;
+    struct drv x = {0};
+    void *own = NULL;
+    double rate_portable = 0, rate_own = 0;
+    size_t bad = 0;
+    bool ok = checkDriver(cuDeviceGet(&dev, other)) && checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev));
+    if (!ok)
+        return false;
+    bool pushed = ok = checkDriver(cuCtxPushCurrent(ctx));
+    ok = ok && drv_open(&x, bytes) && checkDriver(cuMemHostAlloc(&own, bytes, 0)) &&
+         drv_gbps(&x, own, bytes, H2D, &rate_own) && drv_gbps(&x, portable, bytes, H2D, &rate_portable);
+    if (ok) { /* device `other` now holds the portable buffer's pattern: bring it back to check */
+        memset(own, 0, bytes);
+        ok = checkDriver(cuMemcpyDtoHAsync(own, x.d, bytes, x.s)) && checkDriver(cuStreamSynchronize(x.s));
+        bad = ok ? host_mismatches(own, bytes / 4, 8) : 0;
+    }
+    if (ok) {
+        printf("   device %d's context: H2D from device %ld's PORTABLE buffer %.1f GB/s, from its own "
+               "cuMemHostAlloc buffer %.1f GB/s\n", other, L->opt.device, rate_portable, rate_own);
+        claim(bad == 0, "device %d received the PORTABLE buffer's data intact (%zu wrong words)", other, bad);
+        if (bytes >= WIDE)
+            claim(rate_portable >= 0.9 * rate_own, "%s: %.2fx its own pinned buffer", what,
+                  rate_portable / rate_own);
+        else
+            not_judged("copies under 16 MiB are too short to time (--max 16M or more)", "%s", what);
+    }
+    if (own)
+        ok = checkDriver(cuMemFreeHost(own)) && ok;
+    ok = drv_close(&x) && ok;
+    CUcontext popped;
+    if (pushed)
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
+    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
+}
+
+static void judge_same_rate(size_t bytes, double rate[DRV_KINDS][DIRS])
+{
+    double lo = 1e9, hi = 0;
+    for (int k = DRV_PORTABLE; k < DRV_KINDS; k++)
+        for (int d = 0; d < DIRS; d++) {
+            double r = rate[k][d] / rate[RT_PINNED][d];
+            lo = r < lo ? r : lo;
+            hi = r > hi ? r : hi;
+        }
+    if (bytes >= WIDE)
+        claim(lo >= 0.9 && hi <= 1.1, "the Driver API's copies run at the runtime's rate of this run: "
+                                      "%.2fx to %.2fx of cudaMallocHost + cudaMemcpyAsync", lo, hi);
+    else
+        not_judged("copies under 16 MiB are too short to time (--max 16M or more)",
+                   "the Driver API's copies run at the runtime's rate of this run");
+}
+
+/* The four buffers, timed both ways; the data checked (portable -> device -> registered). */
+static bool same_copies(struct lesson *L, struct drv *x, void *buf[DRV_KINDS], size_t bytes)
+{
+    double rate[DRV_KINDS][DIRS];
+    for (int d = 0; d < DIRS; d++) {
+        double ms[5];
+        struct copies1 c = {buf[RT_PINNED], bytes, (enum dir)d};
+        if (!time_events(L, 1, 5, enqueue_rt_copy, &c, ms))
+            return false;
+        rate[RT_PINNED][d] = gbps(bytes, median_of(ms, 5));
+        for (int k = DRV_PORTABLE; k < DRV_KINDS; k++)
+            if (!drv_gbps(x, buf[k], bytes, (enum dir)d, &rate[k][d]))
+                return false;
+    }
+    fill_host(buf[DRV_PORTABLE], bytes / 4, 8);
+    memset(buf[DRV_REGISTERED], 0, bytes);
+    if (!checkDriver(cuMemcpyHtoDAsync(x->d, buf[DRV_PORTABLE], bytes, x->s)) ||
+        !checkDriver(cuMemcpyDtoHAsync(buf[DRV_REGISTERED], x->d, bytes, x->s)) ||
+        !checkDriver(cuStreamSynchronize(x->s)))
+        return false;
+    size_t bad = host_mismatches(buf[DRV_REGISTERED], bytes / 4, 8);
+    printf("   %-44s %9s %9s\n", "pinned memory from, copied with", "H2D GB/s", "D2H GB/s");
+    for (int k = 0; k < DRV_KINDS; k++)
+        printf("   %-44s %9.1f %9.1f\n", drv_name[k], rate[k][H2D], rate[k][D2H]);
+    claim(bad == 0, "cuMemcpyHtoDAsync then cuMemcpyDtoHAsync delivered the data intact (%zu wrong words)", bad);
+    judge_same_rate(bytes, rate);
+    return true;
+}
+
+/* What the driver says about the PORTABLE | DEVICEMAP buffer. */
+static bool flags_and_mapping(struct lesson *L, void *portable)
+{
+    unsigned int flags = 0;
+    CUdeviceptr mapped = 0;
+    if (!checkDriver(cuMemHostGetFlags(&flags, portable)) ||
+        !checkDriver(cuMemHostGetDevicePointer(&mapped, portable, 0)))
+        return false;
+    printf("   cuMemHostGetFlags: PORTABLE %s, DEVICEMAP %s; cuMemHostGetDevicePointer -> 0x%llx for %p\n",
+           flags & CU_MEMHOSTALLOC_PORTABLE ? "yes" : "no", flags & CU_MEMHOSTALLOC_DEVICEMAP ? "yes" : "no",
+           (unsigned long long)mapped, portable);
+    claim((flags & (CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP)) ==
+              (CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
+          "the driver reports the flags the buffer was allocated with (PORTABLE, DEVICEMAP)");
+    if (L->prop.unifiedAddressing)
+        claim(mapped == (CUdeviceptr)(uintptr_t)portable,
+              "DEVICEMAP under unified addressing: the device pointer is the host pointer");
+    return true;
+}
+
+bool step_7_driver_api(struct lesson *L)
+{
+    size_t bytes = side_bytes(L, ZC_MAX);
+    printf("\n7. The same copies through the Driver API (%s): cuMemHostAlloc, cuMemHostRegister,\n"
+           "   cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a cuStreamCreate stream, cuEventRecord timing\n",
+           fmt_size(bytes));
+    CUdevice dev;
+    CUcontext ctx = NULL;
+    struct drv x = {0};
+    void *buf[DRV_KINDS] = {NULL};
+    bool registered = false;
+    if (!checkDriver(cuDeviceGet(&dev, (int)L->opt.device)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
+        return false;
+    bool pushed = checkDriver(cuCtxPushCurrent(ctx));
+    bool ok = pushed && drv_open(&x, bytes) &&
+              ALLOC(cudaMallocHost(&buf[RT_PINNED], bytes), "cudaMallocHost", bytes) &&
+              checkDriver(cuMemHostAlloc(&buf[DRV_PORTABLE], bytes,
+                                         CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP)) &&
+              checkDriver(cuMemHostAlloc(&buf[DRV_WC], bytes, CU_MEMHOSTALLOC_WRITECOMBINED)) &&
+              host_alloc(REGISTERED, bytes, &buf[DRV_REGISTERED]);
+    if (ok) {
+        for (int k = 0; k < DRV_KINDS; k++)
+            memset(buf[k], 0, bytes);
+        ok = registered = checkDriver(cuMemHostRegister(buf[DRV_REGISTERED], bytes, 0));
+    }
+    ok = ok && flags_and_mapping(L, buf[DRV_PORTABLE]) && same_copies(L, &x, buf, bytes) &&
+         portable_elsewhere(L, buf[DRV_PORTABLE], bytes);
+    printf("   (Bindings sit on either API: PyCUDA, for one, is built on the Driver API, not the runtime.)\n");
+    if (registered)
+        ok = checkDriver(cuMemHostUnregister(buf[DRV_REGISTERED])) && ok;
+    free(buf[DRV_REGISTERED]);
+    for (int k = DRV_PORTABLE; k <= DRV_WC; k++)
+        if (buf[k])
+            ok = checkDriver(cuMemFreeHost(buf[k])) && ok;
+    if (buf[RT_PINNED])
+        ok = checkRuntime(cudaFreeHost(buf[RT_PINNED])) && ok;
+    ok = drv_close(&x) && ok;
+    CUcontext popped;
+    if (pushed)
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
+    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
+}
