@@ -34,6 +34,10 @@ const char *module_loading(void);        /* CUDA_MODULE_LOADING, NULL when unset
 bool step_2b_which_first_calls_start_a_context(const struct lesson *L);
 int first_call_child(const char *name, int device);
 
+/* lifecycle.c: step 8, and its child process (--lifecycle-demo) */
+bool step_8_primary_context_lifecycle(const struct lesson *L);
+int lifecycle_child(int device);
+
 /* child.c: run this program again, as a child process, with the arguments given (after the
  * program's own path).
  * run_self: the same environment, except that env_name (when not NULL) is set to env_value,

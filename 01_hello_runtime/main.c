@@ -15,7 +15,10 @@
  *      synchronisation, with CUDA_LAUNCH_BLOCKING=1 at the launch itself;
  *   6. a kernel launched from C through an extern "C" launcher, its result verified; a launch
  *      returns before its kernel ends (unless CUDA_LAUNCH_BLOCKING=1);
- *   7. the current context belongs to a host thread.
+ *   7. the current context belongs to a host thread;
+ *   8. the primary context's lifecycle: flags before and after activation, cudaInitDevice,
+ *      reference counting against the runtime's own reference, the two resets (lifecycle.c,
+ *      in a child process).
  * child.c runs this program again as a child process; kernel.cu holds the device code.
  */
 #define _GNU_SOURCE
@@ -415,7 +418,7 @@ static bool step_7_context_belongs_to_a_thread(const struct lesson *L)
 
 /* ---- the command line, and the table of contents ---------------------------------------- */
 
-enum mode { LESSON, FAULT_DEMO, FIRST_CALL };
+enum mode { LESSON, FAULT_DEMO, FIRST_CALL, LIFECYCLE };
 
 /* Returns -1 to go on, or the exit code (help, bad command line). */
 static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mode,
@@ -426,6 +429,7 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
         {"help", no_argument, NULL, 'h'},
         {"fault-demo", no_argument, NULL, 'F'}, /* internal: step 5c's child process */
         {"first-call", required_argument, NULL, 'C'}, /* internal: step 2b's child process */
+        {"lifecycle-demo", no_argument, NULL, 'L'},   /* internal: step 8's child process */
         {NULL, 0, NULL, 0},
     };
     long device = 0;
@@ -440,6 +444,7 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
             break;
         case 'h': usage(stdout); return EXIT_OK;
         case 'F': *mode = FAULT_DEMO; break;
+        case 'L': *mode = LIFECYCLE; break;
         case 'C':
             *mode = FIRST_CALL;
             *child_arg = optarg;
@@ -470,6 +475,8 @@ int main(int argc, char **argv)
         return fault_demo(L.device);
     if (mode == FIRST_CALL)
         return first_call_child(child_arg, L.device);
+    if (mode == LIFECYCLE)
+        return lifecycle_child(L.device);
 
     printf("01_hello_runtime: when does the CUDA runtime create a context?\n");
     step_0_environment();
@@ -478,7 +485,7 @@ int main(int argc, char **argv)
     bool ok = step_2_first_runtime_call(&L, &no_such_device) &&
               step_3_first_call_that_needs_a_context(&L) && step_4_versions(&L) &&
               step_5_check_macros_at_work(&L) && step_6_kernel_launched_from_c() &&
-              step_7_context_belongs_to_a_thread(&L);
+              step_7_context_belongs_to_a_thread(&L) && step_8_primary_context_lifecycle(&L);
     if (no_such_device)
         return EXIT_USAGE;
     printf("\n");

@@ -142,6 +142,39 @@ setup() {
     assert_claim "its first runtime call made the same primary context current there"
 }
 
+@test "GPU: claim 8a - cudaInitDevice, and schedule flags recorded before the context is active" {
+    assert_claim "cudaInitDevice activated the primary context without making it current"
+    assert_claim "the context started with the schedule flag recorded before it was active"
+    assert_regex "$LESSON_OUT" 'cuCtxGetFlags -> 0x[0-9a-f]+ \(SCHED_BLOCKING_SYNC\)'
+}
+
+@test "GPU: claim 8b - schedule flags set while the context is active change the live context" {
+    assert_claim "set while the context is active, each call changed the live context's schedule flag"
+    assert_regex "$LESSON_OUT" 'cudaSetDeviceFlags\(cudaDeviceScheduleSpin\) +-> cuCtxGetFlags -> 0x[0-9a-f]+ \(SCHED_SPIN\)'
+}
+
+@test "GPU: claim 8c - a library's retain and release beside the runtime's own reference" {
+    assert_claim "after the library's balanced release the context stays active: the runtime holds its own reference"
+    assert_claim "one release too many took the runtime's reference: the context and the application's buffer are gone"
+    assert_claim "the runtime's next call silently started a new primary context"
+}
+
+@test "GPU: claim 8d - cudaDeviceReset and cuDevicePrimaryCtxReset destroy the context under a library" {
+    assert_claim "cudaDeviceReset() destroyed the context and every allocation in it, although a library held a reference"
+    assert_claim "cuDevicePrimaryCtxReset(dev) destroyed the context and every allocation in it, although a library held a reference"
+    assert_claim "after cudaDeviceReset() the library's pointer and context handle dangle: its calls on them fail"
+    assert_claim "after cuDevicePrimaryCtxReset(dev) the library's pointer and context handle dangle: its calls on them fail"
+    assert_claim "a reset releases no reference: the library's two releases still count, the runtime's stays"
+    assert_regex "$LESSON_OUT" 'cuPointerGetAttribute: application.s buffer CUDA_ERROR_INVALID_VALUE'
+}
+
+@test "GPU: every step's child process ran to its end (no failed child)" {
+    run_lesson
+    refute_regex "$LESSON_ERR" "child process(es)? exited"
+    run grep -c -E '^   \[child\]' <<<"$LESSON_OUT"
+    [ "$output" -ge 15 ]
+}
+
 @test "GPU: --device past the last device is a usage error (exit 2)" {
     require_gpu
     run "$BIN" --device 99
@@ -162,6 +195,7 @@ setup() {
     assert_output --regexp 'not ok [0-9]+ first_context'
     assert_output --regexp 'not ok [0-9]+ check_launch: a bad launch is reported'
     assert_output --regexp 'not ok [0-9]+ thread_context'
+    assert_output --regexp 'not ok [0-9]+ library_shutdown: the application.s buffer survives'
 }
 
 # ---- anywhere: no GPU, no driver, bad command lines -----------------------------------

@@ -45,3 +45,22 @@ setup() {
     assert_line "worker's current context: set"
     assert_line "worker uses main's context: yes"
 }
+
+@test "library_shutdown: the application's buffer survives the library's shutdown" {
+    run "$EXERCISE_BIN/library_shutdown"
+    assert_success
+    assert_line "the application's buffer survived the library's shutdown: yes"
+}
+
+@test "library_shutdown: the library frees its workspace" {
+    run "$EXERCISE_BIN/library_shutdown"
+    assert_success
+    assert_line "the library's workspace is freed: yes"
+}
+
+@test "library_shutdown: the library gives back its reference to the primary context, and no more" {
+    run "$EXERCISE_BIN/library_shutdown"
+    assert_success
+    assert_line "the application's buffer survived the library's shutdown: yes"
+    assert_line "the library left no reference behind: yes"
+}

@@ -1,0 +1,196 @@
+/*
+ * 01_hello_runtime/lifecycle.c - step 8: the primary context's lifecycle.
+ *
+ * It runs in a child process (this program again, with --lifecycle-demo): it starts the
+ * primary context in its own order and destroys it twice, which the rest of the lesson must
+ * not see. The child prints what it observes and its claims; the parent counts the claims.
+ * References: CUDA Runtime API, "Device Management" (cudaInitDevice, cudaSetDeviceFlags,
+ * cudaDeviceReset); CUDA Driver API, "Primary Context Management" (cuDevicePrimaryCtxRetain,
+ * cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxReset).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "lesson.h"
+
+static const char *sched_name(unsigned int flags)
+{
+    switch (flags & CU_CTX_SCHED_MASK) {
+    case CU_CTX_SCHED_SPIN: return "SCHED_SPIN";
+    case CU_CTX_SCHED_YIELD: return "SCHED_YIELD";
+    case CU_CTX_SCHED_BLOCKING_SYNC: return "SCHED_BLOCKING_SYNC";
+    default: return "SCHED_AUTO";
+    }
+}
+
+static const char *driver_name(CUresult r)
+{
+    const char *name = NULL;
+    cuGetErrorName(r, &name);
+    return name ? name : "(no name)";
+}
+
+static int primary_active(CUdevice dev)
+{
+    unsigned int flags;
+    int active = -1;
+    return checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)) ? active : -1;
+}
+
+/* Which context owns this allocation? CUDA_ERROR_INVALID_VALUE: none, the pointer dangles. */
+static CUresult owner_of(void *p)
+{
+    CUcontext owner = NULL;
+    return cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)p);
+}
+
+/* a) flags recorded before the context is active, then cudaInitDevice, then cudaSetDevice */
+static bool step_8a_before_it_is_active(int device, CUdevice dev)
+{
+    printf("   a) schedule flags set before the context is active, then cudaInitDevice\n");
+    unsigned int flags = 0, ctx_flags = 0;
+    int active = -1;
+    if (!checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC)) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
+        return false;
+    printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_BLOCKING_SYNC) -> recorded: flags 0x%x, active = %d\n",
+           flags, active);
+#if CUDART_VERSION >= 12000
+    CUcontext current = (CUcontext)(uintptr_t)0x5eed;
+    if (!checkRuntime(cudaInitDevice(device, 0, 0)) || !checkDriver(cuCtxGetCurrent(&current)))
+        return false;
+    active = primary_active(dev);
+    printf("   [child] cudaInitDevice(%d, 0, 0)  -> active = %d, current context = %s\n", device, active,
+           current ? "not NULL" : "NULL");
+    claim(active == 1 && current == NULL, "cudaInitDevice activated the primary context without making it current");
+#else
+    not_judged("built with a CUDA older than 12.0", "cudaInitDevice activates the context without making it current");
+#endif
+    if (!checkRuntime(cudaSetDevice(device)) || !checkDriver(cuCtxGetFlags(&ctx_flags)))
+        return false;
+    printf("   [child] cudaSetDevice(%d)         -> current; cuCtxGetFlags -> 0x%x (%s)\n", device,
+           ctx_flags, sched_name(ctx_flags));
+    claim((ctx_flags & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_BLOCKING_SYNC,
+          "the context started with the schedule flag recorded before it was active");
+    return true;
+}
+
+/* b) flags set while the context is active: both APIs change the live context */
+static bool step_8b_while_it_is_active(CUdevice dev)
+{
+    printf("   b) schedule flags set while it is active\n");
+    unsigned int after_runtime = 0, after_driver = 0;
+    if (!checkRuntime(cudaSetDeviceFlags(cudaDeviceScheduleSpin)) ||
+        !checkDriver(cuCtxGetFlags(&after_runtime)) ||
+        !checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_YIELD)) ||
+        !checkDriver(cuCtxGetFlags(&after_driver)))
+        return false;
+    printf("   [child] cudaSetDeviceFlags(cudaDeviceScheduleSpin)   -> cuCtxGetFlags -> 0x%x (%s)\n",
+           after_runtime, sched_name(after_runtime));
+    printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_YIELD)      -> cuCtxGetFlags -> 0x%x (%s)\n",
+           after_driver, sched_name(after_driver));
+    claim((after_runtime & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_SPIN &&
+              (after_driver & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_YIELD,
+          "set while the context is active, each call changed the live context's schedule flag");
+    return true;
+}
+
+/* c) a library's references beside the runtime's own */
+static bool step_8c_references(CUdevice dev)
+{
+    printf("   c) a library retains the primary context beside the runtime\n");
+    void *app = NULL, *again = NULL;
+    CUcontext lib_ctx = NULL, current = NULL;
+    CUdeviceptr lib_buf = 0;
+    if (!checkRuntime(cudaMalloc(&app, 1 << 20)) || !checkDriver(cuCtxGetCurrent(&current)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) || !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)) ||
+        !checkDriver(cuMemFree(lib_buf)) || !checkDriver(cuDevicePrimaryCtxRelease(dev)))
+        return false;
+    int after_balanced = primary_active(dev);
+    printf("   [child] library: retain (%s), cuMemAlloc, cuMemFree, release -> active = %d\n",
+           lib_ctx == current ? "the runtime's context" : "ANOTHER context", after_balanced);
+    claim(lib_ctx == current && after_balanced == 1,
+          "after the library's balanced release the context stays active: the runtime holds its own reference");
+    CUresult extra = cuDevicePrimaryCtxRelease(dev); /* a bug on purpose: one release too many */
+    int after_extra = primary_active(dev);
+    CUresult app_owner = owner_of(app);
+    printf("   [child] library: one release too many -> %s, active = %d; the application's buffer: "
+           "cuPointerGetAttribute -> %s\n", driver_name(extra), after_extra, driver_name(app_owner));
+    claim(extra == CUDA_SUCCESS && after_extra == 0 && app_owner == CUDA_ERROR_INVALID_VALUE,
+          "one release too many took the runtime's reference: the context and the application's buffer are gone");
+    if (!checkRuntime(cudaMalloc(&again, 16)))
+        return false;
+    int restarted = primary_active(dev);
+    printf("   [child] the runtime's next call, cudaMalloc -> cudaSuccess, active = %d\n", restarted);
+    claim(restarted == 1, "the runtime's next call silently started a new primary context");
+    return checkRuntime(cudaFree(again));
+}
+
+/* d) the two resets, with a library holding a reference and an allocation */
+static bool reset_with_library(CUdevice dev, bool runtime_reset)
+{
+    void *app = NULL;
+    CUcontext lib_ctx = NULL;
+    CUdeviceptr lib_buf = 0;
+    unsigned int version = 0;
+    if (!checkRuntime(cudaMalloc(&app, 1 << 20)) || !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) ||
+        !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)))
+        return false;
+    const char *how = runtime_reset ? "cudaDeviceReset()" : "cuDevicePrimaryCtxReset(dev)";
+    if (runtime_reset ? !checkRuntime(cudaDeviceReset()) : !checkDriver(cuDevicePrimaryCtxReset(dev)))
+        return false;
+    int active = primary_active(dev);
+    CUresult app_owner = owner_of(app), lib_owner = owner_of((void *)(uintptr_t)lib_buf);
+    CUresult lib_free = cuMemFree(lib_buf);
+    CUresult lib_handle = cuCtxGetApiVersion(lib_ctx, &version);
+    printf("   [child] %-28s -> active = %d; cuPointerGetAttribute: application's buffer %s,\n"
+           "           library's %s; library: cuMemFree -> %s, cuCtxGetApiVersion(its handle) -> %s\n",
+           how, active, driver_name(app_owner), driver_name(lib_owner), driver_name(lib_free),
+           driver_name(lib_handle));
+    claim(active == 0 && app_owner == CUDA_ERROR_INVALID_VALUE && lib_owner == CUDA_ERROR_INVALID_VALUE,
+          "%s destroyed the context and every allocation in it, although a library held a reference", how);
+    claim(lib_free != CUDA_SUCCESS && lib_handle != CUDA_SUCCESS,
+          "after %s the library's pointer and context handle dangle: its calls on them fail", how);
+    void *fresh = NULL;
+    if (!checkRuntime(cudaMalloc(&fresh, 1 << 20)))
+        return false;
+    return checkRuntime(cudaFree(fresh));
+}
+
+static bool step_8d_resets(CUdevice dev)
+{
+    printf("   d) cudaDeviceReset and cuDevicePrimaryCtxReset, with a library holding a reference\n");
+    if (!reset_with_library(dev, true) || !reset_with_library(dev, false))
+        return false;
+    CUresult first = cuDevicePrimaryCtxRelease(dev), second = cuDevicePrimaryCtxRelease(dev);
+    int active = primary_active(dev);
+    printf("   [child] library: its two releases after the resets -> %s, %s; active = %d\n",
+           driver_name(first), driver_name(second), active);
+    claim(first == CUDA_SUCCESS && second == CUDA_SUCCESS && active == 1,
+          "a reset releases no reference: the library's two releases still count, the runtime's stays");
+    return true;
+}
+
+int lifecycle_child(int device)
+{
+    int count = 0;
+    CUdevice dev;
+    if (!checkRuntime(cudaGetDeviceCount(&count)) || !checkDriver(cuDeviceGet(&dev, device)))
+        return EXIT_CHECK;
+    bool ok = step_8a_before_it_is_active(device, dev) && step_8b_while_it_is_active(dev) &&
+              step_8c_references(dev) && step_8d_resets(dev);
+    return ok ? EXIT_OK : EXIT_CHECK;
+}
+
+bool step_8_primary_context_lifecycle(const struct lesson *L)
+{
+    printf("\n8. The primary context's lifecycle (in a child process, since it destroys the context)\n");
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", L->device);
+    int rc = run_self((char *[]){"--lifecycle-demo", "--device", dev, NULL}, NULL, NULL);
+    if (rc != EXIT_OK)
+        fprintf(stderr, "%s: step 8's child process exited %d\n", lesson_prog, rc);
+    return rc == EXIT_OK;
+}
