@@ -190,21 +190,23 @@ static bool step_4_versions(const struct lesson *L)
     printf("   cuCtxGetApiVersion    -> %u for the primary context, %u for NULL (the current one):\n"
            "                            the context's interface version, not a CUDA release\n",
            api_primary, api_current);
-    printf("   NVIDIA's CUDA Compatibility guide: a driver older than the minimum for the runtime's\n"
-           "   major version (CUDA 13.x: 580 or newer, 12.x: 525 or newer) makes the runtime fail with\n"
-           "   cudaErrorInsufficientDriver; within a major version a newer runtime runs on an older\n"
-           "   driver (minor version compatibility), but PTX from the newer toolkit cannot be JIT-\n"
-           "   compiled and some calls return cudaErrorCallRequiresNewerDriver; the forward\n"
-           "   compatibility package (cuda-compat) lifts that, on the GPUs it supports.\n");
+    printf("   the rules (NVIDIA's \"CUDA Compatibility\" guide): the runtime fails with\n"
+           "   cudaErrorInsufficientDriver when the driver is older than the minimum for the runtime's\n"
+           "   major version (CUDA 13.x needs driver 580 or newer, 12.x needs 525 or newer); within a\n"
+           "   major version a newer runtime runs on an older driver (minor version compatibility),\n"
+           "   except that the driver cannot JIT-compile PTX from the newer toolkit and some calls\n"
+           "   return cudaErrorCallRequiresNewerDriver; the forward compatibility package (cuda-compat)\n"
+           "   is the way past that, on the GPUs it supports.\n");
     if (runtime_version > driver_version)
-        printf("   here the runtime is newer than the driver: it runs by minor version compatibility\n");
+        printf("   here: the runtime is newer than the driver, it runs by minor version compatibility\n");
     else
-        printf("   here the driver is as new as the runtime or newer: no compatibility rule is needed\n");
+        printf("   here: the driver is as new as the runtime or newer (backward compatibility)\n");
     claim(runtime_version / 1000 <= driver_version / 1000,
           "the driver supports this runtime's major version (no cudaErrorInsufficientDriver)");
     claim(api_current == api_primary, "cuCtxGetApiVersion(NULL) answers for the current context, the primary one");
     claim(api_primary != (unsigned int)driver_version,
-          "the context's API version (%u) is not the driver's CUDA version (%d)", api_primary, driver_version);
+          "the context's API version is not the driver's CUDA version (%d.%d)", driver_version / 1000,
+          driver_version % 1000 / 10);
     return true;
 }
 
