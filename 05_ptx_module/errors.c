@@ -102,5 +102,5 @@ bool step_6_errors_you_will_meet(struct lesson *L)
         r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".target", target, NULL), what);
         claim(r != CUDA_SUCCESS, "PTX for a newer architecture than the card's does not load");
     }
-    return nvrtc_error(L);
+    return nvrtc_error(L) && seeds_slips(L);
 }

@@ -7,7 +7,8 @@
 //     which makes PTX again, inside the running program.
 //  3. common/lesson.mk compiles every .cu of the lesson into the program, so nvcc also puts
 //     these kernels into the program's own fat binary, where the runtime finds them: the
-//     launcher at the bottom uses <<<>>> on `empty` to compare its cost with cuLaunchKernel.
+//     launchers at the bottom use <<<>>> on `empty` to compare its cost with cuLaunchKernel,
+//     and step 7 hands `axpy`'s host-side symbol to cudaGetKernel and cudaGetFuncBySymbol.
 //
 // The kernels are extern "C" so that their names in PTX and in the module are plain ("axpy"),
 // not C++-mangled ("_Z4axpyfPKfPfi"): cuModuleGetFunction looks a kernel up by that name.
@@ -35,5 +36,18 @@ extern "C" __global__ void empty(void)
 extern "C" void launch_empty_runtime(void)
 {
     empty<<<1, 1>>>();
+}
+
+// The same on a stream of the caller's (step 5 captures these launches into a CUDA graph).
+extern "C" void launch_empty_runtime_on(cudaStream_t stream)
+{
+    empty<<<1, 1, 0, stream>>>();
+}
+
+// The host-side address nvcc gives each kernel: what <<<>>>, cudaLaunchKernel, cudaGetKernel
+// and cudaGetFuncBySymbol take to name a kernel compiled into the program (step 7).
+extern "C" const void *axpy_symbol(void)
+{
+    return (const void *)axpy;
 }
 #endif

@@ -38,6 +38,25 @@ bool prepare_axpy_data(struct lesson *L)
            checkDriver(cuMemcpyHtoD(d->dx, d->x, N * sizeof(float)));
 }
 
+/* y on the device back to y0, before each launch of axpy. */
+bool axpy_reset(struct data *d)
+{
+    return checkDriver(cuMemcpyHtoD(d->dy, d->y0, N * sizeof(float)));
+}
+
+/* Wait for the GPU, copy y back into d->out, count the elements that differ from the host's
+ * answer. -1 when a CUDA call failed. */
+int axpy_wrong(struct data *d)
+{
+    if (!checkDriver(cuCtxSynchronize()) ||
+        !checkDriver(cuMemcpyDtoH(d->out, d->dy, N * sizeof(float))))
+        return -1;
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += d->out[i] != d->expect[i];
+    return wrong;
+}
+
 /* Reset y, launch y = A*x + y (through kernelParams or through `extra`), copy y back into
  * d->out. Returns the number of wrong elements, or -1 when a CUDA call failed. */
 static int run_axpy(CUfunction f, struct data *d, bool use_extra)
@@ -45,7 +64,7 @@ static int run_axpy(CUfunction f, struct data *d, bool use_extra)
     int n = N;
     float a = AXPY_A;
     unsigned grid = (N + BLOCK - 1) / BLOCK;
-    if (!checkDriver(cuMemcpyHtoD(d->dy, d->y0, N * sizeof(float))))
+    if (!axpy_reset(d))
         return -1;
     if (!use_extra) {
         /* kernelParams: one pointer per parameter, pointing at its value. */
@@ -67,13 +86,7 @@ static int run_axpy(CUfunction f, struct data *d, bool use_extra)
         if (!checkDriver(cuLaunchKernel(f, grid, 1, 1, BLOCK, 1, 1, 0, NULL, NULL, extra)))
             return -1;
     }
-    if (!checkDriver(cuCtxSynchronize()) ||
-        !checkDriver(cuMemcpyDtoH(d->out, d->dy, N * sizeof(float))))
-        return -1;
-    int wrong = 0;
-    for (int i = 0; i < N; i++)
-        wrong += d->out[i] != d->expect[i];
-    return wrong;
+    return axpy_wrong(d);
 }
 
 /* 3. What the loaded function needs, and two ways to pass its arguments. */
@@ -164,7 +177,9 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
     bool same_text = strcmp(L->nvrtc_ptx, (const char *)kernels_ptx) == 0;
     printf("   NVRTC's PTX is byte for byte the same as kernels.ptx from nvcc -ptx: %s\n", same_text ? "yes" : "no");
     printf("   cuModuleLoadData(NVRTC's PTX): %.3f ms (%s)\n", L->load_ms[M_NVRTC],
-           same_text ? "the JIT cache has this text already, from step 2" : "new text: a cold JIT");
+           !same_text ? "new text: a cold JIT"
+           : L->cache_off ? "the text of step 2, but CUDA_CACHE_DISABLE=1: compiled again"
+                          : "the JIT cache has this text already, from step 2");
     struct ptx_facts nf;
     read_ptx_facts(L->nvrtc_ptx, &nf);
     claim(has_word(nf.entries, L->kernel), "NVRTC's PTX names the entry point %s", L->kernel);
@@ -241,5 +256,5 @@ bool step_5_what_a_launch_costs(struct lesson *L)
     claim(cu_med < 100.0 && rt_med < 100.0, "a launch costs the host microseconds, not milliseconds");
     claim(sync_med > cu_med, "waiting for each launch to finish (%.2f us) costs more than launching (%.2f us)",
           sync_med, cu_med);
-    return true;
+    return launch_cost_graphs(L);
 }

@@ -18,6 +18,8 @@ static bool load_from_file(struct lesson *L)
         snprintf(path, sizeof path, "%s", L->ptx_arg);
     else
         beside_program("kernels.ptx", path, sizeof path);
+    char jit[256] = "", driver[256] = "";
+    bool had_jit = mapped_library("libnvidia-ptxjitcompiler", jit, sizeof jit);
     double t0 = host_ms();
     CUresult r = cuModuleLoad(&L->mod[M_FILE], path);
     L->load_ms[M_FILE] = host_ms() - t0;
@@ -54,9 +56,23 @@ static bool load_from_file(struct lesson *L)
         return false;
     }
     printf("   a) cuModuleLoad(\"%s\")\n", L->ptx_arg ? L->ptx_arg : "kernels.ptx");
-    printf("      the first JIT in this process (cache empty, JIT compiler not loaded yet): load %.3f ms,\n"
+    printf("      the first JIT in this process (cache empty, JIT compiler %s): load %.3f ms,\n"
            "      cuModuleGetFunction %.3f ms\n",
-           L->load_ms[M_FILE], L->get_ms[M_FILE]);
+           had_jit ? "mapped already" : "not loaded yet", L->load_ms[M_FILE], L->get_ms[M_FILE]);
+    if (L->ptx_arg) /* it may be a cubin: no JIT */
+        return true;
+    /* Which compiler did that? The one the driver maps into the process, from its own files. */
+    bool has_jit = mapped_library("libnvidia-ptxjitcompiler", jit, sizeof jit);
+    mapped_library("libcuda.so", driver, sizeof driver);
+    const char *jit_ver = strstr(jit, ".so."), *driver_ver = strstr(driver, ".so.");
+    printf("      the JIT that compiled it: %s, %s; the driver: %s\n", has_jit ? jit : "(none mapped)",
+           had_jit ? "mapped before this load" : "mapped by this load", driver[0] ? driver : "(not found)");
+    if (has_jit && jit_ver && driver_ver && strcmp(driver_ver, ".so.1") != 0)
+        claim(strcmp(jit_ver, driver_ver) == 0, "the JIT is the driver's own compiler, of the driver's version "
+              "(%s), not the toolkit's ptxas", driver_ver + 4);
+    else
+        not_judged("the driver's files carry no version in their names here",
+                   "the JIT is the driver's own compiler, of the driver's version");
     return true;
 }
 
@@ -220,8 +236,12 @@ static bool three_costs(struct lesson *L)
               cold_ms, cubin_ms);
     else
         not_judged("no SASS built for this card (see ARCH)", "a cold JIT is more than 10x slower than SASS");
-    claim(hit_ms < cold_ms / 2, "a JIT cache hit (%.3f ms) costs less than half a cold JIT (%.3f ms)", hit_ms,
-          cold_ms);
+    if (L->cache_off)
+        not_judged("CUDA_CACHE_DISABLE=1 turns the JIT cache off", "a JIT cache hit (%.3f ms) costs less than "
+                   "half a cold JIT (%.3f ms)", hit_ms, cold_ms);
+    else
+        claim(hit_ms < cold_ms / 2, "a JIT cache hit (%.3f ms) costs less than half a cold JIT (%.3f ms)", hit_ms,
+              cold_ms);
     if (!L->ptx_arg) /* --ptx may name a cubin, which needs no JIT */
         claim(L->load_ms[M_FILE] > 10 * cubin_ms,
               "the very first load from the PTX file (%.3f ms) was a cold JIT too", L->load_ms[M_FILE]);
@@ -246,8 +266,9 @@ bool step_2_loading_the_module(struct lesson *L)
     L->get_ms[M_EMBEDDED] = host_ms() - t0;
     printf("   b) cuModuleLoadData(kernels_ptx), the copy built into the program\n");
     printf("      %s: load %.3f ms, cuModuleGetFunction %.3f ms\n",
-           L->ptx_arg ? "(--ptx named another file, so this may be the first JIT of this text)"
-                      : "the same text again, so the JIT cache serves it",
+           L->ptx_arg    ? "(--ptx named another file, so this may be the first JIT of this text)"
+           : L->cache_off ? "the same text again, but CUDA_CACHE_DISABLE=1: no cache, compiled again"
+                          : "the same text again, so the JIT cache serves it",
            L->load_ms[M_EMBEDDED], L->get_ms[M_EMBEDDED]);
 
     if (!load_with_options(L) || !load_cubin(L) || !load_fatbin(L))

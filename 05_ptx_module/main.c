@@ -33,8 +33,6 @@
 #include "embedded.h"
 #include "ptx_module.h"
 
-bool prepare_axpy_data(struct lesson *L); /* launching.c */
-
 static void usage(FILE *to)
 {
     fprintf(to,
@@ -49,7 +47,7 @@ static void usage(FILE *to)
             "  -k, --kernel NAME  the kernel to look up in every module (default axpy; it is\n"
             "                     launched as axpy(float a, const float *x, float *y, int n))\n"
             "  -n, --nvrtc FILE   CUDA source for NVRTC in step 4 (default: kernels.cu, built in)\n"
-            "  -l, --launches N   launches per timing run in step 5 (default 20000)\n"
+            "  -l, --launches N   launches per timing run in step 5 (1 to 100000, default 20000)\n"
             "  -s, --skip-errors  leave out step 6, whose failing calls are made on purpose\n"
             "                     (compute-sanitizer reports each as an API error)\n"
             "  -h, --help         this text\n"
@@ -57,6 +55,24 @@ static void usage(FILE *to)
             "             the driver or NVRTC rejects --ptx, --kernel or --nvrtc; the log is on\n"
             "             stderr); 2 bad command line; 77 no usable GPU or driver here\n",
             lesson_prog);
+}
+
+/* The CUDA environment variables that change what this lesson shows, and what each changes.
+ * The driver reads them once, at cuInit: the lesson reports them, it does not change them. */
+static void print_environment(struct lesson *L, CUmoduleLoadingMode mode, int count)
+{
+    const char *cache = getenv("CUDA_CACHE_DISABLE"), *loading = getenv("CUDA_MODULE_LOADING");
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    L->cache_off = cache && strcmp(cache, "1") == 0;
+    printf("   CUDA_CACHE_DISABLE   %s%s: %s\n", cache ? "=" : "", cache ? cache : "unset",
+           L->cache_off ? "no JIT cache: the same PTX is compiled again at every load (steps 2, 4)"
+                        : "the driver caches what its JIT compiles (=1 turns that off)");
+    printf("   CUDA_MODULE_LOADING  %s%s: %s\n", loading ? "=" : "", loading ? loading : "unset",
+           mode == CU_MODULE_LAZY_LOADING
+               ? "lazy loading: a kernel goes to the GPU at its first lookup or launch"
+               : "eager loading: every kernel of a module goes to the GPU when the module loads");
+    printf("   CUDA_VISIBLE_DEVICES %s%s: the driver shows %d device(s), numbered from 0\n",
+           visible ? "=" : "", visible ? visible : "unset", count);
 }
 
 /* 1. cuInit, the device, its primary context (the one the runtime uses too), and what the
@@ -106,8 +122,7 @@ bool step_1_what_the_build_made(struct lesson *L)
            kernels_cubin_size, kernels_arch);
     printf("   both lie next to the program, and the program carries a copy of each (embedded.c)\n");
     printf("   JIT cache: CUDA_CACHE_PATH set to a new empty directory (removed at exit)\n");
-    printf("   module loading mode: %s\n", mode == CU_MODULE_LAZY_LOADING ? "lazy (CUDA_MODULE_LOADING=LAZY, "
-                                                                         "the default)" : "eager");
+    print_environment(L, mode, count);
     claim(has_word(facts.entries, "axpy") && has_word(facts.entries, "empty"),
           "the PTX names the entry points axpy and empty: extern \"C\" kept the names plain");
     claim(facts.target_sm > 0 && facts.target_sm <= L->card_sm,
@@ -132,7 +147,7 @@ static int parse_options(int argc, char **argv, struct lesson *L)
         bool good = true;
         switch (opt) {
         case 'd': good = parse_long(optarg, 0, 1023, "--device", &L->device); break;
-        case 'l': good = parse_long(optarg, 1, 10000000, "--launches", &L->launches); break;
+        case 'l': good = parse_long(optarg, 1, 100000, "--launches", &L->launches); break;
         case 'p': L->ptx_arg = optarg; break;
         case 'k': L->kernel = optarg; break;
         case 'n': L->nvrtc_arg = optarg; break;
@@ -228,6 +243,7 @@ int main(int argc, char **argv)
     ok = ok && step_5_what_a_launch_costs(&L);
     if (!L.skip_errors)
         ok = ok && step_6_errors_you_will_meet(&L);
+    ok = ok && step_7_one_load_for_every_context(&L);
 
     ok = release_all(&L) && ok;
     printf("\n");

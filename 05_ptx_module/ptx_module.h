@@ -39,6 +39,7 @@ struct lesson {
     char *nvrtc_src; /* the --nvrtc file's text, read before any CUDA call */
     bool skip_errors;
     int exit_code;   /* >= 0: step 1 ended the program early with this code */
+    bool cache_off;  /* CUDA_CACHE_DISABLE=1: the driver keeps no JIT cache */
     /* the device and its primary context */
     CUdevice dev;
     CUcontext primary;
@@ -58,6 +59,11 @@ struct lesson {
     char arch_opt[64]; /* --gpu-architecture=compute_XX */
 };
 
+/* launching.c: axpy's data on the host and the device of the current context. */
+bool prepare_axpy_data(struct lesson *L);
+bool axpy_reset(struct data *d);  /* y back to y0 before a launch */
+int axpy_wrong(struct data *d);   /* sync, copy y back, count wrong elements (-1: a call failed) */
+
 /* The steps, in the order main() calls them (README.md follows the same order). Each returns
  * false when a CUDA call failed (reported on stderr), and prints its own claims. */
 bool step_1_what_the_build_made(struct lesson *L);                  /* main.c */
@@ -65,7 +71,10 @@ bool step_2_loading_the_module(struct lesson *L);                   /* loading.c
 bool step_3_get_function_and_launch(struct lesson *L);              /* launching.c */
 bool step_4_ptx_made_at_run_time(struct lesson *L);                 /* launching.c */
 bool step_5_what_a_launch_costs(struct lesson *L);                  /* launching.c */
+bool launch_cost_graphs(struct lesson *L);                          /* graphs.c, end of step 5 */
 bool step_6_errors_you_will_meet(struct lesson *L);                 /* errors.c */
+bool seeds_slips(struct lesson *L);                                 /* seeds.c, end of step 6 */
+bool step_7_one_load_for_every_context(struct lesson *L);           /* library.c */
 
 /* ---- tools.c: the apparatus ----------------------------------------------------------- */
 
@@ -98,6 +107,10 @@ void beside_program(const char *name, char *path, size_t len);
 
 /* A new empty directory for the JIT cache, in CUDA_CACHE_PATH, removed at exit. */
 bool fresh_jit_cache(void);
+
+/* The file name of the first library mapped into this process whose path holds `part`
+ * (/proc/self/maps); false when none is. */
+bool mapped_library(const char *part, char *name, size_t len);
 
 /* What a PTX text says about itself. */
 struct ptx_facts {

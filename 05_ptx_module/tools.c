@@ -132,8 +132,28 @@ bool fresh_jit_cache(void)
     }
     atexit(remove_cache_dir);
     setenv("CUDA_CACHE_PATH", cache_dir, 1);
-    unsetenv("CUDA_CACHE_DISABLE");
     return true;
+}
+
+/* The file name (no directory) of the first library mapped into this process whose path holds
+ * `part`, from /proc/self/maps; false when none is mapped. */
+bool mapped_library(const char *part, char *name, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4608];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        char *path = strchr(line, '/');
+        if (path && strstr(path, part)) {
+            path[strcspn(path, "\n")] = '\0';
+            const char *base = strrchr(path, '/') + 1;
+            snprintf(name, len, "%s", base);
+            found = true;
+        }
+    }
+    if (f)
+        fclose(f);
+    return found;
 }
 
 /* ---- fatbinary ------------------------------------------------------------------------ */

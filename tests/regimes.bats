@@ -64,6 +64,37 @@ run_regime() {
 # ==== end 01_hello_runtime =====================================================================
 
 # ==== 02_driver_context ========================================================================
+# Lesson 02 compares every figure with one measured in the same run (a context's cost with a
+# push + pop pair, the memory it gives back with what it took, the stack reservation with the
+# device's SMs x threads), so the regimes move the device, the rounds and the visible GPUs.
+
+@test "02_driver_context: --device N on every visible GPU" {
+    require_gpu
+    local n d
+    n="$(gpu_count)"
+    for ((d = 0; d < n; d++)); do
+        run_regime 02_driver_context -- --device "$d" --repeat 1
+        assert_line --partial "   steps 2 to 6 use device $d,"
+    done
+}
+
+@test "02_driver_context: --repeat 1, the fewest create/destroy rounds" {
+    run_regime 02_driver_context -- --repeat 1
+    assert_line "   1 rounds of create + destroy, watched from ctxA with cuMemGetInfo:"
+}
+
+@test "02_driver_context: --repeat 50, the most create/destroy rounds" {
+    run_regime 02_driver_context -- --repeat 50
+    assert_line "   50 rounds of create + destroy, watched from ctxA with cuMemGetInfo:"
+}
+
+@test "02_driver_context: CUDA_VISIBLE_DEVICES=0 - one GPU, step 8 not judged and why" {
+    run_regime 02_driver_context CUDA_VISIBLE_DEVICES=0 -- --repeat 1
+    assert_line --regexp '^     CUDA_VISIBLE_DEVICES = 0 '
+    assert_line "  [ok]   CUDA_VISIBLE_DEVICES lists 1 entry and the driver shows 1 device(s): no more than listed"
+    run grep -c -F -- "- not judged here: one GPU is visible; this needs two" <<<"$output"
+    assert_output 4
+}
 # ==== end 02_driver_context ====================================================================
 
 # ==== 03_pinned_memory =========================================================================
@@ -113,7 +144,127 @@ run_regime() {
 # ==== end 03_pinned_memory =====================================================================
 
 # ==== 04_streams_overlap =======================================================================
+# Most regimes use 64 MiB each way (--elements 16777216) to stay short. Each must end PASS, and
+# where the regime has a pipeline to judge, every stream count must match its model.
+regime04() {
+    run_regime 04_streams_overlap "$@"
+    echo "$output"
+}
+model_claims04() { # $1: how many "as fast as the model" claims must be [ok]
+    [ "$(grep -c '^  \[ok\]   [0-9]* streams\?[,:].*as fast as the model says' <<<"$output")" -ge "$1" ] ||
+        fail "fewer than $1 stream counts judged against their model"
+}
+
+@test "04 regime: kernel-bound (--work 20000): every count within 5% of its model" {
+    regime04 -- --elements 16777216 --work 20000 --streams 1,2,8 --reps 3
+    model_claims04 3
+}
+
+@test "04 regime: copy-bound (--work 16): every count within 5% of its model" {
+    regime04 -- --elements 16777216 --work 16 --streams 1,2,8
+    model_claims04 3
+}
+
+@test "04 regime: tiny chunks (--elements 1048576): per-operation costs are in the model" {
+    regime04 -- --elements 1048576
+    model_claims04 4
+}
+
+@test "04 regime: the smallest size (--elements 1024)" {
+    regime04 -- --elements 1024 --streams 1,2,4
+}
+
+@test "04 regime: one stream (--streams 1): nothing to overlap, said as not judged" {
+    regime04 -- --elements 16777216 --streams 1
+    assert_line --partial "[n/j]  copies and kernels overlap - not judged here: one stream"
+}
+
+@test "04 regime: 64 streams" {
+    regime04 -- --elements 16777216 --streams 8,64
+    model_claims04 2
+}
+
+@test "04 regime: odd stream counts (3, 7)" {
+    regime04 -- --elements 16777216 --streams 3,7
+    model_claims04 2
+}
+
+@test "04 regime: CUDA_DEVICE_MAX_CONNECTIONS=1: per stream serialises, by stage overlaps" {
+    regime04 CUDA_DEVICE_MAX_CONNECTIONS=1 -- --elements 16777216
+    assert_line --partial "CUDA_DEVICE_MAX_CONNECTIONS=1: 1 hardware work queue"
+    assert_line --regexp '^  \[ok\]   one hardware queue: per stream, kernels wait behind'
+    assert_line --regexp '^  \[ok\]   one hardware queue: by stage, copies and kernels still overlap'
+}
+
+@test "04 regime: CUDA_LAUNCH_BLOCKING=1: nothing overlaps, judged against the serial model" {
+    regime04 CUDA_LAUNCH_BLOCKING=1 -- --elements 16777216
+    assert_line --partial "CUDA_LAUNCH_BLOCKING=1: every launch and copy returns only when it is done"
+    assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1: with [0-9]+ streams nothing overlaps'
+    model_claims04 4
+}
+
+@test "04 regime: --device on every visible GPU" {
+    require_gpu
+    local n d
+    n="$(gpu_count)"
+    for ((d = 0; d < n; d++)); do
+        regime04 -- --device "$d" --elements 16777216 --streams 1,4
+    done
+}
+
+@test "04 regime: while lesson 03 copies on the same GPU (robust claims or not judged)" {
+    require_gpu
+    local p03="$ROOT/03_pinned_memory/build/pinned_memory"
+    [ -x "$p03" ] || fail "build lesson 03 first: $p03"
+    "$p03" --min 64M --max 256M >/dev/null 2>&1 &
+    local pid=$!
+    sleep 1
+    regime04 -- --elements 16777216 --streams 1,4
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
 # ==== end 04_streams_overlap ===================================================================
 
 # ==== 05_ptx_module ============================================================================
+# Short runs (--launches 2000) where the regime is about something else than launch cost.
+
+@test "05_ptx_module: CUDA_CACHE_DISABLE=1 - no JIT cache: a load of the same text compiles again, the cache-hit claim is not judged" {
+    run_regime 05_ptx_module CUDA_CACHE_DISABLE=1 -- --launches 2000
+    assert_line --partial "CUDA_CACHE_DISABLE   =1: no JIT cache"
+    assert_line --partial "but CUDA_CACHE_DISABLE=1: no cache, compiled again"
+    assert_line --partial "[n/j]  a JIT cache hit"
+}
+
+@test "05_ptx_module: CUDA_MODULE_LOADING=EAGER - reported by cuModuleGetLoadingMode, every claim holds" {
+    run_regime 05_ptx_module CUDA_MODULE_LOADING=EAGER -- --launches 2000
+    assert_line --partial "CUDA_MODULE_LOADING  =EAGER: eager loading"
+}
+
+@test "05_ptx_module: CUDA_MODULE_LOADING=LAZY - the default, named" {
+    run_regime 05_ptx_module CUDA_MODULE_LOADING=LAZY -- --launches 2000
+    assert_line --partial "CUDA_MODULE_LOADING  =LAZY: lazy loading"
+}
+
+@test "05_ptx_module: CUDA_VISIBLE_DEVICES=0 - one device shown, numbered 0" {
+    run_regime 05_ptx_module CUDA_VISIBLE_DEVICES=0 -- --launches 2000 --skip-errors
+    assert_line --partial "CUDA_VISIBLE_DEVICES =0: the driver shows 1 device(s)"
+}
+
+@test "05_ptx_module: --device on every visible GPU" {
+    require_gpu
+    for d in $(seq 0 $(( $(gpu_count) - 1 ))); do
+        run_regime 05_ptx_module -- --device "$d" --launches 2000 --skip-errors
+        assert_line --regexp "^   device $d: "
+    done
+}
+
+@test "05_ptx_module: --launches 1 (the smallest) - the graph claim is not judged, the rest holds" {
+    run_regime 05_ptx_module -- --launches 1 --skip-errors
+    assert_line --partial "[n/j]  a graph costs less per kernel than launching one by one - not judged here"
+}
+
+@test "05_ptx_module: --launches 100000 (the largest) - graphs capped at 20000 launches" {
+    run_regime 05_ptx_module -- --launches 100000 --skip-errors
+    assert_line --partial "the same 20000 launches, start to finish"
+}
 # ==== end 05_ptx_module ========================================================================

@@ -33,3 +33,16 @@ setup() {
     assert_line "y = 0.5 y on 65536 floats: 0 wrong"
     assert_line --regexp '^RESULT: PASS'
 }
+
+@test "library_kernel: the kernel is loaded once, as a library" {
+    run "$EXERCISE_BIN/library_kernel"
+    assert_line "loaded once, with cuLibraryLoadData"
+}
+
+@test "library_kernel: one load runs right in the primary context and in one created after it" {
+    run "$EXERCISE_BIN/library_kernel"
+    assert_success
+    assert_line "context 0 (primary, existed at the load): y = 2 y on 4096 floats: 0 wrong"
+    assert_line "context 1 (created after the load): y = 2 y on 4096 floats: 0 wrong"
+    assert_line --regexp '^RESULT: PASS'
+}

@@ -1,0 +1,226 @@
+/* 05_ptx_module/library.c - step 7: one load for every context. A module (cuModuleLoad*) is
+ * loaded into the current context and serves that context only; a library (cuLibraryLoadData,
+ * CUDA 12.0) is loaded once and serves every context that exists and every one created later,
+ * on every device. The runtime has the same since CUDA 12.6 (cudaLibraryLoadData), so it can
+ * load PTX too; and cudaGetKernel / cudaGetFuncBySymbol go the other way, from a kernel
+ * compiled into the program to handles the Driver API can query and launch. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "embedded.h"
+#include "ptx_module.h"
+
+const void *axpy_symbol(void); /* kernels.cu: axpy as <<<>>> names it */
+
+enum { SMALL = 4096, MAX_CONTEXTS = 18 };
+
+/* axpy on SMALL floats in the current context, with buffers of its own: the number wrong, or
+ * -1 when a call failed (*launch holds cuLaunchKernel's result, reported by the caller). */
+static int small_axpy(CUfunction f, CUresult *launch)
+{
+    float x[SMALL], y[SMALL], a = AXPY_A;
+    int n = SMALL, wrong = -1;
+    for (int i = 0; i < SMALL; i++)
+        x[i] = (float)(i % 100), y[i] = 1.0f;
+    CUdeviceptr dx = 0, dy = 0;
+    void *params[] = {&a, &dx, &dy, &n};
+    *launch = CUDA_SUCCESS;
+    if (checkDriver(cuMemAlloc(&dx, sizeof x)) && checkDriver(cuMemAlloc(&dy, sizeof y)) &&
+        checkDriver(cuMemcpyHtoD(dx, x, sizeof x)) && checkDriver(cuMemcpyHtoD(dy, y, sizeof y))) {
+        *launch = cuLaunchKernel(f, SMALL / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL);
+        if (*launch == CUDA_SUCCESS && checkDriver(cuCtxSynchronize()) &&
+            checkDriver(cuMemcpyDtoH(y, dy, sizeof y))) {
+            wrong = 0;
+            for (int i = 0; i < SMALL; i++)
+                wrong += y[i] != AXPY_A * x[i] + 1.0f;
+        }
+    }
+    if (dx)
+        checkDriver(cuMemFree(dx));
+    if (dy)
+        checkDriver(cuMemFree(dy));
+    return wrong;
+}
+
+#if CUDA_VERSION >= 12000
+/* A new user context on the device, left not current (cuCtxCreate pushes it; pop it again). */
+static bool new_context(CUdevice dev, CUcontext *ctx)
+{
+    CUcontext popped;
+#if CUDA_VERSION >= 13000
+    return checkDriver(cuCtxCreate(ctx, NULL, 0, dev)) && checkDriver(cuCtxPopCurrent(&popped));
+#else
+    return checkDriver(cuCtxCreate(ctx, 0, dev)) && checkDriver(cuCtxPopCurrent(&popped));
+#endif
+}
+
+/* a) a module serves its own context only: step 2's module in the user context ctx[n - 1]. */
+static bool module_in_another_context(struct lesson *L, CUcontext other)
+{
+    CUresult launch = CUDA_SUCCESS;
+    int wrong = -1;
+    bool ok = checkDriver(cuCtxSetCurrent(other));
+    if (ok)
+        small_axpy(L->fn[M_FATBIN], &launch);
+    printf("   a) the fatbin's module, loaded in step 2 into the primary context, launched in a user\n"
+           "      context created since: cuLaunchKernel -> %s (%d)\n", cu_name(launch), (int)launch);
+    claim(launch != CUDA_SUCCESS, "a module's function does not run in another context: one module per context");
+    CUmodule again = NULL;
+    CUfunction f;
+    ok = ok && checkDriver(cuModuleLoadData(&again, kernels_fatbin)) &&
+         checkDriver(cuModuleGetFunction(&f, again, L->kernel));
+    if (ok) {
+        wrong = small_axpy(f, &launch);
+        ok = checkDriver(launch) && wrong >= 0;
+    }
+    if (again)
+        ok = checkDriver(cuModuleUnload(again)) && ok;
+    if (ok)
+        printf("      cuModuleLoadData again, in that context: %d floats, %d wrong\n", SMALL, wrong);
+    return ok;
+}
+
+/* b) a library serves every context: those in ctx[0..n), and one created after the load. */
+static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int n, int gpus)
+{
+    CUlibrary lib = NULL;
+    CUkernel kernel;
+    CUcontext after = NULL;
+    CUresult launch = CUDA_SUCCESS;
+    double t0 = host_ms();
+    bool ok = checkDriver(cuLibraryLoadData(&lib, kernels_fatbin, NULL, NULL, 0, NULL, NULL, 0)) &&
+              checkDriver(cuLibraryGetKernel(&kernel, lib, L->kernel));
+    double load_ms = host_ms() - t0;
+    ok = ok && new_context(L->dev, &after);
+    if (ok)
+        printf("   b) cuLibraryLoadData(kernels_fatbin) once (%.3f ms), cuLibraryGetKernel(\"%s\"); then in\n"
+               "      each context cuKernelGetFunction and cuLaunchKernel on %d floats:\n", load_ms, L->kernel,
+               SMALL);
+    int good = 0;
+    for (int c = 0; c <= n && ok; c++) {
+        CUfunction f;
+        int wrong = -1;
+        ok = checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) && checkDriver(cuKernelGetFunction(&f, kernel));
+        if (ok) {
+            wrong = small_axpy(f, &launch);
+            ok = checkDriver(launch) && wrong >= 0;
+        }
+        if (ok)
+            printf("      %-44s %d wrong\n", c < n ? what[c] : "user context created after the load", wrong);
+        good += ok && wrong == 0;
+    }
+    if (lib)
+        ok = checkDriver(cuLibraryUnload(lib)) && ok;
+    if (after)
+        ok = checkDriver(cuCtxDestroy(after)) && ok;
+    if (ok)
+        claim(good == n + 1, "one cuLibraryLoadData served all %d contexts on %d GPU(s), one created after it too",
+              n + 1, gpus);
+    return ok;
+}
+#endif
+
+#if CUDART_VERSION >= 12060
+/* c) the runtime loads PTX: cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel. */
+static bool runtime_library(struct lesson *L)
+{
+    cudaLibrary_t lib = NULL;
+    cudaKernel_t kernel;
+    int n = N;
+    float a = AXPY_A;
+    void *args[] = {&a, &L->d.dx, &L->d.dy, &n};
+    dim3 grid = {(N + BLOCK - 1) / BLOCK, 1, 1}, block = {BLOCK, 1, 1};
+    int wrong = -1;
+    bool ok = checkRuntime(cudaLibraryLoadData(&lib, kernels_ptx, NULL, NULL, 0, NULL, NULL, 0)) &&
+              checkRuntime(cudaLibraryGetKernel(&kernel, lib, L->kernel)) && axpy_reset(&L->d) &&
+              checkRuntime(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, NULL)) &&
+              (wrong = axpy_wrong(&L->d)) >= 0;
+    if (lib)
+        ok = checkRuntime(cudaLibraryUnload(lib)) && ok;
+    if (!ok)
+        return false;
+    printf("   c) the runtime: cudaLibraryLoadData(kernels_ptx), cudaLibraryGetKernel, cudaLaunchKernel\n"
+           "      of the cudaKernel_t: y = %.1f * x + y on %d floats, %d wrong\n", (double)AXPY_A, N, wrong);
+    claim(wrong == 0, "the runtime loaded PTX and launched a kernel from it (CUDA 12.6)");
+    return true;
+}
+#endif
+
+/* d) a kernel compiled into the program (<<<>>>'s axpy), as Driver API handles. */
+static bool runtime_kernel_to_driver(struct lesson *L)
+{
+    cudaFunction_t func = NULL;
+    int regs = 0, n = N, wrong = -1;
+    float a = AXPY_A;
+    void *params[] = {&a, &L->d.dx, &L->d.dy, &n};
+    bool ok = checkRuntime(cudaGetFuncBySymbol(&func, axpy_symbol())) &&
+              checkDriver(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, func)) && axpy_reset(&L->d) &&
+              checkDriver(cuLaunchKernel(func, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL)) &&
+              (wrong = axpy_wrong(&L->d)) >= 0;
+    if (!ok)
+        return false;
+    printf("   d) the other way: cudaGetFuncBySymbol(&f, axpy) gives the CUfunction of the <<<>>> kernel:\n"
+           "      cuFuncGetAttribute: %d registers; cuLaunchKernel(f, ...): %d wrong\n", regs, wrong);
+    claim(regs > 0 && wrong == 0, "a kernel compiled into the program is a CUfunction the Driver API can query and launch");
+#if CUDART_VERSION >= 12000
+    cudaKernel_t kernel;
+    CUfunction f2;
+    ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) && checkDriver(cuKernelGetFunction(&f2, kernel));
+    if (ok)
+        printf("      cudaGetKernel(&k, axpy) gives its CUkernel; cuKernelGetFunction(k) in this context is\n"
+               "      %s CUfunction\n", f2 == func ? "the same" : "another");
+#endif
+    return ok;
+}
+
+/* 7. */
+bool step_7_one_load_for_every_context(struct lesson *L)
+{
+    printf("\n7. One load for every context: a library (cuLibraryLoadData) against a module\n");
+    bool ok = true;
+#if CUDA_VERSION >= 12000
+    int count = 0;
+    if (!checkDriver(cuDeviceGetCount(&count)))
+        return false;
+    if (count > MAX_CONTEXTS - 2)
+        count = MAX_CONTEXTS - 2;
+    CUcontext ctx[MAX_CONTEXTS] = {0};
+    char names[MAX_CONTEXTS][48];
+    const char *what[MAX_CONTEXTS];
+    int retained = 0;
+    for (int d = 0; d < count && ok; d++) { /* the primary context of every visible device */
+        CUdevice dev;
+        ok = checkDriver(cuDeviceGet(&dev, d)) && checkDriver(cuDevicePrimaryCtxRetain(&ctx[retained], dev));
+        snprintf(names[retained], sizeof names[retained], "device %d, primary context", d);
+        what[retained] = names[retained];
+        retained += ok;
+    }
+    what[retained] = "user context created before the load";
+    ok = ok && new_context(L->dev, &ctx[retained]); /* after step 2's module, before the library */
+    int n_ctx = retained + (ctx[retained] != NULL);
+    printf("   contexts: the primary context of each of the %d visible device(s), and on device %ld\n"
+           "   user contexts created after step 2's module: one before the library below, one after\n",
+           count, L->device);
+    ok = ok && module_in_another_context(L, ctx[retained]) && one_library(L, ctx, what, n_ctx, count);
+    if (ok && count < 2)
+        not_judged("one GPU is visible; this needs two", "the same library serves a second GPU");
+    ok = checkDriver(cuCtxSetCurrent(L->primary)) && ok; /* for the runtime and the rest */
+    if (n_ctx > retained)
+        ok = checkDriver(cuCtxDestroy(ctx[retained])) && ok;
+    for (int d = 0; d < retained; d++) {
+        CUdevice dev;
+        ok = checkDriver(cuDeviceGet(&dev, d)) && checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
+    }
+#else
+    not_judged("built with CUDA older than 12.0", "one cuLibraryLoadData serves every context");
+#endif
+#if CUDART_VERSION >= 12060
+    ok = ok && runtime_library(L);
+#else
+    not_judged("built with a CUDA runtime older than 12.6", "the runtime loads PTX with cudaLibraryLoadData");
+#endif
+    return ok && runtime_kernel_to_driver(L);
+}
