@@ -73,7 +73,7 @@ static void print_rows(const struct behind *b)
                b->returned[1][D2H][si]);
 }
 
-static void judge_rows(const struct behind *b)
+static void judge_rows(const struct lesson *L, const struct behind *b)
 {
     double k = b->kernel_ms, pinned_most = 0, d2h_least = 1e30;
     for (int si = 0; si < b->n; si++)
@@ -86,6 +86,9 @@ static void judge_rows(const struct behind *b)
     bool launch_waited = b->launch_ms >= 0.5 * k;
     double small = b->returned[0][H2D][0], large = b->returned[0][H2D][b->n - 1];
     size_t large_size = b->sizes[b->n - 1];
+    if (launch_waited && L->launch_blocking)
+        claim(true, "with CUDA_LAUNCH_BLOCKING=1 the kernel launch itself waited for the kernel "
+                    "(%.1f ms of %.1f ms): nothing can queue behind it", b->launch_ms, k);
     if (launch_waited) {
         not_judged(why, "from pinned memory every copy returned before the kernel ahead of it ended");
         not_judged(why, "device to pageable memory: every size waited for the kernel and the copy");
@@ -131,7 +134,7 @@ bool step_4b_behind_a_kernel(struct lesson *L)
         goto cleanup;
     }
     print_rows(&b);
-    judge_rows(&b);
+    judge_rows(L, &b);
     printf("   A copy that waits holds the host thread: it cannot queue other streams' work meanwhile,\n"
            "   which is why lesson 04 overlaps copies and kernels from pinned memory only.\n");
 cleanup:

@@ -3,15 +3,20 @@
  *
  * Seed 000 asks how page-locked memory speeds up transfers. The program answers with numbers,
  * one numbered step per point (README.md annotates the output):
- *   1. the device and its PCIe link, and the link's theoretical rate per direction;
+ *   1. the device, its PCIe link and the link's theoretical rate; the CUDA environment
+ *      variables that change what the lesson shows;
  *   2. host-to-device and device-to-host bandwidth over a sweep of sizes for four kinds of host
  *      memory (pageable, pinned, pinned write-combined, pageable pinned afterwards), timed with
  *      events, median and spread of the repetitions, every copy's data verified;
- *   3. what pinning costs (allocate, register, unregister, free per GiB) and when it pays off;
- *   4. why pageable is slower: staging through the driver's own pinned buffer, and the
- *      cudaMemcpyAsync that does not return before its copy is done;
- *   5. mapped (zero-copy) memory: a kernel that reads and writes host memory directly;
- *   6. both directions at once, in two streams.
+ *   3. what pinning costs (allocate, first fill, register/unregister, free: the same work for
+ *      every kind, several rounds) and when it pays off;
+ *   4. why pageable is slower: staging through the driver's own pinned buffer; when a
+ *      cudaMemcpyAsync returns (b: copies queued behind a kernel); the CPU's memcpy that feeds
+ *      the staged copy; write-combined memory as the CPU sees it;
+ *   5. mapped (zero-copy) memory against explicit copies, unpipelined and pipelined;
+ *   6. both directions at once, in two streams;
+ *   7. the same pinned memory and copies through the Driver API, and a PORTABLE buffer used
+ *      from another GPU's context.
  * A table goes to stdout; --csv FILE writes the sweep for `make chart`.
  * Where each step lives: lesson.h lists the files (README.md has the same table).
  */
@@ -28,14 +33,14 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: %s [--device N] [--min SIZE] [--max SIZE] [--reps N] [--csv FILE] [--help]\n"
             "Measures host<->device copies from pageable, pinned, write-combined and registered\n"
-            "host memory, what pinning costs, zero-copy access and both directions at once,\n"
-            "and checks every claim it prints.\n"
+            "host memory, what pinning costs, when cudaMemcpyAsync returns, zero-copy access, both\n"
+            "directions at once and the same through the Driver API, and checks every claim it prints.\n"
             "  -d, --device N   the GPU to use (default 0; see CUDA_VISIBLE_DEVICES)\n"
             "      --min SIZE   smallest copy of the sweep (default 64K; sizes double up to --max)\n"
             "      --max SIZE   largest copy of the sweep (default 1G); SIZE like 4096, 64K, 256M, 1G\n"
             "                   (a multiple of 4 bytes)\n"
             "  -r, --reps N     timed repetitions per size (default 20; sizes over 100 MiB get\n"
-            "                   fewer, about 2 GiB worth, but at least 5)\n"
+            "                   fewer, about 2 GiB worth, but at least 5 or N)\n"
             "      --csv FILE   also write the sweep as CSV (for `make chart CSV=FILE`)\n"
             "  -h, --help       this text\n"
             "exit status: 0 all checks passed, 1 a check or CUDA call failed (or memory could not\n"

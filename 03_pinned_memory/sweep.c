@@ -16,7 +16,7 @@ static void print_environment(struct lesson *L)
         const char *name, *what;
     } vars[] = {
         {"CUDA_VISIBLE_DEVICES", "which GPUs this process sees, numbered from 0 (--device counts among them)"},
-        {"CUDA_LAUNCH_BLOCKING", "1 makes each launch (and here each copy) wait until done: steps 4 and 6 say what changes"},
+        {"CUDA_LAUNCH_BLOCKING", "1 makes each kernel launch wait for its kernel: step 4 b) shows what changes"},
         {"CUDA_DEVICE_MAX_CONNECTIONS", "hardware queues the streams share; 1 may serialise step 6's two streams"},
     };
     printf("   environment (read by the driver once, at start-up):\n");
