@@ -122,6 +122,7 @@
     X(cuStreamCreate, (CUstream *s, unsigned int f), (s, f))                                  \
     X(cuStreamDestroy, (CUstream s), (s))                                                     \
     X(cuStreamSynchronize, (CUstream s), (s))                                                 \
+    X(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int f), (s, e, f))                  \
     X(cuEventCreate, (CUevent *e, unsigned int f), (e, f))                                    \
     X(cuEventRecord, (CUevent e, CUstream s), (e, s))                                         \
     X(cuEventSynchronize, (CUevent e), (e))                                                   \
