@@ -38,6 +38,7 @@ is_true() {
 # column: squeeze runs of spaces on both sides.
 normalize_05() {
     normalize | sed -E -e 's/[0-9]+ bytes/N bytes/g' -e 's/\.so\.[0-9#.]+/.so.VERSION/g' \
+        -e "s/driver's version \([0-9#.]+\)/driver's version (VERSION)/" \
         -e 's/[0-9]+ (visible )?device\(s\)/N \1device(s)/g' -e 's/all [0-9]+ contexts on [0-9]+ GPU/all N contexts on N GPU/' \
         -e 's/^RESULT: PASS - all [0-9]+ checks passed.*/RESULT: PASS/' |
         grep -v -e '^      device [1-9][0-9]*, primary context' -e 'a second GPU' | tr -s ' '
