@@ -1,4 +1,4 @@
-/* 02_driver_context/devices.c - step 7, every device with a context of its own, and step 8,
+/* 02_driver_context/devices.c - step 7, every device with a context of its own, and step 10,
  * what a context holds. */
 #include <stdint.h>
 #include <stdio.h>
@@ -63,22 +63,25 @@ bool step_7_every_device(struct lesson *L)
     claim(data_ok == devices,
           "every buffer held its own data after all the devices were used (%d device(s))", devices);
     claim(now == L->runtime_ctx, "after pushing and popping them all, the primary context is current again");
-    printf("   Contexts are isolated: each has its own allocations, modules, streams and events,\n"
-           "   and those handles belong to it alone. A kernel on one GPU reads another GPU's\n"
-           "   memory only once peer access is enabled between their contexts (cuCtxEnablePeerAccess).\n");
+    printf("   Each context owns what was made in it (steps 4 and 7 named the owners), yet all of\n"
+           "   them share the process's one address space (step 4's copy across contexts). A kernel\n"
+           "   on one GPU works on another GPU's memory once its context has peer access: step 8.\n");
     return ok;
 }
 
-void step_8_what_a_context_holds(void)
+void step_10_what_a_context_holds(void)
 {
-    printf("\n8. What a context holds, and which API to choose\n");
-    printf("   A context is the GPU-side state of one process on one device: its memory\n"
-           "   allocations and address mappings, the modules (kernels) loaded into it, its\n"
-           "   streams and events, its limits and cache settings, and its error state (a fault\n"
-           "   inside a kernel spoils the context it ran in).\n");
-    printf("   Runtime API: one primary context per device, made on first need and shared by every\n"
-           "   thread and library (cuBLAS, cuDNN ...) in the process. Choose it for applications.\n");
-    printf("   Driver API: contexts you create, push, pop and destroy yourself, modules loaded at\n"
-           "   run time (JIT), explicit lifetimes. Choose it for frameworks, plugins and tools; and\n"
-           "   prefer cuDevicePrimaryCtxRetain over cuCtxCreate to share a device with the runtime.\n");
+    printf("\n10. What a context holds, and which API to choose\n");
+    printf("   NVIDIA's Programming Guide (\"The CUDA Driver API\", Context) likens a context to a CPU\n"
+           "   process: it holds the allocations and their mappings, the modules loaded into it,\n"
+           "   its streams and events, its limits (step 2); destroying it frees them all.\n");
+    printf("   It is no wall between tenants, as seed 002 suggests: the contexts of one process share\n"
+           "   its address space (step 4). Separate processes keep tenants apart, and on one GPU\n"
+           "   MPS (shared SMs, per-client limits) or MIG (hardware partitions): NVIDIA's MPS and\n"
+           "   MIG user guides.\n");
+    printf("   Runtime API: one primary context per device, shared by every thread and library of\n"
+           "   the process (runtime API reference, \"Interactions with the CUDA Driver API\").\n"
+           "   Advice, not measured: choose it for applications; the Driver API for frameworks,\n"
+           "   plugins and tools that load code at run time or need explicit lifetimes, and\n"
+           "   cuDevicePrimaryCtxRetain rather than cuCtxCreate to share a device with the runtime.\n");
 }

@@ -2,8 +2,9 @@
  * 02_driver_context/lesson.h - what the lesson's files share.
  *
  * main.c holds the table of contents (main) and steps 1-2; stack.c steps 3-4; runtime.c
- * steps 5-6; devices.c step 7 and the closing step; tools.c the apparatus the steps use
- * (naming contexts, printing the stack, filling and checking buffers, freeing in a context).
+ * steps 5-6; devices.c steps 7 and 10; peers.c step 8; entry_points.c step 9; tools.c the
+ * apparatus the steps use (naming contexts, printing the stack, filling and checking
+ * buffers, freeing in a context).
  */
 #ifndef LESSON02_H
 #define LESSON02_H
@@ -28,6 +29,7 @@ enum {
 struct lesson {
     long device, repeat;          /* the options */
     int count;                    /* devices the driver shows */
+    int driver_version;           /* cuDriverGetVersion: 13000 for CUDA 13.0 */
     CUdevice dev;                 /* the device of steps 2 to 6 */
     char name[256];               /* its name */
     unsigned int *host_in, *host_out;
@@ -81,7 +83,9 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L);
 bool step_5_runtime_and_driver_on_one_thread(struct lesson *L);
 bool step_6_contexts_are_per_thread(struct lesson *L);
 bool step_7_every_device(struct lesson *L);
-void step_8_what_a_context_holds(void);
+bool step_8_contexts_and_peers(struct lesson *L);   /* peers.c */
+bool step_9_entry_points(struct lesson *L);         /* entry_points.c */
+void step_10_what_a_context_holds(void);
 
 /* kernel.cu */
 cudaError_t launch_add_one(unsigned int *data, int n);

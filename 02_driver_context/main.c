@@ -13,7 +13,11 @@
  *                                                                                    runtime.c
  *   6. contexts are per thread: a new thread has none until it binds one;           runtime.c
  *   7. every device: one context per GPU, an allocation and a copy in each, verified; devices.c
- *   8. what a context holds, and when to choose which API.                          devices.c
+ *   8. contexts and peers: a kernel on one GPU changing another's memory, peer access
+ *      through both APIs, GPU-to-GPU copies direct and through the host (two GPUs);  peers.c
+ *   9. reaching the Driver API from a runtime program: cuGetProcAddress and
+ *      cudaGetDriverEntryPointByVersion against dlsym;                        entry_points.c
+ *  10. what a context holds, and when to choose which API.                         devices.c
  * main() below is the table of contents; tools.c holds the apparatus (names, stack printout).
  */
 #define _GNU_SOURCE
@@ -31,7 +35,8 @@ static void usage(FILE *to)
             "usage: %s [--device N] [--repeat N] [--help]\n"
             "Creates Driver API contexts next to the runtime's primary context and checks\n"
             "every claim it prints: the context stack, who owns an allocation, threads, devices.\n"
-            "  -d, --device N   the GPU for steps 2 to 6 (default 0; see CUDA_VISIBLE_DEVICES)\n"
+            "  -d, --device N   the GPU for steps 2 to 6, and the first of step 8's pair\n"
+            "                   (default 0; see CUDA_VISIBLE_DEVICES)\n"
             "  -r, --repeat N   context create/destroy rounds to time in step 2 (1 to %d, default 5)\n"
             "  -h, --help       this text\n"
             "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
@@ -75,17 +80,97 @@ static int parse_options(int argc, char **argv, struct lesson *L)
     return -1;
 }
 
+/* The environment variables that change what this lesson shows. The driver reads them when
+ * it starts (cuInit): a program cannot change them for itself afterwards. */
+static void show_environment(void)
+{
+    static const struct {
+        const char *name, *what;
+    } vars[] = {
+        {"CUDA_VISIBLE_DEVICES", "which GPUs the process sees, numbered from 0 in the order listed"},
+        {"CUDA_DEVICE_ORDER", "FASTEST_FIRST (default) or PCI_BUS_ID: how the GPUs are numbered"},
+        {"CUDA_MODULE_LOADING", "LAZY (default) or EAGER: when step 5b's kernel is loaded into ctxA"},
+    };
+    printf("   environment:\n");
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i].name);
+        printf("     %-20s = %-12s %s\n", vars[i].name, v ? (*v ? v : "(empty)") : "(not set)",
+               vars[i].what);
+    }
+}
+
+/* Calls made before cuInit: which of them work. The first is the lesson's first CUDA call:
+ * where the driver cannot run at all (no library, the stub), it says why and exits 77. */
+static void before_cuinit(void)
+{
+    int count = 0, version = 0;
+    CUresult r = cuDeviceGetCount(&count);
+    if (r != CUDA_ERROR_NOT_INITIALIZED) /* no driver library, stub driver ... -> exit 77 */
+        require_driver_(r, "cuDeviceGetCount(&count)", __FILE__, __LINE__);
+    CUcontext ctx = NULL;
+    CUresult r_ctx = cuCtxGetCurrent(&ctx);
+    CUresult r_version = cuDriverGetVersion(&version);
+    const char *name = NULL;
+    CUresult r_name = cuGetErrorName(CUDA_ERROR_NOT_INITIALIZED, &name);
+    printf("   before cuInit:\n");
+    printf("     cuDeviceGetCount(&count)          -> %s (%d)\n", error_name(r), (int)r);
+    printf("     cuCtxGetCurrent(&ctx)             -> %s (%d)\n", error_name(r_ctx), (int)r_ctx);
+    printf("     cuDriverGetVersion(&version)      -> %s (%d), version %d\n", error_name(r_version),
+           (int)r_version, version);
+    printf("     cuGetErrorName(3, &name)          -> %s (%d), \"%s\"\n", error_name(r_name),
+           (int)r_name, name ? name : "(none)");
+    bool lookup_ok = true;
+#if CUDA_VERSION >= 12000
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CUresult r_proc = cuGetProcAddress("cuInit", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+    printf("     cuGetProcAddress(\"cuInit\", ...)   -> %s (%d), %s\n", error_name(r_proc),
+           (int)r_proc, fn ? "a function pointer" : "no pointer");
+    lookup_ok = r_proc == CUDA_SUCCESS && fn != NULL && found == CU_GET_PROC_ADDRESS_SUCCESS;
+#endif
+    claim(r == CUDA_ERROR_NOT_INITIALIZED && r_ctx == CUDA_ERROR_NOT_INITIALIZED,
+          "cuDeviceGetCount and cuCtxGetCurrent fail with CUDA_ERROR_NOT_INITIALIZED before cuInit");
+    claim(r_version == CUDA_SUCCESS && version > 0 && r_name == CUDA_SUCCESS && name && lookup_ok,
+          "cuDriverGetVersion, cuGetErrorName%s work before cuInit: not every call needs it",
+          CUDA_VERSION >= 12000 ? " and cuGetProcAddress" : "");
+}
+
+/* After cuInit: check what the variables shown above changed. */
+static bool environment_claims(int count, bool pci_order)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES"), *order = getenv("CUDA_DEVICE_ORDER");
+    const char *loading = getenv("CUDA_MODULE_LOADING");
+    if (visible && *visible) {
+        int listed = 1;
+        for (const char *c = visible; *c; c++)
+            listed += *c == ',';
+        claim(count <= listed,
+              "CUDA_VISIBLE_DEVICES lists %d entr%s and the driver shows %d device(s): no more than listed",
+              listed, listed == 1 ? "y" : "ies", count);
+    }
+    if (order && strcmp(order, "PCI_BUS_ID") == 0 && !(visible && *visible))
+        claim(pci_order, "CUDA_DEVICE_ORDER=PCI_BUS_ID: the devices are numbered in PCI bus order");
+    CUmoduleLoadingMode mode = CU_MODULE_LAZY_LOADING;
+    if (!checkDriver(cuModuleGetLoadingMode(&mode)))
+        return false;
+    bool eager = loading && strcmp(loading, "EAGER") == 0;
+    bool lazy = !loading || !*loading || strcmp(loading, "LAZY") == 0;
+    printf("   cuModuleGetLoadingMode -> %s\n",
+           mode == CU_MODULE_EAGER_LOADING ? "CU_MODULE_EAGER_LOADING" : "CU_MODULE_LAZY_LOADING");
+    if (eager || lazy)
+        claim(mode == (eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING),
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)",
+              eager ? "EAGER" : loading && *loading ? "LAZY" : "not set: LAZY, the default since CUDA 12.2");
+    return true;
+}
+
 /* 1. Returns -1 to go on, else the exit code (77: no driver or no device here). */
 static int step_1_explicit_start(struct lesson *L)
 {
     printf("\n1. The explicit start: cuInit, then the devices\n");
     int count = 0;
-    CUresult r = cuDeviceGetCount(&count);
-    if (r != CUDA_ERROR_NOT_INITIALIZED) /* no driver library, stub driver ... -> exit 77 */
-        require_driver_(r, "cuDeviceGetCount(&count)", __FILE__, __LINE__);
-    printf("   before cuInit: cuDeviceGetCount -> %s (%d)\n", error_name(r), (int)r);
-    claim(r == CUDA_ERROR_NOT_INITIALIZED,
-          "the Driver API does nothing before cuInit (CUDA_ERROR_NOT_INITIALIZED)");
+    show_environment();
+    before_cuinit();
     double t0 = host_ms();
     if (!requireDriver(cuInit(0)))
         return verdict(false);
@@ -105,10 +190,11 @@ static int step_1_explicit_start(struct lesson *L)
         return EXIT_USAGE;
     }
     L->count = count;
+    L->driver_version = driver_version;
     printf("   cuInit(0) took %.1f ms; the driver supports CUDA %d.%d; cuDeviceGetCount -> %d device(s)\n",
            init_ms, driver_version / 1000, driver_version % 1000 / 10, count);
-    int listed = 0;
-    char name[256];
+    int listed = 0, ascending = 1;
+    char name[256], bus[32], prev_bus[32] = "";
     for (int d = 0; d < count && d < MAX_DEVICES; d++) {
         CUdevice cd;
         int major = 0, minor = 0;
@@ -117,19 +203,65 @@ static int step_1_explicit_start(struct lesson *L)
             !checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)) ||
             !checkDriver(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cd)) ||
             !checkDriver(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cd)) ||
-            !checkDriver(cuDeviceTotalMem(&total, cd)))
+            !checkDriver(cuDeviceTotalMem(&total, cd)) ||
+            !checkDriver(cuDeviceGetPCIBusId(bus, (int)sizeof bus, cd)))
             return verdict(false);
-        printf("   [device %d] \"%s\", compute capability %d.%d, %.2f GiB\n", d, name, major, minor,
-               (double)total / (MIB * 1024.0));
+        printf("   [device %d] \"%s\", compute capability %d.%d, %.2f GiB, PCI %s\n", d, name, major,
+               minor, (double)total / (MIB * 1024.0), bus);
         listed += name[0] != '\0' && major > 0 && total > 0;
+        ascending = ascending && strcmp(prev_bus, bus) < 0;
+        snprintf(prev_bus, sizeof prev_bus, "%s", bus);
     }
     claim(listed == count, "cuInit found %d device(s), each with a name, a compute capability and memory",
           count);
+    if (!environment_claims(count, ascending))
+        return verdict(false);
     if (!checkDriver(cuDeviceGet(&L->dev, (int)L->device)) ||
         !checkDriver(cuDeviceGetName(L->name, (int)sizeof L->name, L->dev)))
         return verdict(false);
     printf("   steps 2 to 6 use device %ld, \"%s\"\n", L->device, L->name);
     return -1;
+}
+
+/* Part of what a context's memory is for, measured: every thread the device can hold gets a
+ * stack (CU_LIMIT_STACK_SIZE bytes), so raising that limit in a new context should take
+ * limit x SMs x threads per SM more. The rest of the figure is explained, not measured. */
+static bool stack_reservation(struct lesson *L, double taken_med)
+{
+    bool ok = true;
+    size_t stack_b = 0, fifo_b = 0, heap_b = 0;
+    int sms = 0, threads = 0;
+    TRY(checkDriver(cuCtxGetLimit(&stack_b, CU_LIMIT_STACK_SIZE)) &&
+        checkDriver(cuCtxGetLimit(&fifo_b, CU_LIMIT_PRINTF_FIFO_SIZE)) &&
+        checkDriver(cuCtxGetLimit(&heap_b, CU_LIMIT_MALLOC_HEAP_SIZE)) &&
+        checkDriver(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, L->dev)) &&
+        checkDriver(cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                                         L->dev)));
+    printf("     ctxA's limits (cuCtxGetLimit): stack %zu B per thread, printf FIFO %.2f MiB, "
+           "malloc heap %.2f MiB\n", stack_b, fifo_b / MIB, heap_b / MIB);
+    CUcontext tmp = NULL;
+    TRY(CREATE_CONTEXT(&tmp, L->dev));
+    size_t before = free_memory(&ok);
+    bool set_ok = checkDriver(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 2 * stack_b));
+    size_t after = free_memory(&ok);
+    TRY(checkDriver(cuCtxDestroy(tmp)) && set_ok && ok);
+    double grew = ((double)before - (double)after) / MIB;
+    double model = (double)stack_b * sms * threads / MIB;
+    printf("     in a new context, cuCtxSetLimit(CU_LIMIT_STACK_SIZE, %zu) took %.1f MiB more;\n"
+           "     model: %zu B more per thread x %d SMs x %d threads per SM = %.1f MiB\n",
+           2 * stack_b, grew, stack_b, sms, threads, model);
+    if (grew > 0.0) {
+        claim(grew > 0.9 * model && grew < 1.1 * model,
+              "raising the stack limit reserved it for every thread the device can hold: "
+              "%.1f MiB, the model's %.1f MiB within 10%%", grew, model);
+        printf("     inferred, if the first %zu B per thread are reserved the same way: %.1f of the\n"
+               "     %.1f MiB a context takes are stacks; the rest (printf FIFO, malloc heap, the\n"
+               "     driver's own buffers) is not measured here\n", stack_b, model, taken_med);
+    } else {
+        not_judged("the driver reserved nothing when the limit was raised",
+                   "raising the stack limit reserved it for every thread the device can hold");
+    }
+    return ok;
 }
 
 /* 2. ctxA stays current after this step: the observer of step 2, the bottom of step 3. */
@@ -182,10 +314,23 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
            destroy_ms[n - 1]);
     printf("     device memory a context takes: median %.1f MiB (min %.1f, max %.1f)\n", taken_med,
            taken_mib[0], taken_mib[n - 1]);
+    /* The yardstick, measured here: what switching contexts costs (a push and a pop of ctxA). */
+    enum { PAIRS = 1000 };
+    t0 = host_ms();
+    for (int i = 0; i < PAIRS; i++) {
+        CUcontext popped;
+        TRY(checkDriver(cuCtxPushCurrent(ctx_a)) && checkDriver(cuCtxPopCurrent(&popped)));
+    }
+    double pair_us = (host_ms() - t0) * 1000.0 / PAIRS;
+    printf("     cuCtxPushCurrent + cuCtxPopCurrent: %.2f us a pair (%d pairs)\n", pair_us, PAIRS);
     claim(taken_mib[0] > 0.0, "every new context took device memory: %.1f MiB or more", taken_mib[0]);
-    claim(worst_return_mib <= 2.0, "cuCtxDestroy gave that memory back (within 2 MiB each round)");
+    claim(worst_return_mib <= 0.01 * taken_med,
+          "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
     claim(back_to_a, "destroying the current context popped it: ctxA was current again each time");
-    claim(create_med > 1.0, "a context is costly to make: median %.1f ms, more than 1 ms", create_med);
+    claim(create_med * 1000.0 > 100.0 * pair_us,
+          "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
+          create_med, create_med * 1000.0 / pair_us);
+    TRY(stack_reservation(L, taken_med));
     return ok;
 }
 
@@ -234,9 +379,11 @@ int main(int argc, char **argv)
               step_4_memory_belongs_to_a_context(&L) &&
               step_5_runtime_and_driver_on_one_thread(&L) &&
               step_6_contexts_are_per_thread(&L) &&
-              step_7_every_device(&L);
+              step_7_every_device(&L) &&
+              step_8_contexts_and_peers(&L) &&
+              step_9_entry_points(&L);
     if (ok)
-        step_8_what_a_context_holds();
+        step_10_what_a_context_holds();
 
     ok = cleanup(&L) && ok;
     printf("\n");

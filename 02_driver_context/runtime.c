@@ -8,6 +8,43 @@
 
 #include "lesson.h"
 
+/* 5d. cudaSetDevice makes the primary context current with cuCtxSetCurrent: it replaces the
+ * top of the stack, even when a user context was pushed there. */
+static bool step_5d_set_device_replaces_the_top(struct lesson *L)
+{
+    bool ok = true;
+    CUcontext popped = NULL;
+    printf("   d) cudaSetDevice with user contexts on the stack: it replaces the top\n");
+    TRY(checkDriver(cuCtxPushCurrent(ctx_a)));
+    stack[depth++] = ctx_a;
+    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    stack[depth++] = ctx_b;
+    show_stack("after pushing ctxA and ctxB:", &ok);
+    TRY(checkRuntime(cudaSetDevice((int)L->device)));
+    CUcontext after_set = current(&ok);
+    stack[depth - 1] = after_set; /* as documented: cudaSetDevice calls cuCtxSetCurrent */
+    show_stack("after cudaSetDevice:", &ok);
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    depth--;
+    CUcontext after_pop = current(&ok);
+    TRY(ok);
+    /* The pop tests the model: replaced means ctxA is below; pushed would have left ctxB. */
+    bool replaced = after_set == L->runtime_ctx && popped == L->runtime_ctx && after_pop == ctx_a;
+    show_stack("after cuCtxPopCurrent:", &ok);
+    printf("   cuCtxPopCurrent returned %s\n", name_of(popped));
+    claim(after_set == L->runtime_ctx,
+          "cudaSetDevice(%ld) made the primary context current although ctxB was on top", L->device);
+    claim(replaced, "it replaced ctxB: the pop returned the primary and exposed ctxA, not ctxB");
+    printf("   so a library that pushes its own context and then calls cudaSetDevice works in the\n"
+           "   primary context from there on, and its pop at exit takes the primary off, not its own\n");
+    /* Back to [primary] for step 6: pop until the primary is on top (ctxA, in this model). */
+    for (int i = 0; i < 4 && current(&ok) != L->runtime_ctx && ok; i++)
+        TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    depth = 1;
+    TRY(current(&ok) == L->runtime_ctx && ok);
+    return ok;
+}
+
 bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
 {
     bool ok = true;
@@ -50,6 +87,9 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
            rt_device, L->rt_in_a, name_of(own_rt), wrong_rt);
     printf("   current context afterwards: %s; primary context active = %d\n", name_of(now),
            active_after_rt);
+    printf("   (seed 002's Driver API launch passes void *args[] = { &d_data } to a kernel of four\n"
+           "   parameters, a, b, c and n: cuLaunchKernel takes one pointer per parameter from that\n"
+           "   array, so it would read three from past its end; <<<>>> is checked by the compiler)\n");
     claim(own_rt == ctx_a, "cudaMalloc allocated in ctxA, the current user context");
     claim(wrong_rt == 0 && rt_device == L->device,
           "the runtime's kernel ran in ctxA and its result is right");
@@ -91,7 +131,7 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     claim(active_back == 1,
           "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)");
     TRY(cuda_free_in(runtime_ctx, &L->rt_in_primary));
-    return ok;
+    return step_5d_set_device_replaces_the_top(L);
 }
 
 /* ---- step 6: a worker thread ---------------------------------------------------------- */

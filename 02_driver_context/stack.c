@@ -104,5 +104,16 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L)
     claim(wrong_a == 0 && wrong_b == 0, "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts");
     claim(own_a == ctx_a, "the allocation made while ctxA was current belongs to ctxA");
     claim(own_b == ctx_b, "the allocation made while ctxB was current belongs to ctxB");
+
+    /* Owned is not fenced off: with ctxB current, read ctxA's buffer. */
+    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    memset(L->host_out, 0, BYTES);
+    CUresult r = cuMemcpyDtoH(L->host_out, L->buf_a, BYTES);
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    int wrong_cross = wrong_words(L->host_out, 1, 0);
+    printf("   with ctxB current, cuMemcpyDtoH from ctxA's buffer -> %s (%d), %d wrong\n",
+           error_name(r), (int)r, wrong_cross);
+    claim(r == CUDA_SUCCESS && wrong_cross == 0,
+          "ctxB's copy read ctxA's buffer: the contexts of one process share one address space");
     return ok;
 }

@@ -13,9 +13,20 @@ number_after() {
 }
 
 # The expected output holds device 0 only: lines for devices 1, 2 ... and the device count
-# are taken out, so the comparison holds on a machine with one GPU or several.
+# are taken out, and so are step 8's lines (peer access: not judged on one GPU, measured on
+# two), the claims that only some environments print, and the claim counts of the verdict,
+# so the comparison holds on a machine with one GPU or several and in any environment.
 one_device_view() {
-    normalize | sed -E -e '/^   \[device [1-9][0-9]*\]/d' -e 's/[0-9]+ device\(s\)/N device(s)/g'
+    normalize | sed -E \
+        -e '/^   \[device [1-9][0-9]*\]/d' -e 's/[0-9]+ device\(s\)/N device(s)/g' \
+        -e 's/, PCI [0-9A-Fa-f:.#]+$/, PCI BUS/' \
+        -e 's/^(     CUDA_[A-Z_]+ +=) +(\(not set\)|[^ ]+) +/\1 VALUE /' \
+        -e '/CUDA_VISIBLE_DEVICES lists/d' -e '/CUDA_DEVICE_ORDER=PCI_BUS_ID:/d' \
+        -e 's/(module loading mode is what CUDA_MODULE_LOADING asks for) \(.*\)$/\1 (MODE)/' \
+        -e 's/version [0-9]+$/version #/' -e 's/at [0-9]+ \(the driver/at # (the driver/' \
+        -e 's/STACK_SIZE, [0-9]+\)/STACK_SIZE, #)/' -e 's/[0-9]+ SMs x [0-9]+ threads/# SMs x # threads/' \
+        -e '/^8\. Contexts and peers/,/^9\. /{/^8\. /b;/^9\. /b;/^$/b;d}' \
+        -e 's/^RESULT: PASS - all [0-9]+ checks passed.*$/RESULT: PASS/'
 }
 
 # ---- on the GPU -------------------------------------------------------------------------
@@ -24,7 +35,11 @@ one_device_view() {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
     run tail -n 1 <<<"$LESSON_OUT"
-    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed$'
+    if [ "$(gpu_count)" -ge 2 ]; then
+        assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed$'
+    else # step 8 needs two GPUs: its four claims are not judged, and say why
+        assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed, 4 not judged$'
+    fi
     run grep -c -F '[FAIL]' <<<"$LESSON_OUT"
     assert_output 0
     assert_equal "$LESSON_ERR" ""
@@ -35,14 +50,38 @@ one_device_view() {
     diff -u "$ROOT/tests/expected/02_driver_context.out" <(one_device_view <<<"$LESSON_OUT")
 }
 
-@test "GPU: claim 1 - cuInit first, then every device listed" {
+@test "GPU: claim 1 - before cuInit some calls fail and some work; then every device listed" {
     run_lesson
-    assert_regex "$LESSON_OUT" 'before cuInit: cuDeviceGetCount -> CUDA_ERROR_NOT_INITIALIZED \(3\)'
-    assert_claim "the Driver API does nothing before cuInit (CUDA_ERROR_NOT_INITIALIZED)"
+    assert_regex "$LESSON_OUT" 'cuDeviceGetCount\(&count\) +-> CUDA_ERROR_NOT_INITIALIZED \(3\)'
+    assert_regex "$LESSON_OUT" 'cuCtxGetCurrent\(&ctx\) +-> CUDA_ERROR_NOT_INITIALIZED \(3\)'
+    assert_regex "$LESSON_OUT" 'cuDriverGetVersion\(&version\) +-> CUDA_SUCCESS \(0\), version [1-9][0-9]+'
+    assert_regex "$LESSON_OUT" 'cuGetErrorName\(3, &name\) +-> CUDA_SUCCESS \(0\), "CUDA_ERROR_NOT_INITIALIZED"'
+    assert_claim "cuDeviceGetCount and cuCtxGetCurrent fail with CUDA_ERROR_NOT_INITIALIZED before cuInit"
+    assert_claim "cuDriverGetVersion, cuGetErrorName and cuGetProcAddress work before cuInit: not every call needs it"
     n="$(gpu_count)"
     assert_claim "cuInit found $n device(s), each with a name, a compute capability and memory"
-    run grep -c -E '^   \[device [0-9]+\] "[^"]+", compute capability [0-9]+\.[0-9]+, [0-9.]+ GiB$' <<<"$LESSON_OUT"
+    run grep -c -E '^   \[device [0-9]+\] "[^"]+", compute capability [0-9]+\.[0-9]+, [0-9.]+ GiB, PCI [0-9A-Fa-f:.]+$' <<<"$LESSON_OUT"
     assert_output "$n"
+}
+
+@test "GPU: claim 1 - the environment in effect is printed and checked" {
+    run_lesson
+    for v in CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_MODULE_LOADING; do
+        run grep -c -E "^     $v +=" <<<"$LESSON_OUT"
+        assert_output 1
+    done
+    assert_regex "$LESSON_OUT" 'cuModuleGetLoadingMode -> CU_MODULE_(LAZY|EAGER)_LOADING'
+    run grep -E '^  \[ok\]   the module loading mode is what CUDA_MODULE_LOADING asks for' <<<"$LESSON_OUT"
+    assert_success
+}
+
+@test "GPU: claim 1 - CUDA_MODULE_LOADING=EAGER and CUDA_DEVICE_ORDER=PCI_BUS_ID are seen and checked" {
+    require_gpu
+    CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_ORDER=PCI_BUS_ID run "$BIN" --repeat 1
+    assert_success
+    assert_line "   cuModuleGetLoadingMode -> CU_MODULE_EAGER_LOADING"
+    assert_line "  [ok]   the module loading mode is what CUDA_MODULE_LOADING asks for (EAGER)"
+    assert_line "  [ok]   CUDA_DEVICE_ORDER=PCI_BUS_ID: the devices are numbered in PCI bus order"
 }
 
 @test "GPU: claim 2 - the CUDA 13 cuCtxCreate makes a context current at once" {
@@ -53,7 +92,7 @@ one_device_view() {
 }
 
 @test "GPU: claim 2 - a context takes device memory (more than zero) and gives it back" {
-    assert_claim "cuCtxDestroy gave that memory back (within 2 MiB each round)"
+    assert_claim "cuCtxDestroy gave that memory back (within 1% of what it took, each round)"
     mib="$(number_after 'device memory a context takes: median ')"
     [ -n "$mib" ] || fail "no memory figure printed"
     awk -v m="$mib" 'BEGIN { exit !(m > 0) }' || fail "a context took $mib MiB"
@@ -61,13 +100,21 @@ one_device_view() {
     assert_success
 }
 
-@test "GPU: claim 2 - creating a context is costly, and destroying the current one pops it" {
+@test "GPU: claim 2 - creating a context is costly next to a push + pop, and destroying the current one pops it" {
     assert_claim "destroying the current context popped it: ctxA was current again each time"
-    ms="$(number_after 'cuCtxCreate : median ')"
-    [ -n "$ms" ] || fail "no create time printed"
-    awk -v ms="$ms" 'BEGIN { exit !(ms > 1) }' || fail "cuCtxCreate took only $ms ms"
+    run grep -E '^  \[ok\]   a context is costly to make: median [0-9.]+ ms, [0-9]+x a push \+ pop pair \(more than 100x\)$' <<<"$LESSON_OUT"
+    assert_success
+    us="$(number_after 'cuCtxPushCurrent \+ cuCtxPopCurrent: ')"
+    [ -n "$us" ] || fail "no push + pop figure printed"
     ms="$(number_after 'cuCtxDestroy: median ')"
     awk -v ms="$ms" 'BEGIN { exit !(ms > 0) }' || fail "cuCtxDestroy took $ms ms"
+}
+
+@test "GPU: claim 2 - raising the stack limit reserves it for every resident thread (the model within 10%)" {
+    run_lesson
+    run grep -E '^  \[ok\]   raising the stack limit reserved it for every thread the device can hold: [0-9.]+ MiB, the model.s [0-9.]+ MiB within 10%$' <<<"$LESSON_OUT"
+    assert_success
+    assert_regex "$LESSON_OUT" "ctxA's limits \(cuCtxGetLimit\): stack [0-9]+ B per thread"
 }
 
 @test "GPU: claim 3 - the context stack, in order" {
@@ -95,6 +142,11 @@ one_device_view() {
     assert_regex "$LESSON_OUT" 'CU_POINTER_ATTRIBUTE_CONTEXT\): first -> ctxA, second -> ctxB'
 }
 
+@test "GPU: claim 4 - contexts of one process share one address space (not isolation)" {
+    assert_claim "ctxB's copy read ctxA's buffer: the contexts of one process share one address space"
+    assert_regex "$LESSON_OUT" "with ctxB current, cuMemcpyDtoH from ctxA's buffer -> CUDA_SUCCESS \\(0\\), 0 wrong"
+}
+
 @test "GPU: claim 5 - the primary context's life through the Driver API" {
     assert_claim "user contexts do not start the primary context: it was inactive"
     assert_claim "cuDevicePrimaryCtxRetain started it: a third context, neither ctxA nor ctxB"
@@ -116,6 +168,22 @@ one_device_view() {
     assert_claim "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)"
 }
 
+@test "GPU: claim 5d - cudaSetDevice replaces the top of the stack, even a pushed user context" {
+    assert_claim "cudaSetDevice(0) made the primary context current although ctxB was on top"
+    assert_claim "it replaced ctxB: the pop returned the primary and exposed ctxA, not ctxB"
+    section="$(sed -n '/^   d) cudaSetDevice/,/cuCtxPopCurrent returned/p' <<<"$LESSON_OUT")"
+    run grep -o -E 'after [A-Za-z ]+: +current = [A-Za-z]+ +stack \(bottom -> top\): \[[A-Za-z ]*\]$' <<<"$section"
+    assert_line --index 0 --regexp '^after pushing ctxA and ctxB: +current = ctxB .*\[primary ctxA ctxB\]$'
+    assert_line --index 1 --regexp '^after cudaSetDevice: +current = primary .*\[primary ctxA primary\]$'
+    assert_line --index 2 --regexp '^after cuCtxPopCurrent: +current = ctxA .*\[primary ctxA\]$'
+    assert_regex "$section" 'cuCtxPopCurrent returned primary'
+}
+
+@test "GPU: step 5b says what is wrong with seed 002's Driver API launch" {
+    run_lesson
+    assert_regex "$LESSON_OUT" "seed 002's Driver API launch passes void \\*args\\[\\] = \\{ &d_data \\} to a kernel of four"
+}
+
 @test "GPU: claim 6 - contexts are per thread" {
     assert_claim "a new thread starts with no current context, whatever its parent has"
     assert_claim "without one, cuMemAlloc fails with CUDA_ERROR_INVALID_CONTEXT"
@@ -132,6 +200,40 @@ one_device_view() {
     assert_claim "after pushing and popping them all, the primary context is current again"
     run grep -c -E '^   \[device [0-9]+\] ".*": ctx([0-9]+) = 0x[0-9a-f]+, 1 MiB at 0x[0-9a-f]+, owner ctx\1, ordinal [0-9]+, 0 wrong$' <<<"$LESSON_OUT"
     assert_output "$n"
+}
+
+@test "GPU: claim 8 - peer access between contexts and through the runtime (two GPUs), or not judged" {
+    run_lesson
+    if [ "$(gpu_count)" -lt 2 ]; then
+        run grep -c -E '^  \[n/j\]  .* - not judged here: one GPU is visible; this needs two$' <<<"$LESSON_OUT"
+        assert_output 4
+        return
+    fi
+    if grep -q 'cuDeviceCanAccessPeer: device 0 -> 1: 0' <<<"$LESSON_OUT"; then
+        run grep -c -F 'not judged here: cuDeviceCanAccessPeer says' <<<"$LESSON_OUT"
+        assert_output 4
+        return
+    fi
+    assert_claim "a kernel on the first GPU changed the second GPU's memory once its context had peer access"
+    assert_claim "peer access belongs to the pair of contexts: enabling it again says ALREADY_ENABLED"
+    assert_claim "cudaDeviceEnablePeerAccess is cuCtxEnablePeerAccess between the two primary contexts"
+    assert_claim "the direct GPU-to-GPU copy was faster than the copy through pinned host memory"
+    assert_regex "$LESSON_OUT" 'add_one<<<>>> in ctxP \(device 0\) on ctxQ.s buffer \(device 1\): 0 wrong'
+}
+
+@test "GPU: claim 9 - entry points: cuGetProcAddress, the runtime and dlsym agree" {
+    run_lesson
+    assert_claim "all three are one entry point of libcuda.so.1, cuMemAlloc_v2"
+    assert_claim "a function from the runtime's entry point acts on the same driver state: the primary context"
+    assert_claim "the version picks the ABI: 3020 gives cuCtxCreate_v2 (flags, device), 12050 cuCtxCreate_v4 (with CUctxCreateParams)"
+    assert_claim "the per-thread flag gives cuMemcpyAsync_ptsz, the legacy flag cuMemcpyAsync: two functions"
+    assert_regex "$LESSON_OUT" 'CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM -> cuMemcpyAsync_ptsz'
+}
+
+@test "GPU: claim 9 - entry points: too old, too new, unknown" {
+    assert_claim "a version older than the function: no pointer, and the query says VERSION_NOT_SUFFICIENT"
+    assert_claim "a version newer than the driver: neither API hands out a pointer"
+    assert_claim "a name the driver does not have: no pointer, SYMBOL_NOT_FOUND"
 }
 
 @test "GPU: every device can be the one chosen with --device" {
@@ -165,6 +267,8 @@ one_device_view() {
     assert_output --regexp 'not ok [0-9]+ stack_order: the buffer is allocated in ctxA'
     assert_output --regexp 'not ok [0-9]+ share_primary: the library works in the runtime'
     assert_output --regexp 'not ok [0-9]+ context_leak: the tasks give their device memory back'
+    assert_output --regexp 'not ok [0-9]+ entry_point: cuMemGetInfo comes from the runtime'
+    assert_output --regexp 'not ok [0-9]+ entry_point: the per-thread-default-stream variant'
 }
 
 # ---- anywhere: no GPU, no driver, bad command lines -----------------------------------
@@ -179,6 +283,7 @@ one_device_view() {
 @test "the toolkit's stub driver as libcuda.so.1: exit 77, says it is the stub" {
     run_with_stub_driver "$BIN"
     assert_output --regexp 'main\.c:[0-9]+: cuDeviceGetCount\(&count\) failed: \(no name\) \(34\): \(no message\)'
+    refute_output --partial "RESULT:"
 }
 
 @test "no driver library at all: exit 77, says to install the driver, no crash" {

@@ -53,3 +53,22 @@ setup() {
     assert_success
     assert_line "current context at the end: observer"
 }
+
+@test "entry_point: cuMemGetInfo comes from the runtime's entry point, the size_t ABI" {
+    run "$EXERCISE_BIN/entry_point"
+    assert_success
+    assert_line "cuMemGetInfo entry point: found (cudaDriverEntryPointSuccess)"
+    assert_line "cuMemGetInfo is libcuda's cuMemGetInfo_v2: yes"
+}
+
+@test "entry_point: the function obtained agrees with the runtime" {
+    run "$EXERCISE_BIN/entry_point"
+    assert_success
+    assert_line "total device memory, driver vs runtime: the same"
+}
+
+@test "entry_point: the per-thread-default-stream variant of cuMemcpyAsync" {
+    run "$EXERCISE_BIN/entry_point"
+    assert_success
+    assert_line "per-thread cuMemcpyAsync is libcuda's cuMemcpyAsync_ptsz: yes"
+}
