@@ -47,9 +47,27 @@
 #else
 #define LIBRARY_05(X)
 #endif
+/* Lesson 05: green contexts (CUDA 12.4). */
+#if CUDA_VERSION >= 12040
+#define GREEN_05(X)                                                                            \
+    X(cuDeviceGetDevResource, (CUdevice d, CUdevResource *r, CUdevResourceType t), (d, r, t))  \
+    X(cuDevSmResourceSplitByCount,                                                             \
+      (CUdevResource *r, unsigned int *n, const CUdevResource *i, CUdevResource *rem,          \
+       unsigned int f, unsigned int m),                                                        \
+      (r, n, i, rem, f, m))                                                                    \
+    X(cuDevResourceGenerateDesc, (CUdevResourceDesc *d, CUdevResource *r, unsigned int n),     \
+      (d, r, n))                                                                               \
+    X(cuGreenCtxCreate, (CUgreenCtx *g, CUdevResourceDesc d, CUdevice v, unsigned int f),      \
+      (g, d, v, f))                                                                            \
+    X(cuGreenCtxDestroy, (CUgreenCtx g), (g))                                                  \
+    X(cuCtxFromGreenCtx, (CUcontext *c, CUgreenCtx g), (c, g))
+#else
+#define GREEN_05(X)
+#endif
 
 #define DRIVER_FUNCTIONS(X)                                                                   \
     LIBRARY_05(X)                                                                             \
+    GREEN_05(X)                                                                               \
     X(cuStreamBeginCapture, (CUstream s, CUstreamCaptureMode m), (s, m))                      \
     X(cuStreamEndCapture, (CUstream s, CUgraph *g), (s, g))                                   \
     X(cuGraphInstantiate, (CUgraphExec *e, CUgraph g, unsigned long long f), (e, g, f))       \
