@@ -2,11 +2,16 @@
  * 04_streams_overlap/lesson.h - what the lesson's files share: the runs it measures, the
  * buffers and streams it allocates, and the functions of each file.
  *
- *   main.c      options, allocation and release, main(): the table of contents
+ *   main.c      options, the environment, allocation and release, main(): the table of contents
  *   steps.c     steps 1-4: the stages alone, in sequence, split over streams, the timelines
- *   breaks.c    step 5: what breaks the overlap
+ *   breaks.c    step 5: what breaks the overlap: pageable memory, the legacy default stream
+ *   queue.c     step 6: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1, in a child process)
+ *   trace.c     step 7: the hardware's own record (a CUPTI activity tracer) against the events
+ *   driver.c    step 8: the same pipeline through the Driver API (CU_STREAM_NON_BLOCKING)
  *   measure.c   the measuring apparatus: one run issued and timed with events, repetitions
- *               and their median, the overlap fraction, the pipeline's model
+ *               and their median, the overlap fraction, per-operation costs
+ *   model.c     the pipeline's model: each stage measured alone at the chunk size
+ *   shared.c    is another program using this GPU? (NVML's process list)
  *   timeline.c  the text timelines and the CSV
  */
 #ifndef LESSON04_LESSON_H
@@ -63,8 +68,25 @@ struct lesson {
     cudaEvent_t start, stop;
     cudaEvent_t ev[MAX_STREAMS][OPS + 1]; /* before the copy in, after each operation */
     int events_made;
+    /* The CUDA environment variables that change what this lesson shows (read once by the
+     * driver at start-up; main.c prints them). */
+    bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: every launch and copy waits until done */
+    int connections;      /* CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues (default 8) */
+    char drift[200];      /* why the timings are not comparable any more, if they are not */
 };
 extern struct lesson L;
+
+/* The pipeline's model for one number of chunks (model.c): each stage measured alone, cut
+ * into those chunks, so that every operation's fixed cost is in it. ms. */
+struct model {
+    int chunks;
+    double h1, k1, d1;   /* one chunk's copy in, kernel, copy out, each alone */
+    double H, K, D;      /* all chunks of one stage, in `chunks` streams, nothing else running */
+    double Hs, Ds;       /* all copies in and all copies out at once: when each direction ends */
+    double ideal;        /* the fastest the pipeline can be (the sequential sum with one chunk) */
+    double serial;       /* the same operations one after another: H + K + D */
+    double spread;       /* the widest spread of the repetitions behind these figures */
+};
 
 /* What the steps found, for the steps after them. */
 struct findings {
@@ -75,7 +97,13 @@ struct findings {
     char size_s[32];       /* L.bytes, formatted */
     double th, tk, td;     /* the stages alone, ms */
     double th2, td2;       /* the copies both at once, ms */
+    double op_cost[OPS];   /* per operation beyond its bandwidth: a 4-byte copy, an empty kernel */
     struct run *seq;       /* step 2's sequential run */
+    struct model model[MAX_COUNTS];
+    double allowed;        /* the best speed-up the model allows (over the stream counts) */
+    long device;
+    struct run *wide, *wide_stage; /* the widest per-stream and by-stage runs */
+    double legacy_ratio;   /* step 5b: the legacy-joined run over the plain per-stream run */
 };
 
 extern struct run runs[MAX_RUNS];
@@ -87,8 +115,33 @@ bool step_2_in_sequence(struct findings *f);
 bool step_3_split_over_streams(struct findings *f);
 void step_4_timelines(struct findings *f);
 bool step_5_what_breaks_the_overlap(struct findings *f);
+bool step_6_one_hardware_queue(struct findings *f);
+bool step_7_the_hardwares_own_record(struct findings *f);
+bool step_8_the_driver_api(struct findings *f);
+/* queue.c: what the child process of step 6 runs (--one-queue-child N) */
+int one_queue_child(int chunks);
+
+/* A timing comparison needs steady repetitions: false (and the reason in why) when they
+ * spread by more than 10%, as they do when another program shares the GPU or its link. */
+bool steady(double spread, char *why, size_t len);
+/* shared.c: another program seen on this GPU (NVML) at any check so far; why: which. */
+bool gpu_shared(char *why, size_t len);
+double run_spread(const struct run *r);
+
+/* model.c */
+bool measure_model(int chunks, struct model *m);
+const struct model *model_for(const struct findings *f, int chunks);
+
+/* main.c: allocate what struct lesson holds, release it (on every path) */
+bool lesson_allocate(const char *size_s);
+bool lesson_release(void);
 
 /* measure.c */
+bool time_split(int which, int chunks, bool first_only, int reps, double *t, double *t2,
+                double *spread);
+bool per_op_costs(double ms[OPS]);
+double overlap_fraction(const struct run *r);
+bool run_once(const struct run *r, struct span spans[][OPS], double *total);
 bool issue_op(int op, int i, int chunks, cudaStream_t s, const float *in, float *out);
 bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms);
 bool measure(struct run *r);
@@ -96,9 +149,6 @@ struct run *new_run(int streams, enum order order, enum memory memory, bool sequ
                     bool legacy_between);
 bool time_stage(int which, int reps, double *t, double *t2);
 bool choose_work(double target_ms);
-void set_stage_times(double th, double tk, double td, double th2, double td2);
-double pipeline_ideal(int chunks, int *slowest);
-double stage_shared_time(int op);
 double gbps(size_t bytes, double ms);
 
 /* timeline.c */

@@ -10,10 +10,14 @@
  *   3. the work split into N chunks over N streams, issued per stream and by stage, against
  *      the ideal a pipeline can reach (the slowest stage plus one chunk of each other one);
  *   4. the timelines of those runs, from events recorded around every operation;
- *   5. what breaks the overlap: pageable host memory, and one operation on the legacy default
- *      stream between the streams' work.
- * This file: the options, the allocation and release, and main(), the table of contents.
- * The steps are in steps.c and breaks.c, the measuring apparatus in measure.c and timeline.c.
+ *   5. what breaks the overlap: pageable host memory (its calls block the host), and one
+ *      operation on the legacy default stream between the streams' work;
+ *   6. what breaks the overlap: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1, in a child
+ *      process): the per-stream order serialises, the by-stage order still overlaps;
+ *   7. the hardware's own record: CUPTI's timestamps against the events' picture;
+ *   8. the same pipeline through the Driver API, in CU_STREAM_NON_BLOCKING streams.
+ * This file: the options, the environment, the allocation and release, and main(), the table
+ * of contents. lesson.h says which file holds which step.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +49,8 @@ static void usage(FILE *to)
             "  -r, --reps N       timed repetitions of each run after one warm-up (default 5)\n"
             "      --csv FILE     write every operation of every run (the timelines) as CSV\n"
             "  -h, --help         this text\n"
+            "environment: CUDA_LAUNCH_BLOCKING=1 and CUDA_DEVICE_MAX_CONNECTIONS=N change what the\n"
+            "lesson shows; it prints them and judges what they change (README)\n"
             "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
             "             2 bad command line, 77 no usable GPU or driver here\n",
             lesson_prog, MAX_STREAMS);
@@ -141,6 +147,7 @@ static void keep_standard_streams_open(void)
 
 struct options {
     long device, elements, work /* 0: auto */, reps;
+    long child; /* --one-queue-child N: step 6's child process (internal) */
     int counts[MAX_COUNTS], ncounts;
     const char *csv_path;
 };
@@ -148,12 +155,13 @@ struct options {
 /* The command line into *o; false (after the message) when it is bad. */
 static bool parse_options(int argc, char **argv, struct options *o, bool *help)
 {
-    enum { OPT_CSV = 1000 };
+    enum { OPT_CSV = 1000, OPT_CHILD };
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'}, {"elements", required_argument, NULL, 'n'},
         {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
         {"reps", required_argument, NULL, 'r'},    {"csv", required_argument, NULL, OPT_CSV},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},          {"one-queue-child", required_argument, NULL, OPT_CHILD},
+        {NULL, 0, NULL, 0},
     };
     int opt;
     bool good = true;
@@ -170,9 +178,14 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
             break;
         case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &o->reps); break;
         case OPT_CSV: o->csv_path = optarg; break;
+        case OPT_CHILD: good = parse_long(optarg, 2, MAX_STREAMS, "--one-queue-child", &o->child); break;
         case 'h': *help = true; return true;
         default: good = false; break;
         }
+    }
+    if (good && o->child && o->work == 0) {
+        fprintf(stderr, "%s: --one-queue-child needs --work N\n", lesson_prog);
+        good = false;
     }
     if (good && optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%s'\n", lesson_prog, argv[optind]);
@@ -185,9 +198,40 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
     return good;
 }
 
+/* The CUDA environment variables that change what this lesson shows. The driver reads them
+ * once, when it starts; the lesson prints them, says what each changes, and judges the changed
+ * behaviour instead of failing (README, "Regimes"). */
+static void read_environment(void)
+{
+    const char *lb = getenv("CUDA_LAUNCH_BLOCKING"), *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    const char *vd = getenv("CUDA_VISIBLE_DEVICES");
+    L.launch_blocking = lb && strcmp(lb, "1") == 0;
+    L.connections = 8;
+    if (mc && atoi(mc) >= 1)
+        L.connections = atoi(mc) > 32 ? 32 : atoi(mc);
+    printf("environment (read by the driver at start-up):\n");
+    if (L.launch_blocking)
+        printf("   CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done\n"
+               "   (copies from pinned memory still return at once): the host issues what follows\n"
+               "   a launch late, so overlap depends on the issue order (steps 3 and 4)\n");
+    else
+        printf("   CUDA_LAUNCH_BLOCKING %s: launches and copies from pinned memory return at once\n",
+               lb ? "is not 1" : "not set");
+    if (mc)
+        printf("   CUDA_DEVICE_MAX_CONNECTIONS=%s: %d hardware work queue%s%s\n", mc, L.connections,
+               L.connections == 1 ? "" : "s",
+               L.connections == 1 ? ": streams wait on each other's work in it (steps 3, 4, 6)"
+                                  : ": streams beyond that many share one");
+    else
+        printf("   CUDA_DEVICE_MAX_CONNECTIONS not set: 8 hardware work queues (the default);\n"
+               "   step 6 shows what one queue does\n");
+    if (vd)
+        printf("   CUDA_VISIBLE_DEVICES=%s: --device counts the visible GPUs only\n", vd);
+}
+
 /* Allocation. Pinned (page-locked) host memory is what the copy engines can read and
  * write by DMA on their own; pageable memory is for step 5. */
-static bool allocate(const char *size_s)
+bool lesson_allocate(const char *size_s)
 {
     if (!checkRuntime(cudaMallocHost((void **)&L.h_in, L.bytes)) ||
         !checkRuntime(cudaMallocHost((void **)&L.h_out, L.bytes)) ||
@@ -222,7 +266,7 @@ static bool allocate(const char *size_s)
 }
 
 /* Release whatever allocate() made, on every path; false when a release failed. */
-static bool release(void)
+bool lesson_release(void)
 {
     bool ok = true;
     for (int e = 0; e < L.events_made; e++)
@@ -250,6 +294,49 @@ static bool release(void)
     return ok;
 }
 
+/* Step 6's child process (--one-queue-child N): the same buffers, N chunks in two orders, and
+ * only the lines the parent reads. */
+static int child_main(const struct options *o, const struct findings *f)
+{
+    L.launch_blocking = getenv("CUDA_LAUNCH_BLOCKING") && strcmp(getenv("CUDA_LAUNCH_BLOCKING"), "1") == 0;
+    L.nstreams = (int)o->child;
+    int count = 0;
+    if (!requireRuntime(cudaGetDeviceCount(&count)) || o->device >= count ||
+        !checkRuntime(cudaSetDevice((int)o->device)))
+        return EXIT_CHECK;
+    int rc = lesson_allocate(f->size_s) ? one_queue_child((int)o->child) : EXIT_CHECK;
+    return lesson_release() && rc == EXIT_OK ? EXIT_OK : EXIT_CHECK;
+}
+
+/* The device: the header lines and the environment. *rc: the exit code when it is not usable. */
+static bool open_device(const struct options *o, struct findings *f, struct cudaDeviceProp *prop,
+                        int *rc)
+{
+    printf("04_streams_overlap: copies and kernels in several streams, overlapped\n");
+    int count = 0;
+    if (!requireRuntime(cudaGetDeviceCount(&count))) {
+        *rc = verdict(false); /* a failure that is not "cannot run here": exit 1 */
+        return false;
+    }
+    if (o->device >= count) {
+        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
+                lesson_prog, o->device, count, count - 1);
+        *rc = EXIT_USAGE;
+        return false;
+    }
+    f->prop = prop;
+    f->device = o->device;
+    if (!checkRuntime(cudaSetDevice((int)o->device)) ||
+        !checkRuntime(cudaGetDeviceProperties(prop, (int)o->device)))
+        return true; /* main's checks fail; the verdict says so */
+    printf("device %ld: \"%s\", compute capability %d.%d, %d SMs\n", o->device, prop->name,
+           prop->major, prop->minor, prop->multiProcessorCount);
+    printf("data: %zu floats, %s in and %s out; %ld timed repetitions after a warm-up, median shown\n",
+           L.n, f->size_s, f->size_s, o->reps);
+    read_environment();
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     keep_standard_streams_open();
@@ -267,48 +354,35 @@ int main(int argc, char **argv)
     }
     struct findings f = {.counts = o.counts, .ncounts = o.ncounts, .maxn = 1, .auto_work = o.work == 0};
     for (int k = 0; k < o.ncounts; k++)
-        if (o.counts[k] > f.maxn)
-            f.maxn = o.counts[k];
+        f.maxn = o.counts[k] > f.maxn ? o.counts[k] : f.maxn;
     L.n = (size_t)o.elements;
     L.bytes = L.n * sizeof(float);
     L.reps = (int)o.reps;
     L.work = (int)o.work;
     L.nstreams = f.maxn > 2 ? f.maxn : 2;
     format_bytes(L.bytes, f.size_s, sizeof f.size_s);
+    if (o.child)
+        return child_main(&o, &f);
+    struct cudaDeviceProp prop = {0};
+    int rc = EXIT_CHECK;
+    if (!open_device(&o, &f, &prop, &rc))
+        return rc;
 
-    printf("04_streams_overlap: copies and kernels in several streams, overlapped\n");
-    int count = 0;
-    if (!requireRuntime(cudaGetDeviceCount(&count)))
-        return verdict(false); /* a failure that is not "cannot run here": exit 1 */
-    if (o.device >= count) {
-        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
-                lesson_prog, o.device, count, count - 1);
-        return EXIT_USAGE;
-    }
-    struct cudaDeviceProp prop;
-    f.prop = &prop;
-    bool ok = checkRuntime(cudaSetDevice((int)o.device)) &&
-              checkRuntime(cudaGetDeviceProperties(&prop, (int)o.device));
-    if (ok) {
-        printf("device %ld: \"%s\", compute capability %d.%d, %d SMs\n", o.device, prop.name,
-               prop.major, prop.minor, prop.multiProcessorCount);
-        printf("data: %zu floats, %s in and %s out; %ld timed repetitions after a warm-up, median shown\n",
-               L.n, f.size_s, f.size_s, o.reps);
-    }
-    ok = ok && allocate(f.size_s);
-
+    bool ok = prop.name[0] && lesson_allocate(f.size_s);
     ok = ok && step_1_stages_alone(&f);
     ok = ok && step_2_in_sequence(&f);
     ok = ok && step_3_split_over_streams(&f);
     if (ok)
         step_4_timelines(&f);
     ok = ok && step_5_what_breaks_the_overlap(&f);
+    ok = ok && step_6_one_hardware_queue(&f);
+    ok = ok && step_7_the_hardwares_own_record(&f);
+    ok = ok && step_8_the_driver_api(&f);
     if (ok && o.csv_path) {
         printf("\n");
         ok = write_csv_file(o.csv_path);
     }
-
-    ok = release() && ok;
+    ok = lesson_release() && ok;
     printf("\n");
     return verdict(ok);
 }

@@ -83,7 +83,7 @@ static bool issue_run(const struct run *r, const float *in, float *out)
  * operation is drawn from the later of (its stream reached it, the operation of the same
  * kind that finished just before it finished), to its own end: one copy per direction
  * and one kernel at a time, in the order they finished. */
-static bool run_once(const struct run *r, struct span spans[][OPS], double *total)
+bool run_once(const struct run *r, struct span spans[][OPS], double *total)
 {
     const float *in = r->memory == PINNED ? L.h_in : L.p_in;
     float *out = r->memory == PINNED ? L.h_out : L.p_out;
@@ -137,7 +137,7 @@ static bool covered(const struct run *r, int op_lo, int op_hi, double t)
 /* The time during which some copy and some kernel ran together, as a fraction of the
  * shorter of (the time some copy ran, the time some kernel ran): 0 when nothing overlaps,
  * 1 when the shorter activity is entirely hidden behind the other. */
-static double overlap_fraction(const struct run *r)
+double overlap_fraction(const struct run *r)
 {
     static double t[2 * MAX_STREAMS * OPS];
     int nt = 0;
@@ -213,24 +213,33 @@ struct run *new_run(int streams, enum order order, enum memory memory, bool sequ
     return r;
 }
 
-/* The stages alone, full size, in the legacy stream: median over `reps` after a warm-up.
- * OPS (as `which`) means both copies at once, in two streams: then *t is the host-to-device
- * copy's time and *t2 the device-to-host copy's, both from the common start. */
-bool time_stage(int which, int reps, double *t, double *t2)
+/* One stage cut into `chunks` chunks, each chunk in its own stream (stream 0, the legacy
+ * default stream, when there is one chunk), nothing else running; with `first_only`, only
+ * the first of those chunks, alone in the legacy stream: median over `reps` after a
+ * warm-up, from a start event to the stop event in the legacy stream, which waits for every
+ * blocking stream. OPS (as `which`) means both copy directions at once: every copy in queued
+ * in one stream, every copy out in another; then *t is when the last copy in ended and *t2
+ * when the last copy out ended, both from the common start. *spread: (max - min) / median. */
+bool time_split(int which, int chunks, bool first_only, int reps, double *t, double *t2,
+                double *spread)
 {
     double a[MAX_REPS], b[MAX_REPS];
+    int issued = first_only ? 1 : chunks;
     for (int rep = -1; rep < reps; rep++) {
         if (!checkRuntime(cudaEventRecord(L.start, 0)))
             return false;
-        if (which == OPS) {
-            if (!issue_op(OP_H2D, 0, 1, L.stream[0], L.h_in, L.h_out) ||
-                !checkRuntime(cudaEventRecord(L.ev[0][1], L.stream[0])) ||
-                !issue_op(OP_D2H, 0, 1, L.stream[1], L.h_in, L.h_out) ||
-                !checkRuntime(cudaEventRecord(L.ev[1][3], L.stream[1])))
+        for (int i = 0; i < issued; i++) {
+            if (which == OPS) {
+                if (!issue_op(OP_H2D, i, chunks, L.stream[0], L.h_in, L.h_out) ||
+                    !issue_op(OP_D2H, i, chunks, L.stream[1], L.h_in, L.h_out))
+                    return false;
+            } else if (!issue_op(which, i, chunks, issued == 1 ? 0 : L.stream[i], L.h_in, L.h_out)) {
                 return false;
-        } else if (!issue_op(which, 0, 1, 0, L.h_in, L.h_out)) {
-            return false;
+            }
         }
+        if (which == OPS && (!checkRuntime(cudaEventRecord(L.ev[0][1], L.stream[0])) ||
+                             !checkRuntime(cudaEventRecord(L.ev[1][3], L.stream[1]))))
+            return false;
         if (!checkRuntime(cudaEventRecord(L.stop, 0)) || !checkRuntime(cudaEventSynchronize(L.stop)))
             return false;
         if (rep < 0)
@@ -243,10 +252,74 @@ bool time_stage(int which, int reps, double *t, double *t2)
         }
     }
     *t = median_of(a, reps);
-    if (t2)
+    double s = (a[reps - 1] - a[0]) / *t;
+    if (t2) {
         *t2 = which == OPS ? median_of(b, reps) : *t;
+        if (which == OPS && (b[reps - 1] - b[0]) / *t2 > s)
+            s = (b[reps - 1] - b[0]) / *t2;
+    }
+    if (spread)
+        *spread = s;
     return true;
 }
+
+/* The stages alone, full size, in the legacy stream (both copies at once: in two streams). */
+bool time_stage(int which, int reps, double *t, double *t2)
+{
+    return time_split(which, 1, false, reps, t, t2, NULL);
+}
+
+/* What an operation costs beyond its bandwidth: 16 copies of 4 bytes each way, and 16 kernels
+ * of one element and one multiply-add, back to back in the legacy stream; per operation,
+ * median over L.reps after a warm-up. */
+bool per_op_costs(double ms[OPS])
+{
+    enum { BACK_TO_BACK = 16 };
+    for (int op = 0; op < OPS; op++) {
+        double t[MAX_REPS];
+        for (int rep = -1; rep < L.reps; rep++) {
+            if (!checkRuntime(cudaEventRecord(L.start, 0)))
+                return false;
+            for (int k = 0; k < BACK_TO_BACK; k++) {
+                bool ok = op == OP_H2D
+                              ? checkRuntime(cudaMemcpyAsync(L.d_in, L.h_in, sizeof(float),
+                                                             cudaMemcpyHostToDevice, 0))
+                          : op == OP_D2H
+                              ? checkRuntime(cudaMemcpyAsync(L.h_out, L.d_out, sizeof(float),
+                                                             cudaMemcpyDeviceToHost, 0))
+                              : checkRuntime(launch_work(L.d_in, L.d_out, 1, 1, 0));
+                if (!ok)
+                    return false;
+            }
+            if (!checkRuntime(cudaEventRecord(L.stop, 0)) ||
+                !checkRuntime(cudaEventSynchronize(L.stop)))
+                return false;
+            if (rep >= 0 && !elapsed(L.start, L.stop, &t[rep]))
+                return false;
+        }
+        ms[op] = median_of(t, L.reps) / BACK_TO_BACK;
+    }
+    return true;
+}
+
+bool steady(double spread, char *why, size_t len)
+{
+    if (gpu_shared(why, len))
+        return false;
+    if (L.drift[0]) {
+        snprintf(why, len, "%s", L.drift);
+        return false;
+    }
+    if (spread <= 0.10)
+        return true;
+    snprintf(why, len,
+             "the repetitions behind it spread by %.0f%%: something else (another program?) is "
+             "using this GPU or its link",
+             100 * spread);
+    return false;
+}
+
+double run_spread(const struct run *r) { return r->median > 0 ? (r->hi - r->lo) / r->median : 0; }
 
 /* Two significant figures: 2437 -> 2400, 87 -> 87. */
 static int round2(double v)
@@ -271,41 +344,6 @@ bool choose_work(double target_ms)
         L.work = round2(w > 1000000 ? 1000000 : w);
     }
     return true;
-}
-
-/* The pipeline's ideal for `chunks` chunks: the slowest stage, plus one chunk of each of the
- * others (the first chunk's copy in before the slowest stage can start, the last chunk's
- * copy out after it ends). With two chunks or more, a copy in one direction runs while the
- * other direction copies too, so the copies count at their both-at-once times when one of
- * them is the slowest stage; the single chunks before and after run alone. */
-static double stage_alone[OPS], stage_shared[OPS];
-
-void set_stage_times(double th, double tk, double td, double th2, double td2)
-{
-    stage_alone[OP_H2D] = th;
-    stage_alone[OP_KERNEL] = tk;
-    stage_alone[OP_D2H] = td;
-    stage_shared[OP_H2D] = th2;
-    stage_shared[OP_KERNEL] = tk;
-    stage_shared[OP_D2H] = td2;
-}
-
-double stage_shared_time(int op) { return stage_shared[op]; }
-
-double pipeline_ideal(int chunks, int *slowest)
-{
-    const double *in_pipe = chunks >= 2 ? stage_shared : stage_alone;
-    int b = 0;
-    for (int op = 1; op < OPS; op++)
-        if (in_pipe[op] > in_pipe[b])
-            b = op;
-    if (slowest)
-        *slowest = b;
-    double t = in_pipe[b];
-    for (int op = 0; op < OPS; op++)
-        if (op != b)
-            t += stage_alone[op] / chunks;
-    return t;
 }
 
 double gbps(size_t bytes, double ms) { return (double)bytes / 1e9 / (ms / 1e3); }

@@ -6,18 +6,24 @@
 load ../test_helper
 
 # Runs exercise $1 and checks what every exercise must show: the same result as the
-# sequential run, and a pipeline at least 1.6x faster (parsed from "speed-up: X.XXx").
+# sequential run, and a speed-up ("speed-up: X.XXx") at least the pass mark the harness
+# computed in the same run on this card ("pass mark: Y.YYx": half way from 1x to what the
+# pipeline's model allows), never a number tuned on one card.
 grade() {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
     run "$EXERCISE_BIN/$1"
     echo "$output"
     assert_output --partial "[ok]   your pipeline's result is identical to the sequential one"
-    local speedup
+    local speedup mark
     speedup="$(echo "$output" | sed -nE 's/^speed-up: +([0-9.]+)x$/\1/p')"
+    mark="$(echo "$output" | sed -nE 's/^pass mark: +([0-9.]+)x .*/\1/p')"
     [ -n "$speedup" ] || fail "no speed-up line"
-    awk -v s="$speedup" 'BEGIN { exit !(s >= 1.6) }' ||
-        fail "speed-up ${speedup}x: the copies and kernels do not overlap yet (1.6x needed)"
+    [ -n "$mark" ] || fail "no pass mark line"
+    awk -v m="$mark" 'BEGIN { exit !(m >= 1.2) }' ||
+        fail "pass mark ${mark}x: the model allows too little overlap here to tell a pipeline from none"
+    awk -v s="$speedup" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
+        fail "speed-up ${speedup}x: the copies and kernels do not overlap yet (${mark}x needed)"
     assert_success
     assert_output --partial "RESULT: PASS"
 }

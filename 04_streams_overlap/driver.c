@@ -1,0 +1,137 @@
+/*
+ * 04_streams_overlap/driver.c - step 8: the same pipeline through the Driver API.
+ *
+ * The runtime's streams and events are the Driver API's CUstream and CUevent underneath (the
+ * types are interchangeable), and the runtime works in the device's primary context, which is
+ * current on this thread after cudaSetDevice: so Driver API calls made now act in the same
+ * context, on the same memory. The pipeline below is step 3's "per stream" run written with
+ *   cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)   streams that do not wait for the legacy stream
+ *   cuMemcpyHtoDAsync / cuMemcpyDtoHAsync        the copies, from the same pinned buffers
+ *   cuEventRecord / cuStreamWaitEvent            a common start for every stream
+ *   cuEventElapsedTime                           the time, from the GPU's clock
+ * and the runtime's launcher for the kernel, given the CUstream. It is run twice: as it is, and
+ * with step 5b's 4-byte memset in the legacy stream between the streams' work, which joined
+ * step 5b's blocking streams into one line and should not touch non-blocking ones.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "work.h"
+
+static CUdeviceptr dptr(const float *p) { return (CUdeviceptr)(uintptr_t)p; }
+
+/* One repetition: chunk i in stream s[i], all starting from one event; *ms from the GPU's
+ * clock, start to the last stream's end. */
+static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks, bool legacy,
+                            double *ms)
+{
+    if (!checkDriver(cuEventRecord(start, s[0])))
+        return false;
+    for (int i = 0; i < chunks; i++) {
+        size_t first = L.n * (size_t)i / (size_t)chunks, count = L.n * (size_t)(i + 1) / (size_t)chunks - first;
+        size_t bytes = count * sizeof(float);
+        if ((i > 0 && !checkDriver(cuStreamWaitEvent(s[i], start, 0))) ||
+            !checkDriver(cuMemcpyHtoDAsync(dptr(L.d_in + first), L.h_in + first, bytes, s[i])) ||
+            !checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, (cudaStream_t)s[i])) ||
+            !checkDriver(cuMemcpyDtoHAsync(L.h_out + first, dptr(L.d_out + first), bytes, s[i])) ||
+            !checkDriver(cuEventRecord(end[i], s[i])))
+            return false;
+        if (legacy && i + 1 < chunks && !checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)))
+            return false;
+    }
+    *ms = 0;
+    for (int i = 0; i < chunks; i++) {
+        float t = 0;
+        if (!checkDriver(cuEventSynchronize(end[i])) || !checkDriver(cuEventElapsedTime(&t, start, end[i])))
+            return false;
+        *ms = t > *ms ? t : *ms;
+    }
+    return true;
+}
+
+/* Warm-up, L.reps timed repetitions (median), the output poisoned before the last and checked. */
+static bool driver_measure(CUstream *s, CUevent start, CUevent *end, int chunks, bool legacy,
+                           double *median, double *spread, bool *identical)
+{
+    double t[MAX_REPS];
+    for (int rep = -1; rep < L.reps; rep++) {
+        if (rep == L.reps - 1) {
+            memset(L.h_out, 0xff, L.bytes);
+            if (!checkRuntime(cudaMemset(L.d_out, 0xff, L.bytes)) || !checkRuntime(cudaDeviceSynchronize()))
+                return false;
+        }
+        double ms;
+        if (!driver_pipeline(s, start, end, chunks, legacy, &ms))
+            return false;
+        if (rep >= 0)
+            t[rep] = ms;
+    }
+    if (!checkRuntime(cudaDeviceSynchronize()))
+        return false;
+    *median = median_of(t, L.reps);
+    *spread = (t[L.reps - 1] - t[0]) / *median;
+    *identical = memcmp(L.h_out, L.ref, L.bytes) == 0;
+    return true;
+}
+
+bool step_8_the_driver_api(struct findings *f)
+{
+    int chunks = f->maxn;
+    const struct run *rt = NULL;
+    for (int k = 0; k < nruns; k++)
+        if (!runs[k].sequential && !runs[k].legacy_between && runs[k].memory == PINNED &&
+            runs[k].order == PER_STREAM && runs[k].streams == chunks)
+            rt = &runs[k];
+    printf("\n8. The same pipeline through the Driver API (%d chunks, per stream)\n", chunks);
+    CUcontext ctx = NULL;
+    CUstream s[MAX_STREAMS] = {0};
+    CUevent start = NULL, end[MAX_STREAMS] = {0};
+    int made = 0;
+    double plain, joined, sp1, sp2;
+    bool same1, same2;
+    bool ok = checkDriver(cuCtxGetCurrent(&ctx)) && checkDriver(cuEventCreate(&start, CU_EVENT_DEFAULT));
+    for (; ok && made < chunks; made++)
+        ok = checkDriver(cuStreamCreate(&s[made], CU_STREAM_NON_BLOCKING)) &&
+             checkDriver(cuEventCreate(&end[made], CU_EVENT_DEFAULT));
+    ok = ok && driver_measure(s, start, end, chunks, false, &plain, &sp1, &same1) &&
+         driver_measure(s, start, end, chunks, true, &joined, &sp2, &same2);
+    for (int i = 0; i < chunks; i++) {
+        if (s[i])
+            ok = checkDriver(cuStreamDestroy(s[i])) && ok;
+        if (end[i])
+            ok = checkDriver(cuEventDestroy(end[i])) && ok;
+    }
+    if (start)
+        ok = checkDriver(cuEventDestroy(start)) && ok;
+    if (!ok)
+        return false;
+    printf("   cuCtxGetCurrent: %p, the runtime's primary context: the Driver API works in it\n",
+           (void *)ctx);
+    printf("   CU_STREAM_NON_BLOCKING streams: %.2f ms (the runtime's per-stream run: %.2f ms);\n"
+           "   with a 4-byte memset in the legacy stream between the streams' work: %.2f ms\n",
+           plain, rt->median, joined);
+    claim(same1 && same2, "both Driver API runs returned the sequential result bit for bit");
+    char why[200];
+    double spread = sp1 > sp2 ? sp1 : sp2;
+    spread = run_spread(rt) > spread ? run_spread(rt) : spread;
+    if (!steady(spread, why, sizeof why)) {
+        not_judged(why, "the Driver API pipeline takes the runtime's time");
+        return true;
+    }
+    claim(plain > 0.95 * rt->median && plain < 1.05 * rt->median,
+          "the Driver API pipeline takes the runtime's time: %.2f against %.2f ms (%.1f%%)", plain,
+          rt->median, 100 * plain / rt->median);
+    if (chunks < 2)
+        not_judged("one stream: nothing to join", "the legacy memset does not join non-blocking streams");
+    else if (L.connections == 1)
+        not_judged("CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware queue joins every stream anyway",
+                   "the legacy memset does not join non-blocking streams");
+    else
+        claim(joined < 1.05 * plain,
+              "the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams: %.2f against "
+              "%.2f ms without them (step 5b's blocking streams: %.2fx slower)",
+              joined, plain, f->legacy_ratio);
+    return true;
+}

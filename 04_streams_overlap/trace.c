@@ -1,0 +1,274 @@
+/*
+ * 04_streams_overlap/trace.c - step 7: the hardware's own record. A small CUPTI activity
+ * tracer: CUPTI (the CUDA Profiling Tools Interface, shipped with the toolkit as cupti.h and
+ * libcupti) records every copy and every kernel with the GPU's own start and end timestamps,
+ * which is what Nsight Systems draws. The lesson's timelines come from events around each
+ * operation; this step runs one repetition of the widest per-stream run with CUPTI recording,
+ * and compares the two pictures of that same repetition: the overlap fraction and each stage's
+ * busy time.
+ *
+ * libcupti is opened with dlopen, so the lesson builds and runs where it is missing (the step is
+ * then not judged). The activity API used: cuptiActivityRegisterCallbacks (CUPTI hands us
+ * buffers to fill), cuptiActivityEnable/Disable for CUPTI_ACTIVITY_KIND_MEMCPY and
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cuptiActivityFlushAll, cuptiActivityGetNextRecord.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "work.h"
+
+#if defined(__has_include)
+#if __has_include(<cupti_activity.h>)
+#include <cupti_activity.h>
+#include <cupti_version.h>
+#define HAVE_CUPTI 1
+#endif
+#endif
+
+#ifndef HAVE_CUPTI
+bool step_7_the_hardwares_own_record(struct findings *f)
+{
+    (void)f;
+    printf("\n7. The hardware's own record: CUPTI\n");
+    not_judged("this build found no cupti_activity.h in the CUDA toolkit",
+               "the events' picture agrees with CUPTI's");
+    return true;
+}
+#else
+
+#define MAX_RECORDS (4 * MAX_STREAMS * OPS)
+struct record {
+    int op;
+    unsigned long long start, end; /* ns, the GPU's clock */
+};
+static struct record records[MAX_RECORDS];
+static int nrecords, dropped;
+
+static struct {
+    void *lib;
+    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+    CUptiResult (*enable)(CUpti_ActivityKind);
+    CUptiResult (*disable)(CUpti_ActivityKind);
+    CUptiResult (*flush_all)(uint32_t);
+    CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
+    CUptiResult (*get_version)(uint32_t *);
+} C;
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *size = 1 << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+                                      size_t valid)
+{
+    (void)ctx, (void)stream, (void)size;
+    CUpti_Activity *rec = NULL;
+    while (C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        struct record r = {.op = -1};
+        if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+            r.op = m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? OP_H2D
+                   : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? OP_D2H : -1;
+            r.start = m->start, r.end = m->end;
+        } else if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            r.op = OP_KERNEL, r.start = k->start, r.end = k->end;
+        }
+        if (r.op < 0)
+            continue;
+        if (nrecords < MAX_RECORDS)
+            records[nrecords++] = r;
+        else
+            dropped++;
+    }
+    free(buffer);
+}
+
+/* Open libcupti: as the loader finds it, then where toolkits put it. NULL: why not. */
+static const char *open_cupti(void)
+{
+    static char why[160];
+    const char *cuda = getenv("CUDA_PATH");
+    char path[512];
+    const char *names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12", NULL};
+    const char *dirs[] = {"extras/CUPTI/lib64", "lib64", "lib", "targets/x86_64-linux/lib"};
+    for (int i = 0; names[i] && !C.lib; i++)
+        C.lib = dlopen(names[i], RTLD_NOW);
+    for (int r = 0; r < 2 && !C.lib; r++) {
+        const char *root = r == 0 ? cuda : "/usr/local/cuda";
+        for (size_t d = 0; root && d < sizeof dirs / sizeof *dirs && !C.lib; d++) {
+            snprintf(path, sizeof path, "%s/%s/libcupti.so", root, dirs[d]);
+            C.lib = dlopen(path, RTLD_NOW);
+        }
+    }
+    if (!C.lib)
+        return "libcupti.so was not found (the loader's path, $CUDA_PATH, /usr/local/cuda)";
+    *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks");
+    *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable");
+    *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable");
+    *(void **)&C.flush_all = dlsym(C.lib, "cuptiActivityFlushAll");
+    *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord");
+    *(void **)&C.get_version = dlsym(C.lib, "cuptiGetVersion");
+    uint32_t version = 0;
+    if (!C.register_callbacks || !C.enable || !C.disable || !C.flush_all || !C.next_record ||
+        !C.get_version)
+        return "libcupti lacks the activity API";
+    if (C.get_version(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
+        snprintf(why, sizeof why, "libcupti's API version %u is not the %u this lesson was built with",
+                 version, (unsigned)CUPTI_API_VERSION);
+        return why;
+    }
+    return NULL;
+}
+
+/* The records as a run: the i-th copy in (by start time) as chunk i's, and so on; times in ms,
+ * aligned so that the first copy in starts where the events put it. */
+static void records_as_run(const struct run *ev, struct run *cu)
+{
+    *cu = (struct run){.streams = ev->streams, .total = ev->total};
+    snprintf(cu->label, sizeof cu->label, "cupti");
+    unsigned long long t0 = 0;
+    for (int k = 0; k < nrecords; k++) /* by start time (few records: a simple sort) */
+        for (int j = k + 1; j < nrecords; j++)
+            if (records[j].start < records[k].start) {
+                struct record t = records[k];
+                records[k] = records[j];
+                records[j] = t;
+            }
+    for (int op = 0; op < OPS; op++) {
+        int i = 0;
+        for (int k = 0; k < nrecords && i < ev->streams; k++)
+            if (records[k].op == op) {
+                if (op == OP_H2D && i == 0)
+                    t0 = records[k].start;
+                cu->span[i][op].start = (double)(records[k].start - t0) / 1e6 + ev->span[0][OP_H2D].start;
+                cu->span[i][op].end = (double)(records[k].end - t0) / 1e6 + ev->span[0][OP_H2D].start;
+                i++;
+            }
+    }
+}
+
+/* The time during which some operation of this kind ran (the union of their spans: CUPTI may
+ * show two kernels of different streams overlapping where one ends and the next begins). */
+static double busy(const struct run *r, int op)
+{
+    double t = 0, reach = -1e30;
+    int order[MAX_STREAMS], n = r->streams;
+    for (int i = 0; i < n; i++) { /* by start time */
+        int j = i;
+        for (; j > 0 && r->span[order[j - 1]][op].start > r->span[i][op].start; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (int j = 0; j < n; j++) {
+        const struct span *sp = &r->span[order[j]][op];
+        double from = sp->start > reach ? sp->start : reach;
+        if (sp->end > from)
+            t += sp->end - from;
+        if (sp->end > reach)
+            reach = sp->end;
+    }
+    return t;
+}
+
+bool step_7_the_hardwares_own_record(struct findings *f)
+{
+    printf("\n7. The hardware's own record: CUPTI's timestamps against the events' picture\n");
+    const char *why = open_cupti();
+    if (why) {
+        not_judged(why, "the events' picture agrees with CUPTI's");
+        return true;
+    }
+    const struct run *wide = f->wide;
+    struct run ev = *wide, cu;
+    static struct span spans[MAX_STREAMS][OPS];
+    CUptiResult e1 = C.register_callbacks(buffer_requested, buffer_completed);
+    CUptiResult e2 = e1 == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_MEMCPY) : e1;
+    CUptiResult e3 = e2 == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) : e2;
+    if (e3 != CUPTI_SUCCESS) {
+        char text[120];
+        snprintf(text, sizeof text, "CUPTI could not start recording (CUptiResult %d): another tool "
+                 "(compute-sanitizer, a profiler) may hold it", (int)e3);
+        not_judged(text, "the events' picture agrees with CUPTI's");
+        return true;
+    }
+    /* Under CUPTI every call costs the host more, and an event before an operation says when
+     * its stream got there, not when the host had issued the operation: so the repetition is
+     * held back behind a kernel in the legacy stream (the blocking streams wait for it) until
+     * the host has issued everything. A warm-up repetition first, the same way. */
+    double gate_ms = 2 + 0.5 * wide->streams, w = L.work * gate_ms / f->tk;
+    int gate = w < L.work ? L.work : w > 1e7 ? 10000000 : (int)w;
+    bool ok = checkRuntime(cudaDeviceSynchronize());
+    for (int rep = 0; ok && rep < 2; rep++) {
+        C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        nrecords = dropped = 0;
+        ok = checkRuntime(launch_work(L.d_in, L.d_out, L.n, gate, 0)) &&
+             run_once(wide, spans, &ev.total) && checkRuntime(cudaDeviceSynchronize());
+    }
+    C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    C.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    C.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    if (!ok)
+        return false;
+    memcpy(ev.span, spans, sizeof ev.span);
+    ev.overlap = overlap_fraction(&ev);
+    /* Leave out the gate kernel: it ended before the first copy in started. */
+    unsigned long long first_in = ~0ULL;
+    for (int k = 0; k < nrecords; k++)
+        if (records[k].op == OP_H2D && records[k].start < first_in)
+            first_in = records[k].start;
+    int kept = 0;
+    for (int k = 0; k < nrecords; k++)
+        if (!(records[k].op == OP_KERNEL && records[k].end <= first_in))
+            records[kept++] = records[k];
+    nrecords = kept;
+    int counted[OPS] = {0};
+    for (int k = 0; k < nrecords; k++)
+        counted[records[k].op]++;
+    records_as_run(&ev, &cu);
+    cu.overlap = overlap_fraction(&cu);
+    printf("   one repetition of the %d-stream per-stream run, recorded by both:\n", wide->streams);
+    print_timeline("from events", &ev);
+    print_timeline("from CUPTI", &cu);
+    printf("   CUPTI recorded %d copies in, %d kernels, %d copies out%s\n", counted[OP_H2D],
+           counted[OP_KERNEL], counted[OP_D2H], dropped ? " (and dropped some)" : "");
+    printf("   busy time      events     CUPTI\n");
+    bool agree = true;
+    double shortest = 1e30, cost = 0;
+    for (int op = 0; op < OPS; op++) {
+        double a = busy(&ev, op), b = busy(&cu, op);
+        printf("   %-12s %7.3f ms %7.3f ms\n", op_name[op], a, b);
+        agree = agree && a > 0.95 * b && a < 1.05 * b;
+        shortest = b / wide->streams < shortest ? b / wide->streams : shortest;
+        cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
+    }
+    printf("   overlap        %5.1f%%    %5.1f%%\n", 100 * ev.overlap, 100 * cu.overlap);
+    claim(counted[OP_H2D] == wide->streams && counted[OP_KERNEL] == wide->streams &&
+              counted[OP_D2H] == wide->streams,
+          "CUPTI recorded every operation of the repetition: %d of each kind", wide->streams);
+    if (shortest < 20 * cost) {
+        /* An event after an operation is stamped when its stream gets there, a few us after
+         * the operation's end; the span before it starts when the engine is free or the
+         * stream reached it. Against operations this short, those few us are the picture. */
+        char why[200];
+        snprintf(why, sizeof why, "the operations take %.0f us or less, under 20 times the %.1f us "
+                 "an operation costs: the events' few microseconds of lag are too much of them",
+                 1e3 * shortest, 1e3 * cost);
+        not_judged(why, "each stage's busy time from the events is within 5%% of CUPTI's");
+        not_judged(why, "the events' overlap is within 5 points of CUPTI's");
+        return true;
+    }
+    claim(agree, "each stage's busy time from the events is within 5%% of CUPTI's");
+    claim(ev.overlap > cu.overlap - 0.05 && ev.overlap < cu.overlap + 0.05,
+          "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev.overlap,
+          100 * cu.overlap);
+    return true;
+}
+#endif
