@@ -6,18 +6,23 @@
  *   1. what the build made: kernels.ptx (nvcc -ptx), kernels.cubin (nvcc -cubin), and copies
  *      of both inside this program; a fresh JIT cache so that "cold" really is cold;
  *   2. loading a module: cuModuleLoad (PTX file), cuModuleLoadData (embedded PTX),
- *      cuModuleLoadDataEx (JIT options and logs), and a cubin; cold JIT, cache hit, cubin;
+ *      cuModuleLoadDataEx (JIT options and logs), a cubin, a fatbin; cold JIT, cache hit, SASS;
  *   3. cuModuleGetFunction, cuFuncGetAttribute, and cuLaunchKernel with kernelParams and with
  *      the packed `extra` buffer; the same result from every module;
  *   4. PTX made at run time by NVRTC from kernels.cu's text, loaded and launched the same way;
- *   5. the host cost of a launch: cuLaunchKernel against the runtime's <<<>>>;
- *   6. the errors a student meets, each made on purpose and explained.
+ *   5. the host cost of a launch: cuLaunchKernel against the runtime's <<<>>>, and a CUDA graph;
+ *   6. the errors a student meets, each made on purpose and explained, and the seeds' slips;
+ *   7. one load for every context: cuLibraryLoadData against a module per context; the
+ *      runtime's cudaLibraryLoadData; cudaGetFuncBySymbol / cudaGetKernel the other way;
+ *   8. a part of the GPU: a green context on some of its SMs.
  *
  * Exit status: 0 every check passed; 1 a CUDA or NVRTC call failed or a check failed,
  * including the driver or NVRTC rejecting what --ptx, --kernel or --nvrtc named (the report
- * and the JIT/NVRTC log go to stderr); 2 bad command line; 77 no usable GPU or driver here.
+ * and the JIT/NVRTC log go to stderr); 2 bad command line, including a --ptx or --nvrtc file
+ * that cannot be read (found before any CUDA call); 77 no usable GPU or driver here.
  *
- * Where each step lives: main.c (1), loading.c (2), launching.c (3, 4, 5), errors.c (6); tools.c holds
+ * Where each step lives: main.c (1), loading.c (2), graphs.c (end of 5), seeds.c (end of 6),
+ * library.c (7), green.c (8), launching.c (3, 4, 5), errors.c (6); tools.c holds
  * the apparatus (files, PTX text edits, the JIT log, statistics); ptx_module.h what they share.
  */
 #include <errno.h>
@@ -244,6 +249,7 @@ int main(int argc, char **argv)
     if (!L.skip_errors)
         ok = ok && step_6_errors_you_will_meet(&L);
     ok = ok && step_7_one_load_for_every_context(&L);
+    ok = ok && step_8_a_part_of_the_gpu(&L);
 
     ok = release_all(&L) && ok;
     printf("\n");

@@ -75,6 +75,7 @@ bool launch_cost_graphs(struct lesson *L);                          /* graphs.c,
 bool step_6_errors_you_will_meet(struct lesson *L);                 /* errors.c */
 bool seeds_slips(struct lesson *L);                                 /* seeds.c, end of step 6 */
 bool step_7_one_load_for_every_context(struct lesson *L);           /* library.c */
+bool step_8_a_part_of_the_gpu(struct lesson *L);                    /* green.c */
 
 /* ---- tools.c: the apparatus ----------------------------------------------------------- */
 

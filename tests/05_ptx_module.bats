@@ -39,6 +39,8 @@ is_true() {
 normalize_05() {
     normalize | sed -E -e 's/[0-9]+ bytes/N bytes/g' -e 's/\.so\.[0-9#.]+/.so.VERSION/g' \
         -e "s/driver's version \([0-9#.]+\)/driver's version (VERSION)/" \
+        -e 's/[0-9]+ of [0-9]+ SMs/N of N SMs/g' -e 's/[0-9]+ SMs/N SMs/g' -e 's/min [0-9]+/min N/' \
+        -e 's/in [0-9]+ blocks/in N blocks/' \
         -e 's/[0-9]+ (visible )?device\(s\)/N \1device(s)/g' -e 's/all [0-9]+ contexts on [0-9]+ GPU/all N contexts on N GPU/' \
         -e 's/^RESULT: PASS - all [0-9]+ checks passed.*/RESULT: PASS/' |
         grep -v -e '^      device [1-9][0-9]*, primary context' -e 'a second GPU' | tr -s ' '
@@ -195,6 +197,17 @@ normalize_05() {
     assert_claim "a kernel compiled into the program is a CUfunction the Driver API can query and launch"
     run_lesson
     assert_regex "$LESSON_OUT" 'cudaLaunchKernel\s+of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong|of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong'
+}
+
+@test "GPU: step 8 - a green context on a part of the SMs runs the kernel as much longer as the SM ratio says" {
+    run_lesson
+    if grep -q -F "[n/j]  a kernel on a part of the SMs takes longer" <<<"$LESSON_OUT"; then
+        assert_regex "$LESSON_OUT" 'the green context could not be made here: CUDA_ERROR_[A-Z_]+'
+        return
+    fi
+    assert_regex "$LESSON_OUT" 'cuDeviceGetDevResource: [0-9]+ SMs; cuDevSmResourceSplitByCount\(min [0-9]+\): a group of [0-9]+ SMs'
+    run grep -E -- '^  \[ok\]   on [0-9]+ of [0-9]+ SMs the kernel took [0-9.]+x as long, within a third of the SM ratio \([0-9.]+x\)$' <<<"$LESSON_OUT"
+    assert_success
 }
 
 @test "GPU: step 6 - the errors made on purpose, each with its code" {

@@ -1,0 +1,134 @@
+/* 05_ptx_module/green.c - step 8: a part of the GPU. A green context (cuGreenCtxCreate, CUDA
+ * 12.4) owns a set of the device's SMs, split off with cuDevSmResourceSplitByCount; a kernel
+ * launched in it runs on those SMs only. The same kernel, with more blocks than fit at once,
+ * timed on the part and on the whole GPU: the part takes longer, about as many times as the
+ * whole has SMs more (our model: the time goes with the number of waves of blocks). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include "ptx_module.h"
+
+#if CUDA_VERSION >= 12040
+/* Each thread spins for `cycles` clock cycles: work that takes an SM's time, not memory's. */
+static const char spin_source[] =
+    "extern \"C\" __global__ void spin(long long cycles)\n"
+    "{\n"
+    "    long long t0 = clock64();\n"
+    "    while (clock64() - t0 < cycles) {\n"
+    "    }\n"
+    "}\n";
+
+enum { SPIN_THREADS = 1024, WAVES_PER_SM = 16, SPIN_RUNS = 3 };
+
+/* The spin kernel in the current context: load, launch `blocks` blocks, median of SPIN_RUNS
+ * host-timed runs in ms (after one warm-up). < 0 when a call failed. */
+static double time_spin(const char *ptx, unsigned blocks)
+{
+    CUmodule mod = NULL;
+    CUfunction f;
+    long long cycles = 100000;
+    void *args[] = {&cycles};
+    double ms[SPIN_RUNS];
+    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)) && checkDriver(cuModuleGetFunction(&f, mod, "spin"));
+    for (int k = -1; k < SPIN_RUNS && ok; k++) {
+        double t0 = host_ms();
+        ok = checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
+             checkDriver(cuCtxSynchronize());
+        if (k >= 0)
+            ms[k] = host_ms() - t0;
+    }
+    if (mod)
+        ok = checkDriver(cuModuleUnload(mod)) && ok;
+    return ok ? median_of(ms, SPIN_RUNS) : -1.0;
+}
+
+/* The spin kernel's PTX, from NVRTC (caller frees). */
+static char *spin_ptx(struct lesson *L)
+{
+    const char *opts[] = {L->arch_opt};
+    nvrtcProgram p = NULL;
+    size_t size = 0;
+    char *ptx = NULL;
+    bool ok = checkNvrtc(nvrtcCreateProgram(&p, spin_source, "spin.cu", 0, NULL, NULL)) &&
+              checkNvrtc(nvrtcCompileProgram(p, 1, opts)) && checkNvrtc(nvrtcGetPTXSize(p, &size)) &&
+              (ptx = malloc(size)) != NULL && checkNvrtc(nvrtcGetPTX(p, ptx));
+    if (p)
+        ok = checkNvrtc(nvrtcDestroyProgram(&p)) && ok;
+    if (!ok) {
+        free(ptx);
+        return NULL;
+    }
+    return ptx;
+}
+
+/* A green context on about a quarter of the SMs. A failure here is "not supported here"
+ * (an old driver, MIG, a tool), reported as such: *why is set, and true is returned. */
+static bool make_green(struct lesson *L, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
+                       CUcontext *ctx, const char **why)
+{
+    CUdevResource all = {0}, part = {0};
+    CUdevResourceDesc desc;
+    unsigned groups = 1;
+    CUresult r = cuDeviceGetDevResource(L->dev, &all, CU_DEV_RESOURCE_TYPE_SM);
+    if (r == CUDA_SUCCESS) {
+        *all_sms = all.sm.smCount;
+        r = cuDevSmResourceSplitByCount(&part, &groups, &all, NULL, 0, all.sm.smCount / 4);
+    }
+    if (r == CUDA_SUCCESS && (r = cuDevResourceGenerateDesc(&desc, &part, 1)) == CUDA_SUCCESS &&
+        (r = cuGreenCtxCreate(green, desc, L->dev, CU_GREEN_CTX_DEFAULT_STREAM)) == CUDA_SUCCESS)
+        r = cuCtxFromGreenCtx(ctx, *green);
+    *part_sms = part.sm.smCount;
+    if (r != CUDA_SUCCESS)
+        *why = cu_name(r);
+    return true;
+}
+#endif
+
+bool step_8_a_part_of_the_gpu(struct lesson *L)
+{
+    printf("\n8. A part of the GPU: a green context on some of its SMs (cuGreenCtxCreate, CUDA 12.4)\n");
+#if CUDA_VERSION >= 12040
+    unsigned all_sms = 0, part_sms = 0;
+    CUgreenCtx green = NULL;
+    CUcontext gctx = NULL;
+    const char *why = NULL;
+    char *ptx = spin_ptx(L);
+    if (!ptx || !make_green(L, &all_sms, &part_sms, &green, &gctx, &why)) {
+        free(ptx);
+        return false;
+    }
+    if (why) {
+        printf("   the green context could not be made here: %s\n", why);
+        not_judged("green contexts are not available here", "a kernel on a part of the SMs takes longer");
+        free(ptx);
+        return !green || checkDriver(cuGreenCtxDestroy(green));
+    }
+    unsigned blocks = WAVES_PER_SM * all_sms;
+    double whole = time_spin(ptx, blocks);
+    bool ok = whole >= 0 && checkDriver(cuCtxSetCurrent(gctx));
+    double part = ok ? time_spin(ptx, blocks) : -1.0;
+    ok = checkDriver(cuCtxSetCurrent(L->primary)) && part >= 0 && ok;
+    ok = checkDriver(cuGreenCtxDestroy(green)) && ok;
+    free(ptx);
+    if (!ok)
+        return false;
+    double model = (double)all_sms / part_sms, ratio = part / whole;
+    printf("   cuDeviceGetDevResource: %u SMs; cuDevSmResourceSplitByCount(min %u): a group of %u SMs;\n"
+           "   cuDevResourceGenerateDesc, cuGreenCtxCreate, cuCtxFromGreenCtx\n"
+           "   spin(100000 cycles) in %u blocks of %d threads, median of %d runs:\n"
+           "      the whole GPU (primary context)     %8.3f ms\n"
+           "      %u of %u SMs (green context)       %8.3f ms   %.2fx as long; the SM ratio is %.2fx\n",
+           all_sms, all_sms / 4, part_sms, blocks, SPIN_THREADS, SPIN_RUNS, whole, part_sms, all_sms, part,
+           ratio, model);
+    claim(ratio > 0.75 * model && ratio < 1.33 * model,
+          "on %u of %u SMs the kernel took %.2fx as long, within a third of the SM ratio (%.2fx)", part_sms,
+          all_sms, ratio, model);
+    return true;
+#else
+    not_judged("built with CUDA older than 12.4", "a kernel on a part of the SMs takes longer");
+    return true;
+#endif
+}
