@@ -45,25 +45,6 @@ static double time_spin(const char *ptx, unsigned blocks)
     return ok ? median_of(ms, SPIN_RUNS) : -1.0;
 }
 
-/* The spin kernel's PTX, from NVRTC (caller frees). */
-static char *spin_ptx(struct lesson *L)
-{
-    const char *opts[] = {L->arch_opt};
-    nvrtcProgram p = NULL;
-    size_t size = 0;
-    char *ptx = NULL;
-    bool ok = checkNvrtc(nvrtcCreateProgram(&p, spin_source, "spin.cu", 0, NULL, NULL)) &&
-              checkNvrtc(nvrtcCompileProgram(p, 1, opts)) && checkNvrtc(nvrtcGetPTXSize(p, &size)) &&
-              (ptx = malloc(size)) != NULL && checkNvrtc(nvrtcGetPTX(p, ptx));
-    if (p)
-        ok = checkNvrtc(nvrtcDestroyProgram(&p)) && ok;
-    if (!ok) {
-        free(ptx);
-        return NULL;
-    }
-    return ptx;
-}
-
 /* A green context on about a quarter of the SMs. A failure here is "not supported here"
  * (an old driver, MIG, a tool), reported as such: *why is set, and true is returned. */
 static bool make_green(struct lesson *L, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
@@ -95,7 +76,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     CUgreenCtx green = NULL;
     CUcontext gctx = NULL;
     const char *why = NULL;
-    char *ptx = spin_ptx(L);
+    char *ptx = nvrtc_compile(spin_source, "spin.cu", L->arch_opt);
     if (!ptx || !make_green(L, &all_sms, &part_sms, &green, &gctx, &why)) {
         free(ptx);
         return false;

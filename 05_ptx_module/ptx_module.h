@@ -85,6 +85,9 @@ const char *cu_name(CUresult r);
 bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
 #define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
 
+/* NVRTC's PTX for `source`, compiled with `arch_opt` (caller frees; NULL when a call failed). */
+char *nvrtc_compile(const char *source, const char *name, const char *arch_opt);
+
 /* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData), at most
  * `limit` bytes; NULL with errno set when it cannot be read (EISDIR: a directory; EFBIG: more
  * than `limit` bytes). */

@@ -23,26 +23,6 @@ static const char seed_source[] =
     "}\n"
     "extern \"C\" __global__ void show_n(unsigned long long n, unsigned long long *out) { *out = n; }\n";
 
-/* NVRTC's PTX for seed_source (caller frees), or NULL. */
-static char *compile_seed(struct lesson *L)
-{
-    const char *opts[] = {L->arch_opt};
-    nvrtcProgram p = NULL;
-    size_t size = 0;
-    char *ptx = NULL;
-    bool ok = checkNvrtc(nvrtcCreateProgram(&p, seed_source, "seed_004.cu", 0, NULL, NULL)) &&
-              checkNvrtc(nvrtcCompileProgram(p, 1, opts)) && checkNvrtc(nvrtcGetPTXSize(p, &size)) &&
-              (ptx = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetPTX(p, ptx));
-    if (p)
-        ok = checkNvrtc(nvrtcDestroyProgram(&p)) && ok;
-    if (!ok) {
-        free(ptx);
-        return NULL;
-    }
-    ptx[size] = '\0';
-    return ptx;
-}
-
 /* g) seed 004: cuModuleGetFunction(&func, mod, "add_one") on a kernel without extern "C". */
 static bool plain_name(CUmodule mod, const struct ptx_facts *facts, CUdeviceptr buf)
 {
@@ -106,7 +86,7 @@ static void one_initialiser(void)
 
 bool seeds_slips(struct lesson *L)
 {
-    char *ptx = compile_seed(L);
+    char *ptx = nvrtc_compile(seed_source, "seed_004.cu", L->arch_opt);
     CUmodule mod = NULL;
     CUdeviceptr buf = 0;
     bool ok = ptx && checkDriver(cuModuleLoadData(&mod, ptx)) && checkDriver(cuMemAlloc(&buf, 256 * sizeof(float)));

@@ -36,6 +36,27 @@ bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)
     return false;
 }
 
+/* NVRTC's PTX for `source` (named `name` in messages), compiled with `arch_opt`
+ * (--gpu-architecture=compute_XX); NUL-terminated, caller frees. NULL when a call failed. */
+char *nvrtc_compile(const char *source, const char *name, const char *arch_opt)
+{
+    const char *opts[] = {arch_opt};
+    nvrtcProgram p = NULL;
+    size_t size = 0;
+    char *ptx = NULL;
+    bool ok = checkNvrtc(nvrtcCreateProgram(&p, source, name, 0, NULL, NULL)) &&
+              checkNvrtc(nvrtcCompileProgram(p, 1, opts)) && checkNvrtc(nvrtcGetPTXSize(p, &size)) &&
+              (ptx = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetPTX(p, ptx));
+    if (p)
+        ok = checkNvrtc(nvrtcDestroyProgram(&p)) && ok;
+    if (!ok) {
+        free(ptx);
+        return NULL;
+    }
+    ptx[size] = '\0';
+    return ptx;
+}
+
 /* ---- files, the JIT cache directory ---------------------------------------------------- */
 
 /* EISDIR for a directory (fread's EISDIR would otherwise be lost), EFBIG past `limit` (a
