@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     if (mem_info && !checkDriver(((mem_info_fn)mem_info)(&free_drv, &total_drv)))
         return EXIT_CHECK;
     printf("total device memory, driver vs runtime: %s\n",
-           total_drv > 0 && total_drv == total_rt ? "the same" : "different");
+           !mem_info ? "not compared (no function)" : total_drv == total_rt ? "the same" : "different");
     printf("per-thread cuMemcpyAsync is libcuda's cuMemcpyAsync_ptsz: %s\n",
            copy && copy == dlsym(lib, "cuMemcpyAsync_ptsz") ? "yes" : "no");
     return EXIT_OK;
