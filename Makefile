@@ -1,7 +1,7 @@
 # The CUDA Runtime API vs Driver API lesson suite.
 #   make         build every lesson (safe with -j)
 #   make run     build, then run every lesson in order and summarise
-#   make test    build, then run the bats test suite (tests/)
+#   make test    build, then run the bats test suite (tests/; TESTS=tests/x.bats for some)
 #   make grade   grade every lesson's exercises (points; TEACHING.md)
 #   make clean   remove all build output
 #   make help    this list, with the variables
@@ -12,10 +12,15 @@ BATS ?= bats
 BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
 
-.PHONY: all run test grade clean help $(LESSONS)
+.PHONY: all programs run test grade clean help $(LESSONS) $(LESSONS:%=program-%)
 all: $(LESSONS)
 $(LESSONS):
 	@$(MAKE) --no-print-directory -C $@ all
+
+# The lesson programs only, not the exercises (CI's HOST_SANITIZE=1 build uses it).
+programs: $(LESSONS:%=program-%)
+$(LESSONS:%=program-%):
+	@$(MAKE) --no-print-directory -C $(@:program-%=%) program
 
 # Each lesson runs even when the one before it failed or could not run; the summary says
 # which. Exit status: 0 unless a lesson failed (exit 77, "cannot run here", is not a failure).
@@ -34,9 +39,12 @@ run: all
 	echo; echo '==================== summary ===================='; printf "$$summary"; \
 	exit $$failed
 
+# The tests run make themselves (in copies of the tree): this make's own flags (-j, -s, ...)
+# must not reach those builds, so bats starts without MAKEFLAGS and friends.
+TESTS ?= tests/
 test: all
 	@sh tests/ensure-bats '$(BATS)'
-	$(BATS) $(BATS_FLAGS) tests/
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES $(BATS) $(BATS_FLAGS) $(TESTS)
 
 # Grade every lesson's exercises at once: a table of points per exercise and the total
 # (grading/grade; TEACHING.md). Exit 77 without a usable GPU: nothing counts unless it ran.
@@ -50,17 +58,24 @@ clean:
 help:
 	@echo 'Targets:'
 	@echo '  make              build every lesson and its exercises (safe with -j)'
+	@echo '  make programs     build the lesson programs only (not the exercises)'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'
+	@echo '                    (TESTS=tests/01_hello_runtime.bats: some test files; -j is fine)'
 	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; exit 77 without a GPU'
 	@echo '                    (SOLUTIONS=1, SUBMISSION=dir, OUT=dir FORMAT=all, GRADE_ARGS=...; see TEACHING.md)'
 	@echo '  make clean        remove all build output'
-	@echo '  make -C 01_hello_runtime run|check|clean   one lesson; check grades its exercises'
+	@echo '  make help         this text'
+	@echo '  make -C 01_hello_runtime run|check|sanitize|clean|help   one lesson: check grades its'
+	@echo '                    exercises, sanitize runs it under compute-sanitizer (needs a GPU)'
+	@echo '  make -C 03_pinned_memory chart, make -C 04_streams_overlap chart   draw the PNG from a CSV'
+	@echo '  make -C 05_ptx_module ptx|cubin|fatbin|sass|list-fatbin   the build steps lesson 05 shows'
 	@echo 'Variables (make VAR=value):'
 	@echo '  CUDA_PATH=$(CUDA_PATH)'
 	@echo '  NVCC=$(NVCC)'
 	@echo '  CC=$(CC)'
-	@echo '  ARCH=$(ARCH)   (the visible GPU, else a fixed list; PTX for the last)'
-	@echo '  CFLAGS=$(CFLAGS)  NVCCFLAGS=$(NVCCFLAGS)  dbg=1 for a debug build'
+	@echo '  ARCH=$(ARCH)   (the visible GPUs; else those of $(ARCH_CANDIDATES) this nvcc builds; PTX for the last)'
+	@echo '  CFLAGS=$(CFLAGS)  LDFLAGS=$(LDFLAGS)  NVCCFLAGS=$(NVCCFLAGS)  dbg=1 for a debug build'
+	@echo '  HOST_SANITIZE=1   host code with AddressSanitizer+UBSan, into NN_*/build-hostsan/'
 	@echo '  ARGS="--device 1"   options passed to every lesson by make run'
 	@echo '  BATS=$(BATS)  BATS_LIB_PATH=$(BATS_LIB_PATH)  BATS_FLAGS=   for make test'

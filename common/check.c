@@ -3,12 +3,14 @@
 #include "check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- reports ------------------------------------------------------------------------ */
 
@@ -154,19 +156,61 @@ bool require_driver_(CUresult err, const char *call, const char *file, int line)
 
 const char *lesson_prog = "lesson";
 
+/* At exit: a story that could not be written (a full disk, `> /dev/full`) is an error, not a
+ * success. Flush stdout and, if any write to it failed, say so and exit 1. */
+static void check_stdout_at_exit(void)
+{
+    errno = 0;
+    bool failed = fflush(stdout) != 0;
+    int err = errno;
+    failed = failed || ferror(stdout);
+    if (!failed)
+        return;
+    if (err)
+        fprintf(stderr, "%s: write error on standard output: %s\n", lesson_prog, strerror(err));
+    else
+        fprintf(stderr, "%s: write error on standard output\n", lesson_prog);
+    _exit(EXIT_CHECK);
+}
+
 void lesson_init(const char *argv0)
 {
     const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
     lesson_prog = slash ? slash + 1 : (argv0 ? argv0 : "lesson");
+    /* Started with stdin, stdout or stderr closed (`prog >&-`), the next file the program
+     * opens would get that number and receive its output: give each closed one /dev/null. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (got >= 0 && got != fd)
+                close(got);
+        }
+    }
     setvbuf(stdout, NULL, _IOLBF, 0); /* line by line, also into a pipe */
+    atexit(check_stdout_at_exit);
+}
+
+/* Only digits, with one leading '-' where negative values are allowed: strtol alone would
+ * also take leading blanks and a '+' ("+4", " 4"), though not trailing ones ("4 "). */
+static bool plain_integer(const char *text, bool negative_ok)
+{
+    if (negative_ok && *text == '-')
+        text++;
+    if (*text == '\0')
+        return false;
+    for (; *text; text++)
+        if (*text < '0' || *text > '9')
+            return false;
+    return true;
 }
 
 bool parse_long(const char *text, long min, long max, const char *what, long *out)
 {
     char *end = NULL;
     errno = 0;
-    long v = text ? strtol(text, &end, 10) : 0;
-    if (!text || end == text || *end != '\0' || errno == ERANGE || v < min || v > max) {
+    bool plain = text && plain_integer(text, min < 0);
+    long v = plain ? strtol(text, &end, 10) : 0;
+    if (!plain || end == text || *end != '\0' || errno == ERANGE || v < min || v > max) {
         fprintf(stderr, "%s: %s must be an integer from %ld to %ld, not '%s'\n", lesson_prog,
                 what, min, max, text ? text : "");
         return false;

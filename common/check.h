@@ -60,7 +60,8 @@ bool require_driver_(CUresult err, const char *call, const char *file, int line)
 
 /* ---- command line ---------------------------------------------------------------- */
 
-/* Parse a whole decimal integer in [min, max]. On failure print
+/* Parse a whole decimal integer in [min, max]: digits only, with a leading '-' only where
+ * min < 0 (no blanks, no '+'). On failure print
  * "<prog>: <what> must be an integer from min to max, not 'text'" and return false. */
 bool parse_long(const char *text, long min, long max, const char *what, long *out);
 
@@ -71,7 +72,11 @@ bool parse_bytes(const char *text, size_t min, size_t max, const char *what, siz
 /* Format a byte count as "64 KiB", "256 MiB", "1 GiB" (exact powers) or "1.50 GiB". */
 const char *format_bytes(size_t bytes, char *buf, size_t len);
 
-/* The program name for messages (set by lesson_init). */
+/* The program name for messages (set by lesson_init). lesson_init, called first in main():
+ * sets lesson_prog from argv[0]; gives a closed stdin/stdout/stderr /dev/null (so a file the
+ * program opens later cannot take fd 1); makes stdout line-buffered; and at exit, when a
+ * write to stdout failed (`> /dev/full`), prints "prog: write error on standard output: ..."
+ * and exits 1. */
 extern const char *lesson_prog;
 void lesson_init(const char *argv0);
 

@@ -5,7 +5,8 @@
 # The program is built from the lesson's *.c and *.cu files into build/<name>, where <name>
 # is the directory name without its number (01_hello_runtime -> build/hello_runtime).
 # Each folder exercises/NAME/ (and solutions/NAME/) becomes build/exercises/NAME
-# (build/solutions/NAME). Targets: all, run, check, clean, help.
+# (build/solutions/NAME). Targets: all, run, check, sanitize, clean, help.
+# BUILD=dir (on the command line) builds into another folder; HOST_SANITIZE=1 uses build-hostsan.
 
 COMMON := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 ROOT := $(abspath $(COMMON)/..)
@@ -13,7 +14,9 @@ include $(COMMON)/config.mk
 
 LESSON := $(notdir $(CURDIR))
 NAME := $(shell echo '$(LESSON)' | sed 's/^[0-9]*_//')
-BUILD := build
+ifneq ($(origin BUILD),command line)
+  BUILD := $(if $(HOST_SANITIZE),build-hostsan,build)
+endif
 BIN := $(BUILD)/$(NAME)
 
 LESSON_SRCS := $(wildcard *.c *.cu)
@@ -22,19 +25,22 @@ SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
 INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include
-ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS)
+ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
-                 $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS)
+                 $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS) $(call nvcc_host,$(SANITIZE_CFLAGS))
 LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
+# The link (through nvcc, which adds the CUDA runtime) takes CFLAGS and LDFLAGS too.
+LINK_FLAGS := $(GENCODE) $(call nvcc_host,$(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS) $(LDFLAGS))
 
 # Every common/*.c is compiled once per lesson and linked into each of its programs.
 COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COMMON)/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
-.PHONY: all run check sanitize clean help FORCE
+.PHONY: all program run check sanitize clean help FORCE
 .DEFAULT_GOAL := all
 all: $(BIN) $(EXERCISE_BINS)
+program: $(BIN)
 
 ifeq ($(NVCC_FOUND),)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
@@ -45,8 +51,8 @@ endif
 # Rebuild everything when the flags change (dbg=1, ARCH=..., CFLAGS=...).
 $(BUILD)/flags: FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LDLIBS)' | cmp -s - $@ \
-	  || echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LDLIBS)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LINK_FLAGS) $(LDLIBS)' | cmp -s - $@ \
+	  || echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LINK_FLAGS) $(LDLIBS)' > $@
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(@D)
@@ -61,13 +67,13 @@ $(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+	$(NVCC) $(LINK_FLAGS) -o $@ $^ $(LDLIBS)
 
 # An exercise (or its solution) is every .c and .cu file in its folder.
 define exercise_rule
 $(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $$(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(GENCODE) -o $$@ $$^ $$(LDLIBS)
+	$$(NVCC) $$(LINK_FLAGS) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))
 $(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))
@@ -93,8 +99,9 @@ check:
 # the program cannot run (2, 77). Exit 1 is the lesson's own verdict: under the tools a program
 # runs many times slower, so a timing claim may fail there; the tool's summary is what counts.
 # A lesson sets SANITIZE_ARGS (small sizes, so it fits) and SANITIZE_FLAGS before the include.
-SANITIZER ?= $(or $(shell command -v compute-sanitizer 2>/dev/null),$(CUDA_PATH)/bin/compute-sanitizer)
+SANITIZER ?= $(or $(shell command -v compute-sanitizer 2>/dev/null),$(wildcard $(CUDA_PATH)/bin/compute-sanitizer),$(wildcard $(CUDA_PATH)/compute-sanitizer/compute-sanitizer),$(CUDA_PATH)/bin/compute-sanitizer)
 sanitize: $(BIN)
+	@command -v '$(SANITIZER)' >/dev/null 2>&1 || { echo "make sanitize: compute-sanitizer not found (looked for '$(SANITIZER)', on PATH and in $(CUDA_PATH)/bin): install the CUDA toolkit's compute-sanitizer (the cuda-sanitizer package) or run make sanitize SANITIZER=/path/to/compute-sanitizer" >&2; exit 1; }
 	@failed=0; for tool in "memcheck --leak-check full" racecheck synccheck initcheck; do \
 	  log=$(BUILD)/sanitize-$${tool%% *}.log; \
 	  $(SANITIZER) --tool $$tool --error-exitcode 99 $(SANITIZE_FLAGS) ./$(BIN) $(SANITIZE_ARGS) \
@@ -105,12 +112,23 @@ sanitize: $(BIN)
 	done; exit $$failed
 
 clean::
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-hostsan
+
+# The lesson's own targets (the .PHONY line of its Makefile) are listed by help with the
+# Makefile's comment line "# make TARGET ..." for each.
+LESSON_TARGETS := $(filter-out all program run check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
 
 help:
 	@echo 'make            build build/$(NAME) and the exercises'
+	@echo 'make program    build build/$(NAME) only, not the exercises'
 	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
 	@echo 'make check      grade your exercises: points per exercise; exit 77 without a GPU (SOLUTIONS=1: the reference solutions)'
 	@echo 'make sanitize   run it under compute-sanitizer: memcheck (leaks too), racecheck, synccheck, initcheck'
-	@echo 'make clean      remove build/'
-	@echo 'variables: CUDA_PATH NVCC CC ARCH CFLAGS NVCCFLAGS dbg=1 (see ../common/config.mk)'
+	@echo 'make clean      remove build/ (and build-hostsan/)'
+	@echo 'make help       this text'
+	@seen=; for t in $(LESSON_TARGETS); do \
+	  line=$$(grep -m1 -E "^#.*make $$t( |:|$$)" Makefile | sed -E 's/^# *//'); \
+	  case "$$seen" in *"|$$line|"*) [ -z "$$line" ] || continue ;; esac; seen="$$seen|$$line|"; \
+	  echo "$${line:-make $$t   (a target of this lesson's Makefile)}"; \
+	done
+	@echo 'variables: CUDA_PATH NVCC CC ARCH CFLAGS LDFLAGS NVCCFLAGS dbg=1 HOST_SANITIZE=1 (see ../common/config.mk)'

@@ -1,53 +1,76 @@
 #!/usr/bin/env bats
-# The build itself: warnings, each lesson alone, make clean, the variables. Runs anywhere
-# (nvcc is needed, a GPU is not), in a copy of the tree so the real build is left alone.
+# The build itself: warnings, each lesson alone, make clean, the variables, the outer make's
+# flags. Runs anywhere (nvcc is needed, a GPU is not), in a copy of the tree so the real build
+# is left alone. The copy is built ONCE, for one architecture (BUILD_TEST_ARCH, default the
+# first this nvcc supports), each lesson with its own make -C, several at a time; the tests
+# reuse that build. Compiling for every architecture is what the real tree's build does.
 
 setup_file() {
     load test_helper
-    export COPY="$BATS_FILE_TMPDIR/tree"
-    mkdir -p "$COPY"
-    (cd "$ROOT" && git ls-files -co --exclude-standard -z | grep -zv '^\.gpu/' \
-        | xargs -0 tar cf - --ignore-failed-read 2>/dev/null) | (cd "$COPY" && tar xf -) || true
-    local rc=0
-    make -C "$COPY" -j2 >"$BATS_FILE_TMPDIR/build.log" 2>&1 || rc=$?
-    echo "$rc" >"$BATS_FILE_TMPDIR/build.status"
+    export COPY="$BATS_FILE_TMPDIR/tree" LOGS="$BATS_FILE_TMPDIR/logs"
+    mkdir -p "$LOGS"
+    copy_tree "$ROOT" "$COPY" >"$LOGS/copy.log" 2>&1 || echo "copying $ROOT failed" >>"$LOGS/copy.log"
+    # One architecture for every build of this file (exported: make reads ARCH from here).
+    local first
+    first="$(nvcc --list-gpu-code 2>/dev/null | sed -n 's/^sm_//p' | grep -vx 90 | sort -n | head -1)"
+    export ARCH="${BUILD_TEST_ARCH:-${first:-75}}"
+    local lessons jobs
+    lessons="$(list_lessons "$COPY" 2>>"$LOGS/copy.log")" || return 0   # setup() fails each test
+    jobs="$(nproc 2>/dev/null || echo 2)"
+    # Each lesson alone (make -C, -j2 inside it), $jobs lessons at a time: a clean build.
+    printf '%s\n' $lessons | xargs -P "$jobs" -I{} sh -c \
+        'make -C "$COPY/{}" -j2 >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
+}
+
+# Runs "$@" as if started from a shell, not from this bats run: without its BATS_* variables
+# and without bats' libexec folder on PATH (where `bats` is its internal script).
+outside_bats() {
+    local path="$PATH"
+    [ -z "${BATS_LIBEXEC:-}" ] || path="$(tr : '\n' <<<"$PATH" | grep -vxF "$BATS_LIBEXEC" | paste -sd: -)"
+    env $(env | sed -n 's/^\(BATS_[A-Z_]*\)=.*/-u \1/p' | grep -vx -- '-u BATS_LIB_PATH') PATH="$path" "$@"
 }
 
 setup() {
     load test_helper
-    LESSONS="$(cd "$COPY" && ls -d [0-9][0-9]_*/ | tr -d /)"
+    [ ! -s "$LOGS/copy.log" ] || fail "the copy of the tree failed: $(cat "$LOGS/copy.log")"
+    LESSONS="$(list_lessons "$COPY")" || fail "no lesson found in the copy of $ROOT"
 }
 
 @test "a clean build of every lesson succeeds" {
-    run cat "$BATS_FILE_TMPDIR/build.status"
-    assert_output 0
     for l in $LESSONS; do
+        assert_equal "$l: exit $(cat "$LOGS/$l.status")" "$l: exit 0"
         [ -x "$COPY/$l/build/${l#*_}" ] || fail "$l/build/${l#*_} was not built"
     done
 }
 
 @test "a clean build prints no warning" {
     # nvcc's own "-Werror all-warnings" on the command lines is not a warning
-    run grep -i -E '\bwarning\b' "$BATS_FILE_TMPDIR/build.log"
-    assert_failure
+    for l in $LESSONS; do
+        run grep -i -E '\bwarning\b' "$LOGS/$l.log"
+        assert_failure
+    done
 }
 
 @test "every exercise and its solution build as given" {
+    local n=0
     for l in $LESSONS; do
         for e in "$COPY/$l"/exercises/*/ "$COPY/$l"/solutions/*/; do
             [ -d "$e" ] || continue
             kind="$(basename "$(dirname "$e")")"
             [ -x "$COPY/$l/build/$kind/$(basename "$e")" ] || fail "$l: $kind/$(basename "$e") not built"
+            n=$((n + 1))
         done
     done
+    [ "$n" -gt 0 ] || fail "no exercise found in any lesson"
 }
 
 @test "each lesson builds alone with make -C" {
+    # setup_file built every lesson from clean with its own make -C, without the top level
     for l in $LESSONS; do
-        run make -C "$COPY/$l" clean
-        assert_success
-        run make -C "$COPY/$l"
-        assert_success
+        run cat "$LOGS/$l.log"
+        assert_output --partial "Entering directory '$COPY/$l'"
+        refute_output --partial "Entering directory '$COPY'"
+        assert_equal "$l: exit $(cat "$LOGS/$l.status")" "$l: exit 0"
         [ -x "$COPY/$l/build/${l#*_}" ] || fail "$l did not build alone"
     done
 }
@@ -55,33 +78,81 @@ setup() {
 @test "make is safe with -j and a second make has nothing to do" {
     run make -C "$COPY" -j4
     assert_success
+    refute_output --regexp '(nvcc|cc) .* -c '
     run make -C "$COPY/01_hello_runtime" all
     assert_success
     refute_output --regexp '(nvcc|cc) .* -c '
 }
 
 @test "changing a header rebuilds what includes it" {
-    touch "$COPY/common/check.h"
-    run make -C "$COPY/01_hello_runtime"
+    local h="$COPY/common/check.h" old
+    old="$(stat -c %Y "$h")"
+    touch "$h"
+    run make -C "$COPY/01_hello_runtime" -j2 build/obj/main.o build/obj/common/check.o
+    # back to its old time: the objects not rebuilt here are newer than it again, so nothing
+    # else rebuilds later (the make run test below builds lesson 01 up to date)
+    touch -d "@$old" "$h"
     assert_success
     assert_output --regexp 'cc .* -c main\.c'
     assert_output --regexp 'cc .* -c .*common/check\.c'
 }
 
-@test "ARCH=90 builds for sm_90 only, with PTX; dbg=1 builds with -G" {
-    run make -C "$COPY/01_hello_runtime" ARCH=90 dbg=1
+@test "ARCH=90 builds for sm_90 only, with PTX; dbg=1 builds with -G and no warning" {
+    [ "$ARCH" != 90 ] || fail "this file's own ARCH must differ from 90 for this test to mean anything"
+    local b="$BATS_FILE_TMPDIR/arch90"   # a folder of its own: the copy's build stays as it is
+    run make -C "$COPY/01_hello_runtime" ARCH=90 dbg=1 BUILD="$b" "$b/hello_runtime"
     assert_success
-    run cat "$COPY/01_hello_runtime/build/flags"
+    run grep -iE '\bwarning\b' <<<"$output"   # nvcc warned when -O2 and -O0 met
+    assert_failure
+    run cat "$b/flags"
     assert_output --partial "-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
     assert_output --partial " -G"
     refute_output --partial "compute_80"
-    if command -v cuobjdump >/dev/null 2>&1; then
-        run cuobjdump --list-elf "$COPY/01_hello_runtime/build/hello_runtime"
+    refute_output --partial "compute_$ARCH"
+    refute_output --partial "-O2"
+    local cuobjdump
+    cuobjdump="$(command -v cuobjdump || echo "$(dirname "$(command -v nvcc)")/cuobjdump")"
+    if [ -x "$cuobjdump" ]; then
+        run "$cuobjdump" --list-elf "$b/hello_runtime"
         assert_output --partial "sm_90"
         refute_output --partial "sm_80"
     fi
-    run make -C "$COPY/01_hello_runtime"   # back to the default flags
+}
+
+@test "ARCH by default: the visible GPU's, else those of the list this nvcc can build" {
+    local supported want
+    supported="$(nvcc --list-gpu-code | sed -n 's/^sm_//p' | tr '\n' ' ')"
+    want=""
+    for a in 75 80 86 89 90 100 120; do
+        case " $supported " in *" $a "*) want="$want $a" ;; esac
+    done
+    # no nvidia-smi on PATH: the fallback list, whatever this machine has
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    ln -s "$(command -v nvcc)" "$BATS_TEST_TMPDIR/bin/nvcc"
+    run env -u ARCH PATH="$BATS_TEST_TMPDIR/bin:/usr/bin:/bin" make -s -C "$COPY" help
     assert_success
+    assert_line --partial "  ARCH=${want# }   ("
+    # an nvcc that lists only sm_75..sm_90 (CUDA 12.0-12.7): no 100, no 120
+    printf '#!/bin/sh\nprintf "sm_50\\nsm_75\\nsm_80\\nsm_86\\nsm_87\\nsm_89\\nsm_90\\n"\n' >"$BATS_TEST_TMPDIR/bin/old-nvcc"
+    chmod +x "$BATS_TEST_TMPDIR/bin/old-nvcc"
+    run env -u ARCH PATH="$BATS_TEST_TMPDIR/bin:/usr/bin:/bin" make -s -C "$COPY" help NVCC="$BATS_TEST_TMPDIR/bin/old-nvcc"
+    assert_line --partial "  ARCH=75 80 86 89 90   ("
+}
+
+@test "HOST_SANITIZE=1 builds the host code with ASan and UBSan into build-hostsan; the link takes CFLAGS and LDFLAGS" {
+    local b="$COPY/01_hello_runtime/build-hostsan"
+    run make -C "$COPY/01_hello_runtime" -j2 HOST_SANITIZE=1 LDFLAGS="-Wl,-Map,$BATS_FILE_TMPDIR/link.map" \
+        CFLAGS="-O1 -DBUILD_TEST_CFLAGS" build-hostsan/hello_runtime
+    assert_success
+    assert_output --regexp 'cc .*-fsanitize=address -fsanitize=undefined .* -c main\.c'
+    assert_output --regexp 'nvcc .*-Xcompiler -DBUILD_TEST_CFLAGS .*-Xcompiler -fsanitize=address .*-o build-hostsan/hello_runtime'
+    [ -s "$BATS_FILE_TMPDIR/link.map" ] || fail "LDFLAGS did not reach the link (no map file)"
+    run grep -c libasan "$BATS_FILE_TMPDIR/link.map"
+    assert_success
+    run "$b/hello_runtime" --help
+    assert_success
+    assert_output --partial "usage:"
+    [ -x "$COPY/01_hello_runtime/build/hello_runtime" ] || fail "the normal build/ was touched"
 }
 
 @test "no nvcc: one clear message saying what to install or set" {
@@ -94,16 +165,71 @@ setup() {
 @test "make help lists the targets and the variables" {
     run make -C "$COPY" help
     assert_success
-    for word in "make run" "make test" "make clean" CUDA_PATH NVCC ARCH CFLAGS NVCCFLAGS dbg=1; do
+    for word in "make run" "make test" "make clean" sanitize check chart ptx cubin sass \
+                CUDA_PATH NVCC ARCH CFLAGS LDFLAGS NVCCFLAGS dbg=1 HOST_SANITIZE=1 TESTS=; do
         assert_output --partial "$word"
+    done
+    # every target of the top Makefile, and of each lesson's own, is in a help text
+    for t in $(sed -n 's/^\.PHONY: *//p' "$COPY/Makefile" | tr ' ' '\n' | grep -vx -e all -e '\$.*'); do
+        assert_output --partial "make $t"
+    done
+    for l in $LESSONS; do
+        run make -s -C "$COPY/$l" help
+        assert_success
+        for t in all run check sanitize clean $(sed -n 's/^\.PHONY: *//p' "$COPY/$l/Makefile"); do
+            [ "$t" = all ] && continue
+            assert_output --partial "make $t"
+        done
     done
 }
 
-@test "make clean leaves no build output" {
-    run make -C "$COPY" clean
+@test "make test BATS=/nonexistent/bats: names the path it checked, no apt-get when bats is elsewhere" {
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    # an apt-get that only records that it was called
+    printf '#!/bin/sh\necho "$@" >>"%s/apt-get.called"\nexit 1\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/apt-get"
+    chmod +x "$BATS_TEST_TMPDIR/bin/apt-get"
+    PATH="$BATS_TEST_TMPDIR/bin:$PATH" run sh "$ROOT/tests/ensure-bats" /nonexistent/bats
+    assert_failure
+    assert_output --partial "not found at '/nonexistent/bats'"
+    [ ! -e "$BATS_TEST_TMPDIR/apt-get.called" ] || fail "apt-get ran: $(cat "$BATS_TEST_TMPDIR/apt-get.called")"
+    if command -v bats >/dev/null; then
+        assert_output --partial "there is one at $(command -v bats)"
+    fi
+    BATS_LIB_PATH=/nonexistent/lib PATH="$BATS_TEST_TMPDIR/bin:$PATH" run sh "$ROOT/tests/ensure-bats" bats
+    assert_failure
+    assert_output --partial "not found in BATS_LIB_PATH=/nonexistent/lib"
+    [ ! -e "$BATS_TEST_TMPDIR/apt-get.called" ] || fail "apt-get ran for a BATS_LIB_PATH of the user's"
+    run sh "$ROOT/tests/ensure-bats" bats   # what make test uses here: found, silent
     assert_success
-    run find "$COPY" \( -name build -o -name '*.o' -o -name '*.d' -o -name '*.ptx' -o -name '*.cubin' \) -print
     assert_output ""
+}
+
+@test "make sanitize without compute-sanitizer says so once, naming where it looked" {
+    run make -C "$COPY/01_hello_runtime" sanitize SANITIZER=/nonexistent/compute-sanitizer
+    assert_failure
+    assert_output --partial "compute-sanitizer not found (looked for '/nonexistent/compute-sanitizer'"
+    refute_output --partial "exit 127"
+}
+
+@test "the outer make's flags (make -s -j2 test, MAKEFLAGS=-j2 make test) do not reach the builds the tests run" {
+    # (@test at the start of a line here would be taken by bats for a test of this file)
+    sed 's/^AT_TEST/@test/' >"$COPY/tests/zz_flags.bats" <<'EOF'
+load test_helper
+AT_TEST "a nested build echoes its commands and warns of nothing" {
+    touch "$ROOT/01_hello_runtime/main.c"
+    run make -C "$ROOT/01_hello_runtime" build/obj/main.o
+    assert_success
+    assert_output --regexp 'cc .* -c main\.c'
+    refute_output --regexp '[Ww]arning|jobserver'
+}
+EOF
+    run outside_bats make -C "$COPY" -s -j2 test TESTS=tests/zz_flags.bats
+    assert_success
+    assert_output --partial "ok 1 a nested build echoes"
+    run outside_bats env MAKEFLAGS=-j2 make -C "$COPY" test TESTS=tests/zz_flags.bats
+    assert_success
+    assert_output --partial "ok 1 a nested build echoes"
+    rm -f "$COPY/tests/zz_flags.bats"
 }
 
 @test "make run without a GPU: every lesson is reported as could-not-run (exit 77), make exits 0" {
@@ -114,4 +240,91 @@ setup() {
     for l in $LESSONS; do
         assert_output --regexp "$l +could not run here \\(no usable GPU or driver\\) \\(exit 77\\)"
     done
+}
+
+@test "the copy works without git (a release tarball), and no lesson found is an error" {
+    local plain="$BATS_TEST_TMPDIR/plain" again="$BATS_TEST_TMPDIR/again"
+    copy_tree "$ROOT" "$plain"
+    rm -rf "$plain/.git"
+    [ ! -e "$plain/.git" ] || fail ".git still there"
+    # a tree with build output in it, as a user's would have
+    mkdir -p "$plain/01_hello_runtime/build/obj"
+    touch "$plain/01_hello_runtime/build/obj/x.o"
+    GIT_CEILING_DIRECTORIES="$BATS_TEST_TMPDIR" run copy_tree "$plain" "$again"
+    assert_success
+    run list_lessons "$again"
+    assert_success
+    assert_equal "$output" "$(list_lessons "$ROOT")"
+    for l in $output; do
+        [ -f "$again/$l/Makefile" ] || fail "$l/Makefile missing from the copy"
+    done
+    [ -f "$again/common/lesson.mk" ] && [ -f "$again/tests/test_helper.bash" ] || fail "common/ or tests/ missing"
+    [ ! -e "$again/01_hello_runtime/build" ] || fail "build output was copied"
+    # git that refuses to read the checkout (another owner, "dubious ownership"): same fallback
+    mkdir -p "$BATS_TEST_TMPDIR/fakebin"
+    printf '#!/bin/sh\necho "fatal: detected dubious ownership" >&2\nexit 128\n' >"$BATS_TEST_TMPDIR/fakebin/git"
+    chmod +x "$BATS_TEST_TMPDIR/fakebin/git"
+    PATH="$BATS_TEST_TMPDIR/fakebin:$PATH" run copy_tree "$ROOT" "$BATS_TEST_TMPDIR/nogit"
+    assert_success
+    run list_lessons "$BATS_TEST_TMPDIR/nogit"
+    assert_success
+    assert_equal "$output" "$(list_lessons "$ROOT")"
+    # nothing to find: a loud failure, not an empty loop that passes
+    mkdir -p "$BATS_TEST_TMPDIR/empty"
+    run list_lessons "$BATS_TEST_TMPDIR/empty"
+    assert_failure
+    assert_output --partial "no lesson"
+}
+
+@test "03's make chart: the committed CSV by default, the PNG through a temporary file, one line for a bad CSV" {
+    local d="$COPY/03_pinned_memory"
+    cp "$d/bandwidth_h100.png" "$BATS_TEST_TMPDIR/before.png"
+    printf 'kind,direction,bytes,reps,median_gbps,min_gbps,max_gbps\nnot,a,row\n' >"$BATS_TEST_TMPDIR/bad.csv"
+    run make -s -C "$d" chart CSV="$BATS_TEST_TMPDIR/bad.csv" PNG="$d/bandwidth_h100.png"
+    assert_failure
+    cmp -s "$d/bandwidth_h100.png" "$BATS_TEST_TMPDIR/before.png" || fail "a failed chart changed the PNG"
+    [ ! -e "$d/bandwidth_h100.png.tmp" ] || fail "the temporary PNG was left behind"
+    run make -s -C "$d" chart CSV=Makefile
+    assert_failure
+    assert_output "make chart: Makefile is not a sweep CSV written by pinned_memory --csv (no line kind,direction,bytes,reps,median_gbps,min_gbps,max_gbps)"
+    run make -s -C "$d" chart
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        assert_failure
+        assert_output --partial "gnuplot not found: install it"
+        return
+    fi
+    assert_success
+    assert_output "wrote bandwidth_h100.png"
+    run file "$d/bandwidth_h100.png"
+    assert_output --partial "PNG image"
+}
+
+@test "the files the READMEs tell users to make are ignored by git, the committed ones are not" {
+    local f
+    for f in 03_pinned_memory/sweep.csv 03_pinned_memory/sweep.png 04_streams_overlap/timeline.csv \
+             04_streams_overlap/timeline.png 01_hello_runtime/build/x 01_hello_runtime/build-hostsan/x; do
+        [[ "$f" == */build*/x ]] || grep -qF -- "--csv $(basename "${f%.*}").csv" "$ROOT/${f%%/*}/README.md" \
+            || fail "${f%%/*}/README.md no longer makes $(basename "$f"): update this test"
+        if git -C "$ROOT" rev-parse 2>/dev/null; then
+            git -C "$ROOT" check-ignore -q "$f" || fail "$f is not in .gitignore"
+        else
+            grep -qxF "$f" "$ROOT/.gitignore" || grep -qxF "$(basename "$(dirname "$f")")/" "$ROOT/.gitignore" \
+                || fail "$f is not in .gitignore"
+        fi
+    done
+    for f in 03_pinned_memory/bandwidth_h100.csv 03_pinned_memory/bandwidth_h100.png \
+             04_streams_overlap/timeline_h100.csv 04_streams_overlap/timeline_h100.png; do
+        [ -f "$ROOT/$f" ] || fail "$f is not there"
+        if git -C "$ROOT" rev-parse 2>/dev/null; then
+            run git -C "$ROOT" check-ignore -q "$f"
+            assert_failure
+        fi
+    done
+}
+
+@test "make clean leaves no build output" {
+    run make -C "$COPY" clean
+    assert_success
+    run find "$COPY" \( -name build -o -name build-hostsan -o -name '*.o' -o -name '*.d' -o -name '*.ptx' -o -name '*.cubin' \) -print
+    assert_output ""
 }

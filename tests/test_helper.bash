@@ -1,7 +1,11 @@
 # tests/test_helper.bash - loaded by every test file:  load test_helper
 #
 #   ROOT                  the repository root
-#   lesson_bin NN_name    the path of a lesson's program (01_hello_runtime -> .../build/hello_runtime)
+#   lesson_bin NN_name    the path of a lesson's program (01_hello_runtime -> .../build/hello_runtime;
+#                         LESSON_BUILD=build-hostsan: the HOST_SANITIZE=1 build instead)
+#   copy_tree SRC DST     copy the source tree (git's file list, or without git: everything but
+#                         .git, build output and .gpu), as a tarball or any copy would have it
+#   list_lessons DIR      the NN_name folders with a Makefile; fails, saying so, when there is none
 #   require_gpu           skip (with the reason) when no GPU is usable here;
 #                         with REQUIRE_GPU=1 fail instead of skipping
 #   normalize             filter: replaces what varies from run to run or card to card
@@ -20,9 +24,37 @@ bats_load_library bats-assert
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 export ROOT
 
+# Started from `make -j2 test` or `make -s test`, bats inherits that make's flags (and a
+# jobserver whose pipes it does not have): the builds the tests run must not see them.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES
+
 lesson_bin() {
     local dir="$1"
-    echo "$ROOT/$dir/build/${dir#*_}"
+    echo "$ROOT/$dir/${LESSON_BUILD:-build}/${dir#*_}"
+}
+
+copy_tree() {
+    local src="$1" dst="$2"
+    mkdir -p "$dst" || return 1
+    if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1 \
+       && [ "$(cd "$(git -C "$src" rev-parse --show-toplevel)" && pwd -P)" = "$(cd "$src" && pwd -P)" ] \
+       && git -C "$src" ls-files -co --exclude-standard >/dev/null 2>&1; then
+        (cd "$src" && git ls-files -co --exclude-standard -z | grep -zv '^\.gpu/' \
+            | xargs -0 tar cf - --ignore-failed-read) | (cd "$dst" && tar xf -)
+    else # a release tarball, or a checkout git will not read: everything but the build output
+        (cd "$src" && tar cf - --exclude=.git --exclude=.gpu --exclude='./[0-9][0-9]_*/build' \
+            --exclude='./[0-9][0-9]_*/build-hostsan' .) | (cd "$dst" && tar xf -)
+    fi
+}
+
+list_lessons() {
+    local dir="$1" found
+    found="$(cd "$dir" 2>/dev/null && ls -d [0-9][0-9]_*/Makefile 2>/dev/null | sed 's,/Makefile$,,')"
+    if [ -z "$found" ]; then
+        echo "no lesson (NN_name/Makefile) found in $dir" >&2
+        return 1
+    fi
+    echo "$found"
 }
 
 # A GPU is usable when nvidia-smi lists one and CUDA_VISIBLE_DEVICES does not hide them all.
@@ -84,18 +116,30 @@ stub_driver_dir() {
 # Runs "$@" (through bats' `run`) on a machine where no libcuda.so.1 can be loaded, as on a
 # machine without the NVIDIA driver. Where the driver is installed, that needs root: a private
 # mount namespace hides each libcuda.so.1 behind /dev/null (dlopen then fails, as it would with
-# no file). Elsewhere (CI) nothing needs hiding. Skips with the reason when neither works.
-run_without_driver() {
+# no file). Elsewhere (CI) nothing needs hiding. Skips with the reason when neither works
+# (not root, no unshare, or a container that forbids mount namespaces: docker without
+# CAP_SYS_ADMIN): only a run that really had no driver counts.
+driver_libraries() {
     local libs
     libs="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF}')"
     libs="$libs $(ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so.1 2>/dev/null || true)"
-    libs="$(echo $libs | tr ' ' '\n' | sort -u | tr '\n' ' ')"
+    echo $libs | tr ' ' '\n' | sort -u | tr '\n' ' '
+}
+
+run_without_driver() {
+    local libs why
+    libs="$(driver_libraries)"
     if [ -z "${libs// /}" ]; then
         run "$@"
         return
     fi
     if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
         skip "the NVIDIA driver is installed here and hiding it needs root and unshare"
+    fi
+    # Can this process make a mount namespace and bind-mount in it? Asked first, so that an
+    # exit status of the command itself is never taken for "could not isolate".
+    if ! why="$(unshare -m sh -c 'mount --bind /dev/null /dev/null' 2>&1)"; then
+        skip "cannot hide libcuda.so.1 here: a private mount namespace is not allowed (${why:-unshare -m failed}); needs root with CAP_SYS_ADMIN"
     fi
     local script='for f in $HIDE; do mount --bind /dev/null "$f" || exit 99; done; exec "$@"'
     HIDE="$libs" run unshare -m sh -c "$script" sh "$@"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# tests/test_helper.bash itself: the no-driver isolation it needs, and what it does where that
+# isolation is not allowed (a default docker container: unshare -m exits 1).
+
+setup() {
+    load test_helper
+}
+
+# Writes a bats file that runs run_with_no_driver on a machine whose driver library is
+# $1 (a path, or empty for none) with the tools in $BATS_TEST_TMPDIR/bin first on PATH.
+probe_file() {
+    # (@test at the start of a line here would be taken by bats for a test of this file)
+    sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" -e "s|@LIBS@|$1|" \
+        -e "s|@BIN@|$BATS_TEST_TMPDIR/bin|" >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
+load @HELPER@
+driver_libraries() { echo "@LIBS@"; }
+AT_TEST "no driver" {
+    PATH="@BIN@:$PATH"
+    run_with_no_driver sh -c 'echo "lesson: cannot run here: no NVIDIA driver: libcuda.so.1 could not be loaded."; exit 77'
+}
+EOF2
+}
+
+# Runs the probe as a fresh bats would (not inside this run's state).
+run_probe() {
+    local path="$PATH"
+    [ -z "${BATS_LIBEXEC:-}" ] || path="$(tr : '\n' <<<"$PATH" | grep -vxF "$BATS_LIBEXEC" | paste -sd: -)"
+    run env $(env | sed -n 's/^\(BATS_[A-Z_]*\)=.*/-u \1/p' | grep -vx -- '-u BATS_LIB_PATH') \
+        PATH="$path" bats --tap "$BATS_TEST_TMPDIR/probe.bats"
+}
+
+fake_tool() {  # fake_tool NAME 'sh script'
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\n%s\n' "$2" >"$BATS_TEST_TMPDIR/bin/$1"
+    chmod +x "$BATS_TEST_TMPDIR/bin/$1"
+}
+
+@test "no-driver tests skip, with the reason, where a mount namespace is not allowed (docker without CAP_SYS_ADMIN)" {
+    fake_tool id 'echo 0'
+    fake_tool unshare 'echo "unshare: unshare failed: Operation not permitted" >&2; exit 1'
+    probe_file /usr/lib/x86_64-linux-gnu/libcuda.so.1
+    run_probe
+    assert_success
+    assert_output --regexp "ok 1 no driver # skip .*mount namespace is not allowed.*Operation not permitted"
+}
+
+@test "no-driver tests skip, with the reason, without root" {
+    fake_tool id 'echo 1000'
+    probe_file /usr/lib/x86_64-linux-gnu/libcuda.so.1
+    run_probe
+    assert_success
+    assert_output --regexp "ok 1 no driver # skip .*needs root"
+}
+
+@test "without a driver library nothing needs hiding: the test runs and counts" {
+    probe_file ""
+    run_probe
+    assert_success
+    assert_output "$(printf '1..1\nok 1 no driver')"
+}
+
+@test "where hiding is allowed, the library is hidden and the run counts" {
+    unshare -m sh -c 'mount --bind /dev/null /dev/null' 2>/dev/null \
+        || skip "this machine does not allow a private mount namespace"
+    [ "$(id -u)" = 0 ] || skip "needs root"
+    echo 'not a library' >"$BATS_TEST_TMPDIR/libcuda.so.1"
+    sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
+        -e "s|@LIB@|$BATS_TEST_TMPDIR/libcuda.so.1|" >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
+load @HELPER@
+driver_libraries() { echo "@LIB@"; }
+AT_TEST "hidden" {
+    run_without_driver sh -c 'test -s "$1" && echo visible || echo hidden' sh "@LIB@"
+    assert_output hidden
+}
+EOF2
+    run_probe
+    assert_success
+    assert_output "$(printf '1..1\nok 1 hidden')"
+}
