@@ -62,7 +62,7 @@ help:
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'
 	@echo '                    (TESTS=tests/01_hello_runtime.bats: some test files; -j is fine)'
-	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; exit 77 without a GPU'
+	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; without a GPU it says it cannot grade here'
 	@echo '                    (SOLUTIONS=1, SUBMISSION=dir, OUT=dir FORMAT=all, GRADE_ARGS=...; see TEACHING.md)'
 	@echo '  make clean        remove all build output'
 	@echo '  make help         this text'

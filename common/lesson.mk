@@ -122,7 +122,7 @@ help:
 	@echo 'make            build build/$(NAME) and the exercises'
 	@echo 'make program    build build/$(NAME) only, not the exercises'
 	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
-	@echo 'make check      grade your exercises: points per exercise; exit 77 without a GPU (SOLUTIONS=1: the reference solutions)'
+	@echo 'make check      grade your exercises: points per exercise; without a GPU it says it cannot grade here (SOLUTIONS=1: the reference solutions)'
 	@echo 'make sanitize   run it under compute-sanitizer: memcheck (leaks too), racecheck, synccheck, initcheck'
 	@echo 'make clean      remove build/ (and build-hostsan/)'
 	@echo 'make help       this text'
