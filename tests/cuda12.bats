@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# CUDA 12: every C file of the suite compiles against CUDA 12 headers (cuda.h,
+# cuda_runtime_api.h, nvrtc.h, CUPTI's), the oldest (12.0) and the newest 12.x, so that the
+# CUDA_VERSION guards around calls newer than 12.0 hold. What is NOT checked here: the .cu
+# files (no CUDA 12 nvcc here; the pip wheels carry none) and linking or running with a 12.x
+# runtime. The headers come from NVIDIA's pip wheels: sh tests/cuda12/fetch-headers [12.0]
+# (.ci/run does it); without them each test skips with the reason.
+
+setup() {
+    load test_helper
+    CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cuda-lessons"
+}
+
+# The C files of the suite (tracked or new; without git, every .c outside build folders).
+c_files() {
+    if git -C "$ROOT" rev-parse 2>/dev/null; then
+        (cd "$ROOT" && { git ls-files '*.c'; git ls-files -o --exclude-standard '*.c'; } | sort -u)
+    else
+        (cd "$ROOT" && find . -name '*.c' -not -path '*/build*/*' -not -path './.git/*' | sed 's,^\./,,' | sort)
+    fi
+}
+
+headers_for() {  # headers_for VERSION: the folder, or skip with how to get it
+    local dir="$CACHE/cu$1-include"
+    [ -f "$dir/cuda.h" ] && [ -f "$dir/nvrtc.h" ] \
+        || skip "no CUDA $1 headers in $dir (sh tests/cuda12/fetch-headers${1#12} fetches them from NVIDIA's pip wheels)"
+    echo "$dir"
+}
+
+# Compiles every C file (-fsyntax-only, the suite's warning flags) with only $1 for CUDA.
+compile_all() {
+    local inc="$1" files
+    files="$(c_files)"
+    [ "$(wc -l <<<"$files")" -ge 20 ] || fail "found only $(wc -l <<<"$files") C files in $ROOT"
+    cd "$ROOT"
+    run sh -c 'printf "%s\n" "$@" | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} sh -c '\''
+        cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$0/common" -I"$1" "{}" >"$2/$(echo {} | tr / _).log" 2>&1 \
+          || { echo "FAILED: {}"; head -6 "$2/$(echo {} | tr / _).log"; }'\'' "$ROOT" "'"$inc"'" "'"$BATS_TEST_TMPDIR"'"' sh $files
+    assert_output ""
+}
+
+@test "CUDA 12.0 headers: nothing shadows them, and every C file compiles against them" {
+    local inc
+    inc="$(headers_for 12.0)"
+    printf '#include <cuda.h>\n#include <cuda_runtime_api.h>\n#include <nvrtc.h>\n' >"$BATS_TEST_TMPDIR/probe.c"
+    run cc -E -dM -I"$inc" "$BATS_TEST_TMPDIR/probe.c"
+    assert_line "#define CUDA_VERSION 12000"
+    run sh -c 'cc -M -I"$1" "$2" | tr " \\\\" "\n\n" | grep -E "/(cuda|cuda_runtime_api|nvrtc)\.h$"' sh "$inc" "$BATS_TEST_TMPDIR/probe.c"
+    assert_equal "$(grep -c "^$inc/" <<<"$output")" 3
+    compile_all "$inc"
+}
+
+@test "the newest CUDA 12.x headers: nothing shadows them, and every C file compiles against them" {
+    local inc
+    inc="$(headers_for 12)"
+    printf '#include <cuda.h>\n#include <cuda_runtime_api.h>\n#include <nvrtc.h>\n' >"$BATS_TEST_TMPDIR/probe.c"
+    run cc -E -dM -I"$inc" "$BATS_TEST_TMPDIR/probe.c"
+    assert_line --regexp "^#define CUDA_VERSION 12[0-9]{3}$"
+    run sh -c 'cc -M -I"$1" "$2" | tr " \\\\" "\n\n" | grep -E "/(cuda|cuda_runtime_api|nvrtc)\.h$"' sh "$inc" "$BATS_TEST_TMPDIR/probe.c"
+    assert_equal "$(grep -c "^$inc/" <<<"$output")" 3
+    compile_all "$inc"
+}
