@@ -49,6 +49,7 @@ struct run {
     bool sequential;       /* all in the legacy default stream, one chunk */
     bool legacy_between;   /* one legacy-default-stream operation between streams */
     double median, lo, hi; /* total time over the repetitions, ms */
+    double spread;         /* their spread (spread_of) */
     double total;          /* total of the repetition whose spans are kept */
     double overlap;        /* copies and kernels together, over the shorter of the two */
     bool identical;        /* result equal bit for bit to the reference */
@@ -126,7 +127,11 @@ int one_queue_child(int chunks);
 bool steady(double spread, char *why, size_t len);
 /* shared.c: another program seen on this GPU (NVML) at any check so far; why: which. */
 bool gpu_shared(char *why, size_t len);
+void gpu_shared_stop_sampling(void);
 double run_spread(const struct run *r);
+/* The spread of n sorted repetitions, over their median: from the second smallest to the
+ * second largest when there are 4 or more (one stray repetition each way is not noise). */
+double spread_of(const double *sorted, int n);
 
 /* model.c */
 bool measure_model(int chunks, struct model *m);

@@ -184,6 +184,7 @@ bool measure(struct run *r)
     r->median = median_of(sorted, L.reps);
     r->lo = sorted[0];
     r->hi = sorted[L.reps - 1];
+    r->spread = spread_of(sorted, L.reps);
     int keep = 0; /* the repetition closest to the median: its timeline is the one drawn */
     for (int rep = 1; rep < L.reps; rep++)
         if (fabs(totals[rep] - r->median) < fabs(totals[keep] - r->median))
@@ -252,11 +253,11 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
         }
     }
     *t = median_of(a, reps);
-    double s = (a[reps - 1] - a[0]) / *t;
+    double s = spread_of(a, reps);
     if (t2) {
         *t2 = which == OPS ? median_of(b, reps) : *t;
-        if (which == OPS && (b[reps - 1] - b[0]) / *t2 > s)
-            s = (b[reps - 1] - b[0]) / *t2;
+        if (which == OPS && spread_of(b, reps) > s)
+            s = spread_of(b, reps);
     }
     if (spread)
         *spread = s;
@@ -319,7 +320,15 @@ bool steady(double spread, char *why, size_t len)
     return false;
 }
 
-double run_spread(const struct run *r) { return r->median > 0 ? (r->hi - r->lo) / r->median : 0; }
+double spread_of(const double *v, int n)
+{
+    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    if (med <= 0)
+        return 0;
+    return n >= 4 ? (v[n - 2] - v[1]) / med : (v[n - 1] - v[0]) / med;
+}
+
+double run_spread(const struct run *r) { return r->spread; }
 
 /* Two significant figures: 2437 -> 2400, 87 -> 87. */
 static int round2(double v)

@@ -6,7 +6,8 @@
  * GPU: this lesson is one; two or more means company. Once company is seen, the timing claims
  * that follow are reported as not judged, with the reason; the others still count.
  * Where NVML is missing or lists nothing (some containers), only the spread of the
- * repetitions can tell (steady(), measure.c).
+ * repetitions and the stages timed twice can tell (steady(), measure.c; step 3). From step 6
+ * on, the lesson's own child process would count: what was seen before step 6 stands.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,6 +26,7 @@ static struct {
     void *device;
     int (*processes)(void *, unsigned int *, struct nvml_process *);
     unsigned int seen; /* the most processes seen at once */
+    bool stopped;      /* from step 6 on: its child process is this lesson too */
 } N;
 
 static void open_nvml(void)
@@ -46,11 +48,13 @@ static void open_nvml(void)
     N.usable = true;
 }
 
+void gpu_shared_stop_sampling(void) { N.stopped = true; }
+
 bool gpu_shared(char *why, size_t len)
 {
-    if (!N.tried)
+    if (!N.tried && !N.stopped)
         open_nvml();
-    if (N.usable) {
+    if (N.usable && !N.stopped) {
         struct nvml_process p[64];
         unsigned int n = 64;
         int rc = N.processes(N.device, &n, p);

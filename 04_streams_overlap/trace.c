@@ -129,7 +129,7 @@ static const char *open_cupti(void)
 }
 
 /* The records as a run: the i-th copy in (by start time) as chunk i's, and so on; times in ms,
- * aligned so that the first copy in starts where the events put it. */
+ * aligned so that the first copy in starts where the events put the first one. */
 static void records_as_run(const struct run *ev, struct run *cu)
 {
     *cu = (struct run){.streams = ev->streams, .total = ev->total};
@@ -142,14 +142,26 @@ static void records_as_run(const struct run *ev, struct run *cu)
                 records[k] = records[j];
                 records[j] = t;
             }
+    /* The k-th operation of a kind to start, by CUPTI, is drawn in the row of the stream whose
+     * operation of that kind the events show starting k-th (CUPTI's records name its own stream
+     * ids, not ours). */
+    double origin = 1e30;
+    for (int i = 0; i < ev->streams; i++)
+        origin = ev->span[i][OP_H2D].start < origin ? ev->span[i][OP_H2D].start : origin;
     for (int op = 0; op < OPS; op++) {
-        int i = 0;
-        for (int k = 0; k < nrecords && i < ev->streams; k++)
+        int order[MAX_STREAMS], n = ev->streams, i = 0;
+        for (int c = 0; c < n; c++) {
+            int j = c;
+            for (; j > 0 && ev->span[order[j - 1]][op].start > ev->span[c][op].start; j--)
+                order[j] = order[j - 1];
+            order[j] = c;
+        }
+        for (int k = 0; k < nrecords && i < n; k++)
             if (records[k].op == op) {
                 if (op == OP_H2D && i == 0)
                     t0 = records[k].start;
-                cu->span[i][op].start = (double)(records[k].start - t0) / 1e6 + ev->span[0][OP_H2D].start;
-                cu->span[i][op].end = (double)(records[k].end - t0) / 1e6 + ev->span[0][OP_H2D].start;
+                cu->span[order[i]][op].start = (double)(records[k].start - t0) / 1e6 + origin;
+                cu->span[order[i]][op].end = (double)(records[k].end - t0) / 1e6 + origin;
                 i++;
             }
     }
@@ -242,17 +254,27 @@ bool step_7_the_hardwares_own_record(struct findings *f)
     printf("   busy time      events     CUPTI\n");
     bool agree = true;
     double shortest = 1e30, cost = 0;
+    for (int op = 0; op < OPS; op++)
+        cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
+    /* An event after an operation is stamped when its stream gets there: allow two
+     * operation costs (step 1) per operation beside the 5%. */
+    double tol = 2 * cost * wide->streams;
     for (int op = 0; op < OPS; op++) {
         double a = busy(&ev, op), b = busy(&cu, op);
         printf("   %-12s %7.3f ms %7.3f ms\n", op_name[op], a, b);
-        agree = agree && a > 0.95 * b && a < 1.05 * b;
+        agree = agree && a > 0.95 * b - tol && a < 1.05 * b + tol;
         shortest = b / wide->streams < shortest ? b / wide->streams : shortest;
-        cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
     }
     printf("   overlap        %5.1f%%    %5.1f%%\n", 100 * ev.overlap, 100 * cu.overlap);
     claim(counted[OP_H2D] == wide->streams && counted[OP_KERNEL] == wide->streams &&
               counted[OP_D2H] == wide->streams,
           "CUPTI recorded every operation of the repetition: %d of each kind", wide->streams);
+    char shared[200];
+    if (!steady(0, shared, sizeof shared)) { /* another program's copies share the engines */
+        not_judged(shared, "each stage's busy time from the events is within 5%% of CUPTI's");
+        not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
+        return true;
+    }
     if (shortest < 20 * cost) {
         /* An event after an operation is stamped when its stream gets there, a few us after
          * the operation's end; the span before it starts when the engine is free or the
@@ -265,7 +287,8 @@ bool step_7_the_hardwares_own_record(struct findings *f)
         not_judged(why, "the events' overlap is within 5 points of CUPTI's");
         return true;
     }
-    claim(agree, "each stage's busy time from the events is within 5%% of CUPTI's");
+    claim(agree, "each stage's busy time from the events is within 5%% (and two operation costs "
+          "per operation) of CUPTI's");
     claim(ev.overlap > cu.overlap - 0.05 && ev.overlap < cu.overlap + 0.05,
           "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev.overlap,
           100 * cu.overlap);

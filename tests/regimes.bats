@@ -145,31 +145,37 @@ run_regime() {
 
 # ==== 04_streams_overlap =======================================================================
 # Most regimes use 64 MiB each way (--elements 16777216) to stay short. Each must end PASS.
-# model04 N M: at least N stream counts judged "as fast as the model says" and at least M
-# judged at all against their model (as fast as, or no faster than where it is only a bound).
+# Timing claims that the run cannot judge (repetitions that spread, another program on the GPU,
+# chunks too short for the model) are "[n/j]" with the reason; model04 N checks that each of N
+# stream counts got its line about the model, judged or not; model04_fast N that N were judged
+# "as fast as the model says" (kernel-bound runs are long and steady enough to require it).
 regime04() {
     run_regime 04_streams_overlap "$@"
 }
 model04() {
-    local fast bound
-    fast="$(grep -c '^  \[ok\]   [0-9]* streams\?[,:].*as fast as the model says' <<<"$output")"
-    bound="$(grep -c '^  \[ok\]   [0-9]* streams\?[,:].*no faster than the model allows' <<<"$output")"
-    [ "$fast" -ge "$1" ] || fail "$fast stream counts as fast as their model, $1 wanted"
-    [ $((fast + bound)) -ge "$2" ] || fail "$((fast + bound)) stream counts judged against the model, $2 wanted"
+    local n
+    n="$(grep -cE '^  \[(ok|n/j)\]   ?[0-9]+ streams?[ ,:].*(as fast as the model|no faster than the model)' <<<"$output")"
+    [ "$n" -ge "$1" ] || fail "$n stream counts have a line about the model, $1 wanted"
+}
+model04_fast() {
+    local n
+    n="$(grep -cE '^  \[ok\]   [0-9]+ streams?[,:].*as fast as the model says' <<<"$output")"
+    [ "$n" -ge "$1" ] || fail "$n stream counts as fast as their model, $1 wanted"
 }
 
 @test "04 regime: kernel-bound (--work 20000): every count as fast as its model" {
     regime04 -- --elements 16777216 --work 20000 --streams 1,2,8 --reps 3
-    model04 3 3
+    model04_fast 3
 }
 
-@test "04 regime: copy-bound (--work 16): the model holds as a bound where the kernels are tiny" {
+@test "04 regime: copy-bound (--work 16): the kernels are tiny" {
     regime04 -- --elements 16777216 --work 16 --streams 1,2,8
-    model04 1 3
+    model04 3
 }
 
-@test "04 regime: tiny chunks (--elements 1048576): each count no faster than its model" {
+@test "04 regime: tiny chunks (--elements 1048576)" {
     regime04 -- --elements 1048576
+    model04 4
 }
 
 @test "04 regime: the smallest size (--elements 1024)" {
@@ -179,17 +185,17 @@ model04() {
 @test "04 regime: one stream (--streams 1): nothing to overlap, said as not judged" {
     regime04 -- --elements 16777216 --streams 1
     assert_line --partial "[n/j]  copies and kernels overlap - not judged here: one stream"
-    model04 1 1
+    model04 1
 }
 
 @test "04 regime: 64 streams" {
     regime04 -- --elements 16777216 --streams 8,64
-    model04 1 2
+    model04 2
 }
 
 @test "04 regime: odd stream counts (3, 7)" {
     regime04 -- --elements 16777216 --streams 3,7
-    model04 2 2
+    model04 2
 }
 
 @test "04 regime: CUDA_DEVICE_MAX_CONNECTIONS=1: per stream serialises, by stage overlaps" {
@@ -198,7 +204,7 @@ model04() {
     assert_line --regexp '^  \[ok\]   one hardware queue: per stream, kernels wait behind'
     assert_line --regexp '^  \[ok\]   one hardware queue: by stage, copies and kernels still overlap'
     assert_line --regexp '^  \[ok\]   one hardware queue: the memset waited behind the non-blocking stream'
-    model04 1 4
+    model04 4
 }
 
 @test "04 regime: CUDA_LAUNCH_BLOCKING=1: per stream nothing overlaps, by stage the copies in still do" {
@@ -206,7 +212,7 @@ model04() {
     assert_line --partial "CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done"
     assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, per stream: no kernel overlaps a copy'
     assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch'
-    model04 1 4
+    model04 4
 }
 
 @test "04 regime: --device on every visible GPU" {
