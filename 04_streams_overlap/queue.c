@@ -5,8 +5,9 @@
  * Kepler, 8 by default, CUDA_DEVICE_MAX_CONNECTIONS from 1 to 32, read once when the driver
  * starts). Streams are spread over them. Within one queue the GPU takes the work in the order it
  * was issued, whichever stream it belongs to: an operation that must wait for its own stream also
- * holds back everything queued after it - a false dependency. GPUs before Hyper-Q had one queue,
- * which is why the "by stage" issue order exists.
+ * holds back everything queued after it - a false dependency (the explanation; what the step
+ * measures is the overlap of the two orders). GPUs before Hyper-Q had one queue, which is why
+ * the "by stage" issue order exists.
  *
  * The variable is read at start-up, so the step runs this program again in a child process with
  * CUDA_DEVICE_MAX_CONNECTIONS=1 (--one-queue-child N, an internal option) and reads its lines.
@@ -125,11 +126,13 @@ bool step_6_one_hardware_queue(struct findings *f)
     gpu_shared_stop_sampling(); /* the child process is this lesson, not company */
     printf("\n6. What breaks the overlap: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)\n"
            "   the driver reads the variable once, at start-up: this program runs again in a child\n"
-           "   process with it, %d chunks in %d streams; one queue takes the work in the order it\n"
-           "   was issued, so an operation waiting for its own stream holds back the other streams'\n",
+           "   process with it, %d chunks in %d streams, each operation followed by its event as in\n"
+           "   step 3. One queue takes the work in the order it was issued; an explanation, not\n"
+           "   measured here: what must wait for its own stream (a kernel for its copy, an event for\n"
+           "   its operation) holds back everything issued after it, whichever stream it belongs to\n",
            chunks, chunks);
-    printf("   per stream:  H1 K1 D1 H2 K2 D2 ...: H2 waits in the queue until D1 may start, after K1\n"
-           "   by stage:    H1 H2 ... K1 K2 ... D1 D2 ...: each kernel waits only for copies in\n");
+    printf("   per stream:  H1 K1 D1 H2 K2 D2 ...: chunk 2's copy in is queued behind chunk 1's work\n"
+           "   by stage:    H1 H2 ... K1 K2 ... D1 D2 ...: every copy in is queued ahead of the waits\n");
     struct child_run got[3] = {{0}};
     int status = -1;
     if (!run_child(f, chunks, got, &status))
