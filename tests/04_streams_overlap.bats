@@ -261,7 +261,7 @@ check() {
     EXERCISE_BIN="$ROOT/$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/$LESSON.bats"
     echo "$output"
     assert_failure
-    [ "$(echo "$output" | grep -c '^not ok ')" -eq 3 ]
+    [ "$(echo "$output" | grep -c '^not ok ')" -eq 4 ]
 }
 
 # ---- on any machine ------------------------------------------------------------------------
@@ -387,7 +387,7 @@ EOF_C
 }
 
 @test "the exercise programs: --help exits 0, a bad option exits 2, the stub driver 77" {
-    for prog in exercises/streams exercises/pinned exercises/legacy solutions/streams; do
+    for prog in exercises/streams exercises/pinned exercises/legacy exercises/driver solutions/driver; do
         p="$ROOT/$LESSON/build/$prog"
         run "$p" --help
         assert_success

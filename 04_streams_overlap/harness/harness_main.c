@@ -226,7 +226,9 @@ int main(int argc, char **argv)
     size_t bytes = p.n * sizeof(float);
     float *ref = NULL;
     struct cudaDeviceProp prop;
-    if (!checkRuntime(cudaSetDevice((int)device)) ||
+    /* cudaFree(NULL) makes sure the device's primary context exists and is current, so that an
+     * exercise may allocate with the Driver API (exercise "driver") in the runtime's context. */
+    if (!checkRuntime(cudaSetDevice((int)device)) || !checkRuntime(cudaFree(NULL)) ||
         !checkRuntime(cudaGetDeviceProperties(&prop, (int)device))) {
         ok = false;
         goto cleanup;

@@ -39,3 +39,7 @@ grade() {
 @test "legacy: the streams overlap again despite the legacy-default-stream memset" {
     grade legacy
 }
+
+@test "driver: the Driver API's asynchronous copies in CU_STREAM_NON_BLOCKING streams overlap despite the legacy memset" {
+    grade driver
+}

@@ -6,8 +6,10 @@
  * That is safe here because the memset touches only dev_counter, which no stream uses;
  * had it written dev_out, the implicit ordering would have been what kept it correct, and
  * removing it would need an explicit cudaEventRecord / cudaStreamWaitEvent instead.
- * (Compiling with nvcc --default-stream per-thread also changes what stream 0 means, for
- * the code in that compilation.)
+ * The per-thread default stream would not do: it is a blocking stream and still synchronises
+ * with the legacy stream (lesson 04, step 5b measures it). And nvcc's --default-stream
+ * per-thread changes nothing in this file, which gcc compiles: C code gets the per-thread
+ * default stream with -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1, or by passing cudaStreamPerThread.
  */
 #include "../../harness/harness.h"
 
