@@ -40,6 +40,17 @@ bool step_7_the_hardwares_own_record(struct findings *f)
 }
 #else
 
+/* The record types of the CUPTI this lesson is built with: CUDA 13's CUPTI names them
+ * CUpti_ActivityKernel10 and CUpti_ActivityMemcpy6; CUDA 12.0's newest are Kernel9 and
+ * Memcpy5. The fields read here (kind, copyKind, start, end) are at the same place in all. */
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 kernel_record;
+typedef CUpti_ActivityMemcpy6 memcpy_record;
+#else
+typedef CUpti_ActivityKernel9 kernel_record;
+typedef CUpti_ActivityMemcpy5 memcpy_record;
+#endif
+
 #define MAX_RECORDS (4 * MAX_STREAMS * OPS)
 struct record {
     int op;
@@ -73,12 +84,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     while (C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
         struct record r = {.op = -1};
         if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-            const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+            const memcpy_record *m = (const memcpy_record *)rec;
             r.op = m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? OP_H2D
                    : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? OP_D2H : -1;
             r.start = m->start, r.end = m->end;
         } else if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            const kernel_record *k = (const kernel_record *)rec;
             r.op = OP_KERNEL, r.start = k->start, r.end = k->end;
         }
         if (r.op < 0)
