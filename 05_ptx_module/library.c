@@ -165,7 +165,7 @@ static bool runtime_kernel_to_driver(struct lesson *L)
     printf("   d) the other way: cudaGetFuncBySymbol(&f, axpy) gives the CUfunction of the <<<>>> kernel:\n"
            "      cuFuncGetAttribute: %d registers; cuLaunchKernel(f, ...): %d wrong\n", regs, wrong);
     claim(regs > 0 && wrong == 0, "a kernel compiled into the program is a CUfunction the Driver API can query and launch");
-#if CUDART_VERSION >= 12000
+#if CUDART_VERSION >= 12010 /* cudaKernel_t and cudaGetKernel: CUDA 12.1 */
     cudaKernel_t kernel;
     CUfunction f2;
     ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) && checkDriver(cuKernelGetFunction(&f2, kernel));
