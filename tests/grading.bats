@@ -64,7 +64,7 @@ EOF
     "$T/grading/grade" --solutions --out "$O/solutions" -f all >"$O.solutions.log" 2>&1 || rc=$?
     echo $rc >"$O.solutions.rc"; rc=0
 
-    # A class, graded at once (eight at a time on the one toy GPU).
+    # A class, graded five at a time on the one toy GPU.
     export C="$BATS_FILE_TMPDIR/class"
     local good_add='#include <stdio.h>
 int main(void) { puts("sum: 5"); return 0; }'
@@ -77,9 +77,10 @@ int main(void) { puts("done"); return 0; }'
     put eve add "$good_add"; put eve loop '#include <stdio.h>
 int main(void) { for (volatile int i = 0;; i++) {} puts("done"); }'          # hangs
     put fay add 'int main(void) { return 0 }'; put fay loop "$good_loop"     # does not build
-    # gus cheats: skeleton-like work, a grader that passes everything, a Makefile that copies
-    # the solutions, a changed common/ file, an added note and a symbolic link to a solution
-    put gus add 'int main(void) { return 0; }'; put gus loop 'int main(void) { return 0; }'
+    # gus hands in the untouched skeletons, and cheats: a grader that passes everything, a
+    # Makefile that copies the solutions, a changed common/ file, an added note and a symbolic
+    # link to a solution
+    mkdir -p "$C/gus/01_toy"; cp -r "$T/01_toy/exercises" "$C/gus/01_toy/"; rm "$C/gus/01_toy/exercises/points"
     mkdir -p "$C/gus/tests/exercises" "$C/gus/common"
     printf '@test "add: prints a sum" { true; }\n@test "add: the sum of 2 and 3 is 5" { true; }\n@test "loop: says done" { true; }\n' \
         >"$C/gus/tests/exercises/01_toy.bats"
@@ -87,10 +88,12 @@ int main(void) { for (volatile int i = 0;; i++) {} puts("done"); }'          # h
     echo 'student' >"$C/gus/common/note.txt"
     echo 'notes' >"$C/gus/01_toy/exercises/add/NOTES.txt"
     ln -s ../../solutions/loop/main.c "$C/gus/01_toy/exercises/loop/helper.c"
-    mkdir -p "$C/sue/01_toy"; cp -r "$T/01_toy/exercises" "$C/sue/01_toy/"     # untouched skeletons
+    put kim add '#include <stdio.h>
+int main(void) { fputs("add: cannot run here: no CUDA device is visible\n", stderr); return 77; }'
+    put kim loop "$good_loop"                       # as on a node whose GPU stopped working
     echo 'not a folder' >"$C/hal"                                # a stray file: grading fails
     # (formats are made from results.json alone: the tests below make them with grading/formats)
-    "$T/grading/class" local "$C" "$O/class" --per-gpu 8 --timeout 3 --format none >"$O.class.log" 2>&1 || rc=$?
+    "$T/grading/class" local "$C" "$O/class" --per-gpu 5 --timeout 6 --format none >"$O.class.log" 2>&1 || rc=$?
     echo $rc >"$O.class.rc"
 }
 
@@ -117,12 +120,12 @@ R() { echo "$O/class/results/$1/results.json"; }
 }
 
 @test "the untouched skeletons score 0: an exercise is all or nothing, though one of its tests passes" {
-    run cat "$O/class/logs/sue.exit"; assert_output 1
-    run cat "$O/class/results/sue/report.txt"; assert_output --regexp 'total +0/15'
-    run row "$(R sue)" add; assert_output "0 failed"
-    run jq -r '.exercises[0].tests | map(.status) | join(",")' "$(R sue)"
+    run cat "$O/class/logs/gus.exit"; assert_output 1
+    run cat "$O/class/results/gus/report.txt"; assert_output --regexp 'total +0/15'
+    run row "$(R gus)" add; assert_output "0 failed"
+    run jq -r '.exercises[0].tests | map(.status) | join(",")' "$(R gus)"
     assert_output "passed,failed"
-    run jq -r '.exercises[0].reason' "$(R sue)"
+    run jq -r '.exercises[0].reason' "$(R gus)"
     assert_output --partial "1 of 2 tests failed, first: add: the sum of 2 and 3 is 5"
 }
 
@@ -167,14 +170,15 @@ print(len(r.findall(".//testcase/skipped")), len(r.findall(".//testcase")))' "$S
     assert_line '"bob","01_toy","loop",0,5,"missing","the submission has no folder 01_toy/exercises/loop"'
     assert_line '"dan","01_toy","add",0,10,"missing","the submission has no folder 01_toy (lesson missing)"'
     assert_line '"eve","01_toy","add",10,10,"passed",""'
-    assert_line '"eve","01_toy","loop",0,5,"timed out","timed out after 3s"'
+    assert_line '"eve","01_toy","loop",0,5,"timed out","timed out after 6s"'
     assert_line --regexp '^"fay","01_toy","add",0,10,"build failed","does not build: .*exercises/add/main\.c:1:.*error'
     assert_line '"fay","01_toy","loop",5,5,"passed",""'
     assert_line --regexp '^"gus","01_toy","add",0,10,"failed",'
     assert_line --regexp '^"gus","01_toy","loop",0,5,"failed",'
     assert_line --regexp '^"hal","01_toy","add",0,10,"no result",".*hal is not a folder'
+    assert_line '"kim","01_toy","loop",5,5,"passed",""'
     assert_equal "$(grep -c . "$O/class/gradebook.csv")" 17
-    for s in ann bob dan eve fay gus hal sue; do
+    for s in ann bob dan eve fay gus hal kim; do
         assert_equal "$(grep -c "^\"$s\"," "$O/class/gradebook.csv")" 2
     done
     run cat "$O/class/missing.txt"
@@ -183,7 +187,7 @@ print(len(r.findall(".//testcase/skipped")), len(r.findall(".//testcase")))' "$S
 
 @test "a hang is a failed test 'timed out'; the rest of that submission is still graded" {
     run jq -r '.exercises[1].tests[0] | "\(.status) - \(.message)"' "$(R eve)"
-    assert_output "timed out - timed out: the grader of loop ran longer than 3s in this test"
+    assert_output "timed out - timed out: the grader of loop ran longer than 6s in this test"
     command -v python3 >/dev/null 2>&1 || skip "python3 is needed to parse the JUnit XML"
     "$T/grading/formats" junit "$(R eve)" "$BATS_TEST_TMPDIR"
     run python3 -c 'import sys, xml.etree.ElementTree as E
@@ -191,6 +195,16 @@ r = E.parse(sys.argv[1]).getroot()
 e = r.find(".//testcase[@name=\"loop: says done\"]/error")
 print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
     assert_output --partial "timeout timed out"
+}
+
+@test "a program that says it cannot run here (exit 77) is 'not run', not failed; the grading exits 77" {
+    run cat "$O/class/logs/kim.exit"; assert_output 77
+    run row "$(R kim)" add; assert_output "0 not graded"
+    run jq -r '.exercises[0].tests[1].message, .cannot_grade' "$(R kim)"
+    assert_line "not run: the program could not run on this machine: add: cannot run here: no CUDA device is visible"
+    assert_line "cannot grade here: a program could not run on this machine: add: cannot run here: no CUDA device is visible"
+    run grep -c '"kim","01_toy","add",0,10,"not graded","2 of 2 tests did not run' "$O/class/gradebook.csv"
+    assert_output 1
 }
 
 @test "a cheater gains nothing: grader, Makefile, common/ and other files are ignored and listed" {
@@ -210,10 +224,11 @@ print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
 
 @test "a class is resumable and gather is idempotent: only what is missing is graded again" {
     cp -r "$O/class" "$S"
-    run "$T/grading/class" local "$C" "$S" --per-gpu 8 --timeout 3
+    run "$T/grading/class" local "$C" "$S" --per-gpu 5 --timeout 6
     assert_success
-    for s in ann bob dan eve fay gus sue; do assert_output --partial "already graded: $s"; done
+    for s in ann bob dan eve fay gus; do assert_output --partial "already graded: $s"; done
     assert_output --partial "grading: hal"
+    assert_output --partial "grading: kim"     # its result said it could not run there
     cmp "$S/gradebook.csv" "$O/class/gradebook.csv"
     run "$T/grading/class" gather "$S"
     cmp "$S/gradebook.csv" "$O/class/gradebook.csv"
