@@ -28,8 +28,8 @@ NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
 # to 12.7 stop at 90, 12.8 adds 100 and 120; CUDA 13 starts at 75). Computed once, exported.
 ARCH_CANDIDATES := 75 80 86 89 90 100 120
 ifeq ($(origin ARCH),undefined)
-  ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
-            | grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sort -u | tr '\n' ' ')
+  ARCH := $(strip $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
+            | grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sort -u | tr '\n' ' '))
   ifeq ($(strip $(ARCH)),)
     NVCC_ARCHS := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
     ARCH := $(or $(filter $(NVCC_ARCHS),$(ARCH_CANDIDATES)),$(ARCH_CANDIDATES))

@@ -126,9 +126,11 @@ setup() {
     for a in 75 80 86 89 90 100 120; do
         case " $supported " in *" $a "*) want="$want $a" ;; esac
     done
-    # no nvidia-smi on PATH: the fallback list, whatever this machine has
+    # an nvidia-smi that sees no GPU (as on a login node): the list, whatever this machine has
     mkdir -p "$BATS_TEST_TMPDIR/bin"
     ln -s "$(command -v nvcc)" "$BATS_TEST_TMPDIR/bin/nvcc"
+    printf '#!/bin/sh\necho "No devices were found" >&2\nexit 6\n' >"$BATS_TEST_TMPDIR/bin/nvidia-smi"
+    chmod +x "$BATS_TEST_TMPDIR/bin/nvidia-smi"
     run env -u ARCH PATH="$BATS_TEST_TMPDIR/bin:/usr/bin:/bin" make -s -C "$COPY" help
     assert_success
     assert_line --partial "  ARCH=${want# }   ("
@@ -137,6 +139,10 @@ setup() {
     chmod +x "$BATS_TEST_TMPDIR/bin/old-nvcc"
     run env -u ARCH PATH="$BATS_TEST_TMPDIR/bin:/usr/bin:/bin" make -s -C "$COPY" help NVCC="$BATS_TEST_TMPDIR/bin/old-nvcc"
     assert_line --partial "  ARCH=75 80 86 89 90   ("
+    # one that sees an sm_90 card and an sm_86 card: those two
+    printf '#!/bin/sh\nprintf "9.0\\n8.6\\n9.0\\n"\n' >"$BATS_TEST_TMPDIR/bin/nvidia-smi"
+    run env -u ARCH PATH="$BATS_TEST_TMPDIR/bin:/usr/bin:/bin" make -s -C "$COPY" help
+    assert_line --partial "  ARCH=86 90   ("
 }
 
 @test "HOST_SANITIZE=1 builds the host code with ASan and UBSan into build-hostsan; the link takes CFLAGS and LDFLAGS" {
