@@ -314,8 +314,9 @@ bool steady(double spread, char *why, size_t len)
     if (spread <= 0.10)
         return true;
     snprintf(why, len,
-             "the repetitions behind it spread by %.0f%%: something else (another program?) is "
-             "using this GPU or its link",
+             "the repetitions behind it spread by %.0f%%, more than 10%%: too noisy to compare "
+             "times (possible causes: another program on this GPU, host-side staging of pageable "
+             "copies)",
              100 * spread);
     return false;
 }
