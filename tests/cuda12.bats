@@ -20,11 +20,14 @@ c_files() {
     fi
 }
 
-headers_for() {  # headers_for VERSION: the folder, or skip with how to get it
-    local dir="$CACHE/cu$1-include"
-    [ -f "$dir/cuda.h" ] && [ -f "$dir/nvrtc.h" ] \
-        || skip "no CUDA $1 headers in $dir (sh tests/cuda12/fetch-headers${1#12} fetches them from NVIDIA's pip wheels)"
-    echo "$dir"
+# headers_for VERSION: sets inc to the folder, or skips with how to get it. Called in the test's
+# own shell, not in $(...): a skip inside a command substitution would not skip the test.
+headers_for() {
+    inc="$CACHE/cu$1-include"
+    local arg=""
+    [ "$1" = 12 ] || arg=" $1"
+    [ -f "$inc/cuda.h" ] && [ -f "$inc/nvrtc.h" ] \
+        || skip "no CUDA $1 headers in $inc (sh tests/cuda12/fetch-headers$arg fetches them from NVIDIA's pip wheels)"
 }
 
 # Compiles every C file (-fsyntax-only, the suite's warning flags) with only $1 for CUDA.
@@ -41,7 +44,7 @@ compile_all() {
 
 @test "CUDA 12.0 headers: nothing shadows them, and every C file compiles against them" {
     local inc
-    inc="$(headers_for 12.0)"
+    headers_for 12.0
     printf '#include <cuda.h>\n#include <cuda_runtime_api.h>\n#include <nvrtc.h>\n' >"$BATS_TEST_TMPDIR/probe.c"
     run cc -E -dM -I"$inc" "$BATS_TEST_TMPDIR/probe.c"
     assert_line "#define CUDA_VERSION 12000"
@@ -52,7 +55,7 @@ compile_all() {
 
 @test "the newest CUDA 12.x headers: nothing shadows them, and every C file compiles against them" {
     local inc
-    inc="$(headers_for 12)"
+    headers_for 12
     printf '#include <cuda.h>\n#include <cuda_runtime_api.h>\n#include <nvrtc.h>\n' >"$BATS_TEST_TMPDIR/probe.c"
     run cc -E -dM -I"$inc" "$BATS_TEST_TMPDIR/probe.c"
     assert_line --regexp "^#define CUDA_VERSION 12[0-9]{3}$"
