@@ -229,9 +229,14 @@ static void judge_kinds(struct lesson *L)
     if (wide) {
         claim(least > 1.0, "pinned is faster than pageable at every size from 16 MiB up, both "
                            "directions: at least %.1fx", least);
-        claim(worst_other <= 0.10, "to the copy engine, write-combined and registered memory are "
-                                   "as fast as pinned from 16 MiB up (mean over the sizes within %.1f%%)",
-              100 * worst_other);
+        if (wide >= 2)
+            claim(worst_other <= 0.10, "to the copy engine, write-combined and registered memory "
+                                       "are as fast as pinned from 16 MiB up (mean over the sizes "
+                                       "within %.1f%%)", 100 * worst_other);
+        else /* an H200 once read 13.9% at --max 16M --reps 2 */
+            not_judged("one size of 16 MiB or more: one slow repetition can move it past 10% "
+                       "(--max 64M or more)", "to the copy engine, write-combined and registered "
+                       "memory are as fast as pinned (%.1f%% apart here)", 100 * worst_other);
     } else {
         const char *why = "no size of 16 MiB or more in this sweep (--max 16M or more)";
         not_judged(why, "pinned is faster than pageable at every size from 16 MiB up");

@@ -165,9 +165,11 @@ bool step_6_one_hardware_queue(struct findings *f)
     else if (allowed < 1.02) {
         snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%", allowed);
         not_judged(why, "one queue, by stage: copies and kernels still overlap");
+    } else if (gpu_shared(why, sizeof why)) { /* what was seen before step 6 */
+        not_judged(why, "one queue, by stage: copies and kernels still overlap");
     } else if (got[2].spread > 0.10) {
-        snprintf(why, sizeof why, "the child's repetitions spread by %.0f%%: something else is "
-                 "using this GPU or its link", 100 * got[2].spread);
+        snprintf(why, sizeof why, "the child's repetitions spread by %.0f%%, more than 10%%: too "
+                 "noisy to compare times", 100 * got[2].spread);
         not_judged(why, "one queue, by stage: copies and kernels still overlap");
     }
     else

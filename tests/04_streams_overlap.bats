@@ -158,9 +158,11 @@ check() {
 @test "pageable memory loses the overlap" {
     lesson_output
     assert_output --regexp '\[ok\]   pageable memory loses the overlap'
-    gain="$(number 'pageable memory loses the overlap' '.*overlap: ([0-9.]+)x over.*')"
-    overlap="$(number 'pageable memory loses the overlap' '.*run, overlap ([0-9]+)%.*')"
-    check "g < 1.15 && o < 10" -v g="$gain" -v o="$overlap"
+    # Not the time: pageable streams can still gain a little (1.19x on an H200 with 4 streams)
+    # by staging one chunk while another moves; what they lose is copy/kernel overlap.
+    overlap="$(number 'pageable memory loses the overlap' '.*[:,] overlap ([0-9]+)%.*')"
+    [ -n "$overlap" ] || fail "no overlap figure in the pageable claim"
+    check "o < 10" -v o="$overlap"
 }
 
 @test "why pageable memory loses it: the call from the device blocks the host until earlier work is done" {

@@ -26,7 +26,7 @@ headers_for() {
     inc="$CACHE/cu$1-include"
     local arg=""
     [ "$1" = 12 ] || arg=" $1"
-    [ -f "$inc/cuda.h" ] && [ -f "$inc/nvrtc.h" ] \
+    [ -f "$inc/cuda.h" ] && [ -f "$inc/nvrtc.h" ] && [ -f "$inc/crt/host_defines.h" ] \
         || skip "no CUDA $1 headers in $inc (sh tests/cuda12/fetch-headers$arg fetches them from NVIDIA's pip wheels)"
 }
 
@@ -48,8 +48,8 @@ compile_all() {
     printf '#include <cuda.h>\n#include <cuda_runtime_api.h>\n#include <nvrtc.h>\n' >"$BATS_TEST_TMPDIR/probe.c"
     run cc -E -dM -I"$inc" "$BATS_TEST_TMPDIR/probe.c"
     assert_line "#define CUDA_VERSION 12000"
-    run sh -c 'cc -M -I"$1" "$2" | tr " \\\\" "\n\n" | grep -E "/(cuda|cuda_runtime_api|nvrtc)\.h$"' sh "$inc" "$BATS_TEST_TMPDIR/probe.c"
-    assert_equal "$(grep -c "^$inc/" <<<"$output")" 3
+    run sh -c 'cc -M -I"$1" "$2" | tr " \\\\" "\n\n" | grep -E "/(cuda|cuda_runtime_api|nvrtc|crt/host_defines)\.h$"' sh "$inc" "$BATS_TEST_TMPDIR/probe.c"
+    assert_equal "$(grep -c "^$inc/" <<<"$output")" 4
     compile_all "$inc"
 }
 
@@ -59,7 +59,7 @@ compile_all() {
     printf '#include <cuda.h>\n#include <cuda_runtime_api.h>\n#include <nvrtc.h>\n' >"$BATS_TEST_TMPDIR/probe.c"
     run cc -E -dM -I"$inc" "$BATS_TEST_TMPDIR/probe.c"
     assert_line --regexp "^#define CUDA_VERSION 12[0-9]{3}$"
-    run sh -c 'cc -M -I"$1" "$2" | tr " \\\\" "\n\n" | grep -E "/(cuda|cuda_runtime_api|nvrtc)\.h$"' sh "$inc" "$BATS_TEST_TMPDIR/probe.c"
-    assert_equal "$(grep -c "^$inc/" <<<"$output")" 3
+    run sh -c 'cc -M -I"$1" "$2" | tr " \\\\" "\n\n" | grep -E "/(cuda|cuda_runtime_api|nvrtc|crt/host_defines)\.h$"' sh "$inc" "$BATS_TEST_TMPDIR/probe.c"
+    assert_equal "$(grep -c "^$inc/" <<<"$output")" 4
     compile_all "$inc"
 }

@@ -9,6 +9,16 @@
 
 setup() {
     load test_helper
+    BACKGROUND_PID=
+}
+
+# A program a regime started beside the lesson is stopped even when the regime failed, so
+# that it cannot run on into the next tests (it did once, and failed three of them).
+teardown() {
+    if [ -n "${BACKGROUND_PID:-}" ]; then
+        kill "$BACKGROUND_PID" 2>/dev/null || true
+        wait "$BACKGROUND_PID" 2>/dev/null || true
+    fi
 }
 
 # run_regime LESSON [VAR=value ...] [-- ARGS ...]
@@ -229,11 +239,9 @@ model04_fast() {
     local p03="$ROOT/03_pinned_memory/build/pinned_memory"
     [ -x "$p03" ] || fail "build lesson 03 first: $p03"
     "$p03" --min 64M --max 256M >/dev/null 2>&1 &
-    local pid=$!
+    BACKGROUND_PID=$!
     sleep 1
     regime04 -- --elements 16777216 --streams 1,4
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
 }
 # ==== end 04_streams_overlap ===================================================================
 
