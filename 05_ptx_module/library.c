@@ -1,7 +1,7 @@
 /* 05_ptx_module/library.c - step 7: one load for every context. A module (cuModuleLoad*) is
  * loaded into the current context and serves that context only; a library (cuLibraryLoadData,
  * CUDA 12.0) is loaded once and serves every context that exists and every one created later,
- * on every device. The runtime has the same since CUDA 12.6 (cudaLibraryLoadData), so it can
+ * on every device. The runtime has the same since CUDA 12.8 (cudaLibraryLoadData), so it can
  * load PTX too; and cudaGetKernel / cudaGetFuncBySymbol go the other way, from a kernel
  * compiled into the program to handles the Driver API can query and launch. */
 #include <stdio.h>
@@ -123,7 +123,7 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
 }
 #endif
 
-#if CUDART_VERSION >= 12060
+#if CUDART_VERSION >= 12080 /* cudaLibraryLoadData and friends: CUDA 12.8 */
 /* c) the runtime loads PTX: cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel. */
 static bool runtime_library(struct lesson *L)
 {
@@ -144,7 +144,7 @@ static bool runtime_library(struct lesson *L)
         return false;
     printf("   c) the runtime: cudaLibraryLoadData(kernels_ptx), cudaLibraryGetKernel, cudaLaunchKernel\n"
            "      of the cudaKernel_t: y = %.1f * x + y on %d floats, %d wrong\n", (double)AXPY_A, N, wrong);
-    claim(wrong == 0, "the runtime loaded PTX and launched a kernel from it (CUDA 12.6)");
+    claim(wrong == 0, "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)");
     return true;
 }
 #endif
@@ -217,10 +217,10 @@ bool step_7_one_load_for_every_context(struct lesson *L)
 #else
     not_judged("built with CUDA older than 12.0", "one cuLibraryLoadData serves every context");
 #endif
-#if CUDART_VERSION >= 12060
+#if CUDART_VERSION >= 12080 /* cudaLibraryLoadData and friends: CUDA 12.8 */
     ok = ok && runtime_library(L);
 #else
-    not_judged("built with a CUDA runtime older than 12.6", "the runtime loads PTX with cudaLibraryLoadData");
+    not_judged("built with a CUDA runtime older than 12.8", "the runtime loads PTX with cudaLibraryLoadData");
 #endif
     return ok && runtime_kernel_to_driver(L);
 }

@@ -193,7 +193,7 @@ normalize_05() {
 }
 
 @test "GPU: step 7 - the runtime loads PTX (cudaLibraryLoadData); a <<<>>> kernel as a Driver API handle" {
-    assert_claim "the runtime loaded PTX and launched a kernel from it (CUDA 12.6)"
+    assert_claim "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)"
     assert_claim "a kernel compiled into the program is a CUfunction the Driver API can query and launch"
     run_lesson
     assert_regex "$LESSON_OUT" 'cudaLaunchKernel\s+of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong|of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong'
