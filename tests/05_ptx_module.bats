@@ -422,7 +422,7 @@ normalize_05() {
 # cuDeviceGetCount without a GPU.
 fake_driver_dir() {
     local dir="$BATS_TEST_TMPDIR/fake-driver" cuda
-    cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")")"
+    cuda="$(cuda_root)"
     mkdir -p "$dir"
     cat >"$dir/fake.c" <<'C'
 #include <cuda.h>

@@ -5,13 +5,8 @@
 
 setup_file() {
     load test_helper
-    local cuda
-    cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")")"
     export PROBE="$BATS_FILE_TMPDIR/fd_probe"
-    cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" \
-        "$ROOT/tests/cli/fd_probe.c" "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" \
-        -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart_static -ldl -lpthread -lrt \
-        -o "$PROBE" >"$BATS_FILE_TMPDIR/cc.log" 2>&1 || true
+    build_common_probe "$ROOT/tests/cli/fd_probe.c" "$PROBE"
 }
 
 setup() {
@@ -59,7 +54,7 @@ setup() {
 }
 
 @test "with stdout closed, the next file a program opens does not take descriptor 1" {
-    [ -x "$PROBE" ] || fail "the probe did not build: $(cat "$BATS_FILE_TMPDIR/cc.log")"
+    [ -x "$PROBE" ] || fail "the probe did not build: $(cat "$PROBE.log")"
     run sh -c '"$1" >&-' sh "$PROBE"
     assert_success
     refute_output --partial "next file descriptor: 1"

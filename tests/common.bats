@@ -4,18 +4,13 @@
 
 setup_file() {
     load test_helper
-    local cuda
-    cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")")"
     export PROBE="$BATS_FILE_TMPDIR/verdict_probe"
-    cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" \
-        "$ROOT/tests/common/verdict_probe.c" "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" \
-        -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart_static -ldl -lpthread -lrt \
-        -o "$PROBE" >"$BATS_FILE_TMPDIR/cc.log" 2>&1 || true
+    build_common_probe "$ROOT/tests/common/verdict_probe.c" "$PROBE"
 }
 
 setup() {
     load test_helper
-    [ -x "$PROBE" ] || fail "the probe did not build: $(cat "$BATS_FILE_TMPDIR/cc.log")"
+    [ -x "$PROBE" ] || fail "the probe did not build: $(cat "$PROBE.log")"
 }
 
 @test "all claims hold: PASS, exit 0, the verdict line as before" {

@@ -97,10 +97,27 @@ normalize() {
         -e 's/(^|[^A-Za-z_0-9.#])[0-9]+( ?(ns|us|ms|s|B|KiB|MiB|GiB|TiB|GB\/s|MB\/s|%|x)([^A-Za-z_0-9]|$))/\1#\2/g'
 }
 
+# The CUDA toolkit's root: the folder above the bin/ of the nvcc on PATH (else /usr/local/cuda).
+cuda_root() {
+    dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")"
+}
+
+# build_common_probe SOURCE OUTPUT: builds a small test program against common/ (check.c and
+# the Driver API loader) and the static CUDA runtime; the compiler's messages go to OUTPUT.log.
+# Never fails: the caller checks that OUTPUT exists and shows the log when it does not.
+build_common_probe() {
+    local cuda
+    cuda="$(cuda_root)"
+    cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" \
+        "$1" "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" \
+        -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart_static -ldl -lpthread -lrt \
+        -o "$2" >"$2.log" 2>&1 || true
+}
+
 # The CUDA toolkit's stub libcuda.so, reachable as libcuda.so.1 through LD_LIBRARY_PATH.
 stub_driver_dir() {
     local cuda stub dir="$BATS_FILE_TMPDIR/stub-driver"
-    cuda="$(dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")")"
+    cuda="$(cuda_root)"
     for stub in "$cuda/lib64/stubs/libcuda.so" "$cuda/targets/x86_64-linux/lib/stubs/libcuda.so" \
                 /usr/local/cuda/lib64/stubs/libcuda.so; do
         if [ -f "$stub" ]; then
