@@ -84,7 +84,9 @@ struct model {
     double h1, k1, d1;   /* one chunk's copy in, kernel, copy out, each alone */
     double H, K, D;      /* all chunks of one stage, in `chunks` streams, nothing else running */
     double Hs, Ds;       /* all copies in and all copies out at once: when each direction ends */
-    double ideal;        /* the fastest the pipeline can be (the sequential sum with one chunk) */
+    double handoff;      /* one hand-off between dependent operations (step 2), ms */
+    double ideal;        /* the fastest the pipeline can be (with one chunk: the stages' sum
+                          * and two hand-offs) */
     double serial;       /* the same operations one after another: H + K + D */
     double spread;       /* the widest spread of the repetitions behind these figures */
 };
@@ -100,6 +102,7 @@ struct findings {
     double th2, td2;       /* the copies both at once, ms */
     double op_cost[OPS];   /* per operation beyond its bandwidth: a 4-byte copy, an empty kernel */
     struct run *seq;       /* step 2's sequential run */
+    double handoff;        /* step 2: (sequential run - the stages' sum) / 2, at least 0 */
     struct model model[MAX_COUNTS];
     double allowed;        /* the best speed-up the model allows (over the stream counts) */
     long device;
@@ -134,7 +137,7 @@ double run_spread(const struct run *r);
 double spread_of(const double *sorted, int n);
 
 /* model.c */
-bool measure_model(int chunks, struct model *m);
+bool measure_model(int chunks, double handoff, struct model *m);
 const struct model *model_for(const struct findings *f, int chunks);
 
 /* main.c: allocate what struct lesson holds, release it (on every path) */
