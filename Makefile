@@ -40,11 +40,13 @@ run: all
 	exit $$failed
 
 # The tests run make themselves (in copies of the tree): this make's own flags (-j, -s, ...)
-# must not reach those builds, so bats starts without MAKEFLAGS and friends.
+# must not reach those builds, so bats starts without MAKEFLAGS and friends. tests/run runs
+# the files several at a time (TEST_JOBS=N; where a GPU is usable the files that use it run
+# after the others, one at a time) and prints their output in order, as one run.
 TESTS ?= tests/
 test: all
 	@sh tests/ensure-bats '$(BATS)'
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES $(BATS) $(BATS_FLAGS) $(TESTS)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES bash tests/run '$(BATS)' $(BATS_FLAGS) -- $(TESTS)
 
 # Grade every lesson's exercises at once: a table of points per exercise and the total
 # (grading/grade; TEACHING.md). Exit 77 without a usable GPU: nothing counts unless it ran.
