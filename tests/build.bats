@@ -1,13 +1,17 @@
 #!/usr/bin/env bats
 # The build itself: warnings, each lesson alone, make clean, the variables, the outer make's
 # flags. Runs anywhere (nvcc is needed, a GPU is not), in a copy of the tree so the real build
-# is left alone. The copy is built ONCE, for one architecture (BUILD_TEST_ARCH, default the
-# first this nvcc supports), each lesson with its own make -C, several at a time; the tests
-# reuse that build. Compiling for every architecture is what the real tree's build does.
+# is left alone. The copy's lesson programs are built ONCE, from clean, for one architecture
+# (BUILD_TEST_ARCH, default the first this nvcc supports), each lesson with its own make -C,
+# several at a time; the tests reuse that build. The exercises and solutions are checked in the
+# real tree, which `make test` has just built (-Werror: a warning fails that build) for every
+# architecture of its ARCH: building them a second time here was half of this file's CPU time.
 
 setup_file() {
     load test_helper
     export COPY="$BATS_FILE_TMPDIR/tree" LOGS="$BATS_FILE_TMPDIR/logs"
+    # the real tree's ARCH (from make test, or unset: its default), for the make run there
+    export TREE_ARCH="${ARCH-}" TREE_ARCH_SET="${ARCH+yes}"
     mkdir -p "$LOGS"
     copy_tree "$ROOT" "$COPY" >"$LOGS/copy.log" 2>&1 || echo "copying $ROOT failed" >>"$LOGS/copy.log"
     # One architecture for every build of this file (exported: make reads ARCH from here).
@@ -17,9 +21,18 @@ setup_file() {
     local lessons jobs
     lessons="$(list_lessons "$COPY" 2>>"$LOGS/copy.log")" || return 0   # setup() fails each test
     jobs="$(nproc 2>/dev/null || echo 2)"
-    # Each lesson alone (make -C, -j2 inside it), $jobs lessons at a time: a clean build.
+    # Each lesson's program alone (make -C, -j2 inside it), $jobs lessons at a time: a clean build.
     printf '%s\n' $lessons | xargs -P "$jobs" -I{} sh -c \
-        'make -C "$COPY/{}" -j2 >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
+        'make -C "$COPY/{}" -j2 program >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
+}
+
+# make in the real tree, with the ARCH it was built for (not this file's own).
+make_in_tree() {
+    if [ "$TREE_ARCH_SET" = yes ]; then
+        make ARCH="$TREE_ARCH" "$@"
+    else
+        env -u ARCH make "$@"
+    fi
 }
 
 # Runs "$@" as if started from a shell, not from this bats run: without its BATS_* variables
@@ -36,7 +49,7 @@ setup() {
     LESSONS="$(list_lessons "$COPY")" || fail "no lesson found in the copy of $ROOT"
 }
 
-@test "a clean build of every lesson succeeds" {
+@test "a clean build of every lesson's program succeeds" {
     for l in $LESSONS; do
         assert_equal "$l: exit $(cat "$LOGS/$l.status")" "$l: exit 0"
         [ -x "$COPY/$l/build/${l#*_}" ] || fail "$l/build/${l#*_} was not built"
@@ -51,13 +64,20 @@ setup() {
     done
 }
 
-@test "every exercise and its solution build as given" {
-    local n=0
-    for l in $LESSONS; do
-        for e in "$COPY/$l"/exercises/*/ "$COPY/$l"/solutions/*/; do
+@test "every exercise and its solution build as given, without a warning (in the real tree)" {
+    # make test built the real tree (every exercise, -Werror) before this file ran: make there
+    # succeeds and, where it had something left to build, warns of nothing; every exercise and
+    # solution folder has its program.
+    local n=0 l e kind
+    for l in $(list_lessons "$ROOT"); do
+        run make_in_tree -C "$ROOT/$l" all
+        assert_success
+        run grep -i -E '\bwarning\b' <<<"$output"
+        assert_failure
+        for e in "$ROOT/$l"/exercises/*/ "$ROOT/$l"/solutions/*/; do
             [ -d "$e" ] || continue
             kind="$(basename "$(dirname "$e")")"
-            [ -x "$COPY/$l/build/$kind/$(basename "$e")" ] || fail "$l: $kind/$(basename "$e") not built"
+            [ -x "$ROOT/$l/build/$kind/$(basename "$e")" ] || fail "$l: $kind/$(basename "$e") not built"
             n=$((n + 1))
         done
     done
@@ -76,12 +96,17 @@ setup() {
 }
 
 @test "make is safe with -j and a second make has nothing to do" {
-    run make -C "$COPY" -j4
+    run make -C "$COPY" -j4 programs
     assert_success
     refute_output --regexp '(nvcc|cc) .* -c '
-    run make -C "$COPY/01_hello_runtime" all
+    run make -C "$COPY/01_hello_runtime" program
     assert_success
     refute_output --regexp '(nvcc|cc) .* -c '
+    # the exercises too: in the real tree, built by make test
+    run make_in_tree -C "$ROOT" -j4
+    assert_success
+    refute_output --regexp '(nvcc|cc) .* -c '
+    refute_output --regexp 'nvcc .* -o build/'
 }
 
 @test "changing a header rebuilds what includes it" {
@@ -90,7 +115,7 @@ setup() {
     touch "$h"
     run make -C "$COPY/01_hello_runtime" -j2 build/obj/main.o build/obj/common/check.o
     # back to its old time: the objects not rebuilt here are newer than it again, so nothing
-    # else rebuilds later (the make run test below builds lesson 01 up to date)
+    # else rebuilds later
     touch -d "@$old" "$h"
     assert_success
     assert_output --regexp 'cc .* -c main\.c'
@@ -229,16 +254,21 @@ AT_TEST "a nested build echoes its commands and warns of nothing" {
     refute_output --regexp '[Ww]arning|jobserver'
 }
 EOF
-    # -j2 on the command line (a jobserver), -s and MAKEFLAGS from the environment: one run
-    run outside_bats env MAKEFLAGS=-s make -C "$COPY" -j2 test TESTS=tests/zz_flags.bats
+    # -j2 on the command line (a jobserver), -s and MAKEFLAGS from the environment: one run.
+    # make test in the real tree (its all: built, nothing to do; the copy's has no exercises
+    # built), running the copy's test file: the nested build it starts is in the copy.
+    local arch=(-u ARCH)
+    [ "$TREE_ARCH_SET" != yes ] || arch=(ARCH="$TREE_ARCH")
+    run outside_bats env "${arch[@]}" MAKEFLAGS=-s make -C "$ROOT" -j2 test TESTS="$COPY/tests/zz_flags.bats"
     assert_success
     assert_output --partial "ok 1 a nested build echoes"
     rm -f "$COPY/tests/zz_flags.bats"
 }
 
 @test "make run without a GPU: every lesson is reported as could-not-run (exit 77), make exits 0" {
-    # CUDA_VISIBLE_DEVICES= hides every GPU, so this holds on any machine
-    CUDA_VISIBLE_DEVICES= run make -C "$COPY" run
+    # CUDA_VISIBLE_DEVICES= hides every GPU, so this holds on any machine. In the real tree
+    # (make run builds all first: built there by make test, not in the copy)
+    CUDA_VISIBLE_DEVICES= run make_in_tree -C "$ROOT" run
     assert_success
     assert_output --partial "==================== summary ===================="
     for l in $LESSONS; do
