@@ -442,10 +442,3 @@ EOF_C
     assert_output --partial "make chart: cannot read"
     cmp "$ROOT/$LESSON/timeline_h100.png" "$png"
 }
-
-@test ".gitignore lists the CSV and PNG the README tells users to make" {
-    cd "$ROOT"
-    git check-ignore -q "$LESSON/timeline.csv" || fail "$LESSON/timeline.csv is not ignored"
-    git check-ignore -q "$LESSON/timeline.png" || fail "$LESSON/timeline.png is not ignored"
-    ! git check-ignore -q "$LESSON/timeline_h100.csv" || fail "the committed CSV is ignored"
-}
