@@ -4,8 +4,9 @@
 # teaches, every visible GPU, two lessons at once. Each run must end "RESULT: PASS"; claims the
 # regime cannot judge are allowed ("[n/j]") and counted in the verdict line.
 #
-# With REGIME_LOG=FILE each run appends one line to FILE: the regime, the exit status and the
-# verdict line (the closing notes quote it).
+# With REGIME_LOG=FILE each run appends to FILE the regime, the exit status and the verdict
+# line, then its claims that compare a measurement with a model or a reference measured in the
+# same run (the closing notes quote them).
 
 setup() {
     load test_helper
@@ -34,6 +35,9 @@ run_regime() {
     if [ -n "${REGIME_LOG:-}" ]; then
         printf '%s %s %s -> exit %s: %s\n' "$lesson" "${envs[*]:-}" "$*" "$status" \
             "$(grep -m1 '^RESULT:' <<<"$output")" >>"$REGIME_LOG"
+        # the figures measured against an expectation of the same run, for the notes
+        grep -E '^ *\[(ok|FAIL|n/j)\] .*(model|batched|SM ratio|of the link|one direction|rate of this run|faster memcpy|as fast as pinned|within a factor)|^   best: ' \
+            <<<"$output" | sed 's/^ */    /' >>"$REGIME_LOG" || true
     fi
     refute_line --partial "[FAIL]"
     assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
