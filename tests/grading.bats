@@ -75,7 +75,8 @@ int main(void) { puts("done"); return 0; }'
     put bob add "$good_add"                                       # no loop: missing exercise
     mkdir -p "$C/dan/other"                                       # no lesson at all
     put eve add "$good_add"; put eve loop '#include <stdio.h>
-int main(void) { for (volatile int i = 0;; i++) {} puts("done"); }'          # hangs
+#include <unistd.h>
+int main(void) { for (;;) sleep(1); puts("done"); }'   # hangs (asleep: no CPU burnt for 6 s)
     put fay add 'int main(void) { return 0 }'; put fay loop "$good_loop"     # does not build
     # gus hands in the untouched skeletons, and cheats: a grader that passes everything, a
     # Makefile that copies the solutions, a changed common/ file, an added note and a symbolic
