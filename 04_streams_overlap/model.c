@@ -4,23 +4,25 @@
  * beyond its bandwidth (a copy's set-up, a kernel's launch; step 1 shows them) is in it, and
  * so is a kernel too small to fill the GPU (several such kernels can then run side by side).
  *
- * The pipeline: chunk i is copied in, computed, copied out, in stream i. Three resources work
- * at once: the copy engine into the device, the SMs, the copy engine out of it. The run
- * cannot end before
- *   - every copy in is done (copies out running beside them, sharing the link), then the
- *     last chunk's kernel, then its copy out:            Hs + k1 + d1
- *   - the first chunk is in, every kernel has run, the last chunk is out:  h1 + K + d1
- *   - the first chunk is in and computed, every copy out is done:          h1 + k1 + Ds
- * and the model's ideal is the largest of the three, plus two hand-offs: each path holds one
- * chunk's copy in -> kernel and kernel -> copy out, where an engine waits for the one before it
- * (step 2 measures a hand-off: the sequential run minus the stages' sum, over two). One chunk:
- * the sum of the stages and the two hand-offs.
+ * The pipeline: chunk i is copied in, computed, copied out, in stream i. Three engines work at
+ * once: the copy engine into the device, the SMs, the copy engine out of it. The model plays
+ * the N chunks through them, in order, as a small simulation:
+ *   - the copy engine in takes the chunks one after another, H/N each;
+ *   - a chunk's kernel starts when the SMs are free and a hand-off after its copy in; the SMs
+ *     are free again K/N later (N kernels side by side took K), its result is there k1 later
+ *     (one chunk's kernel alone);
+ *   - its copy out starts when the copy engine out is free and a hand-off after its kernel,
+ *     D/N each;
+ *   - while both copy engines run, each moves at its shared rate: H/Hs in, D/Ds out (Hs, Ds:
+ *     when the copies in and the copies out end, run at once), as they share the link.
+ * A hand-off is an engine waiting for the one before it (step 2 measures it: the sequential
+ * run minus the stages' sum, over two). One chunk: the sum of the stages and two hand-offs.
  * With CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel) or one hardware queue the
  * model is still a bound: the run cannot be faster, but it may be slower (steps 3, 4 and 6).
- * Not in the model: the host's time to issue every call, and the hand-offs of the other chunks
- * where they are not hidden behind other work; they matter when a chunk's operations are short
- * (step 3 then judges the model as a bound only).
+ * Not in the model: the host's time to issue every call; it matters when a chunk's operations
+ * are short (step 3 then judges the model as a bound only).
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "lesson.h"
@@ -29,6 +31,49 @@ static double max3(double a, double b, double c)
 {
     double m = a > b ? a : b;
     return m > c ? m : c;
+}
+
+/* The simulation above: when the last copy out ends, in ms. */
+static double play_pipeline(const struct model *m)
+{
+    int n = m->chunks;
+    double h = m->H / n, d = m->D / n, k_step = m->K / n, k1 = m->k1, hand = m->handoff;
+    double f_in = m->Hs > 0 ? fmin(1.0, m->H / m->Hs) : 1.0;  /* rate while the other runs */
+    double f_out = m->Ds > 0 ? fmin(1.0, m->D / m->Ds) : 1.0;
+    double ready_out[MAX_STREAMS];
+    double t = 0, sms_free = 0, left_in = h, left_out = 0;
+    int in = 0, out = 0; /* the chunk being copied in (n: all in), the next to copy out */
+    bool out_busy = false;
+    while (out < n) {
+        if (!out_busy && out < in && ready_out[out] <= t) {
+            out_busy = true;
+            left_out = d;
+        }
+        bool in_busy = in < n;
+        double r_in = out_busy ? f_in : 1.0, r_out = in_busy ? f_out : 1.0, next = INFINITY;
+        if (in_busy)
+            next = fmin(next, t + left_in / r_in);
+        if (out_busy)
+            next = fmin(next, t + left_out / r_out);
+        else if (out < in)
+            next = fmin(next, ready_out[out]);
+        if (in_busy)
+            left_in -= (next - t) * r_in;
+        if (out_busy)
+            left_out -= (next - t) * r_out;
+        t = next;
+        if (in_busy && left_in <= 1e-9 * h) { /* chunk `in` is on the device: its kernel */
+            double start = fmax(sms_free, t + hand);
+            sms_free = start + k_step;
+            ready_out[in++] = start + k1 + hand;
+            left_in = h;
+        }
+        if (out_busy && left_out <= 1e-9 * d) {
+            out_busy = false;
+            out++;
+        }
+    }
+    return t;
 }
 
 bool measure_model(int chunks, double handoff, struct model *m)
@@ -42,20 +87,17 @@ bool measure_model(int chunks, double handoff, struct model *m)
         return false;
     m->spread = max3(s[0], s[1], s[2]);
     m->serial = m->H + m->K + m->D;
-    if (chunks == 1) {
-        m->h1 = m->Hs = m->H, m->k1 = m->K, m->d1 = m->Ds = m->D;
-        m->ideal = m->serial + 2 * handoff;
-        return true;
+    m->h1 = m->Hs = m->H, m->k1 = m->K, m->d1 = m->Ds = m->D;
+    if (chunks > 1) {
+        /* One chunk's kernel alone (with several chunks, K can be less than chunks x k1). */
+        if (!time_split(OP_KERNEL, chunks, true, L.reps, &m->k1, NULL, NULL) ||
+            !time_split(OPS, chunks, false, L.reps, &m->Hs, &m->Ds, &s[3]))
+            return false;
+        m->spread = s[3] > m->spread ? s[3] : m->spread;
+        m->h1 = m->H / chunks;
+        m->d1 = m->D / chunks;
     }
-    /* One chunk's kernel alone (with several chunks, K can be less than chunks x k1). */
-    if (!time_split(OP_KERNEL, chunks, true, L.reps, &m->k1, NULL, NULL) ||
-        !time_split(OPS, chunks, false, L.reps, &m->Hs, &m->Ds, &s[3]))
-        return false;
-    m->spread = s[3] > m->spread ? s[3] : m->spread;
-    m->h1 = m->H / chunks;
-    m->d1 = m->D / chunks;
-    m->ideal = max3(m->Hs + m->k1 + m->d1, m->h1 + m->K + m->d1, m->h1 + m->k1 + m->Ds) +
-               2 * handoff;
+    m->ideal = play_pipeline(m);
     return true;
 }
 

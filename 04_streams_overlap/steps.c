@@ -110,11 +110,11 @@ static bool state_the_model(struct findings *f)
     if (!stages_again(f))
         return false;
     printf("   the model, before measuring: each stage timed alone, cut into N chunks in N streams\n"
-           "   (so every operation's fixed cost is in it); the run cannot end before the first\n"
-           "   chunk's copy in + every kernel + the last chunk's copy out, nor before every copy\n"
-           "   in (the copies out beside them) + the last kernel and copy out, nor before the\n"
-           "   first copy in and kernel + every copy out; each of these paths waits for two\n"
-           "   hand-offs (%.3f ms each, step 2)%s\n", f->handoff,
+           "   (so every operation's fixed cost is in it), and the copies both ways at once; then\n"
+           "   the chunks played through the three engines in order (copy in, SMs, copy out): a\n"
+           "   kernel starts a hand-off (%.3f ms, step 2) after its chunk's copy in, a copy out a\n"
+           "   hand-off after its kernel, and while both directions copy, each moves at its\n"
+           "   shared rate%s\n", f->handoff,
            L.launch_blocking ? ";\n   with CUDA_LAUNCH_BLOCKING=1 each launch waits for its kernel, so the host issues\n"
                                "   what follows late: the model is only a bound" : "");
     printf("   streams  copies in   kernels     copies out  both ways: in, out   ideal      allows\n");
@@ -198,11 +198,11 @@ bool step_3_split_over_streams(struct findings *f)
         else if (m->chunks >= 2 && L.launch_blocking)
             snprintf(why, sizeof why, "CUDA_LAUNCH_BLOCKING=1: each launch waits for its kernel, "
                      "and how late the host issues the rest depends on the order (step 4)");
-        else if (shortest < 20 * cost) /* one stream too: its two hand-offs are a noisy difference */
+        else if (shortest < 20 * cost) /* one stream too: its hand-offs are a noisy difference */
             snprintf(why, sizeof why, "the shortest operation of a chunk takes %.0f us, under 20 "
                      "times the %.1f us an operation costs: what passes between operations weighs "
-                     "in (the host's issue time, the other chunks' hand-offs; the model counts two "
-                     "hand-offs only: an explanation, not measured here)", 1e3 * shortest, 1e3 * cost);
+                     "in (the host's time to issue them, which the model leaves out: an "
+                     "explanation, not measured here)", 1e3 * shortest, 1e3 * cost);
         else
             why[0] = '\0';
         if (!why[0]) {
