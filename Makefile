@@ -41,8 +41,8 @@ run: all
 
 # The tests run make themselves (in copies of the tree): this make's own flags (-j, -s, ...)
 # must not reach those builds, so bats starts without MAKEFLAGS and friends. tests/run runs
-# the files several at a time (TEST_JOBS=N, default nproc+1; where a GPU is usable the files that use it run
-# after the others, one at a time) and prints their output in order, as one run.
+# the files several at a time (TEST_JOBS=N, default nproc+1; where a GPU is usable the files
+# that use it run after the others, one at a time) and prints their output in order, as one run.
 TESTS ?= tests/
 test: all
 	@sh tests/ensure-bats '$(BATS)'
