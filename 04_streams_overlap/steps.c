@@ -181,7 +181,7 @@ bool step_3_split_over_streams(struct findings *f)
         if (m->spread > spread)
             spread = m->spread;
         if (!steady(spread, why, sizeof why)) {
-            not_judged(why, "%d streams as fast as the model allows", m->chunks);
+            not_judged(why, "%d stream%s as fast as the model allows", m->chunks, m->chunks == 1 ? "" : "s");
             continue;
         }
         char what[160];
@@ -210,7 +210,7 @@ bool step_3_split_over_streams(struct findings *f)
                   "%s: as fast as the model says this balance allows", what);
         } else {
             claim(reached < 1.05, "%s: no faster than the model allows (a bound here)", what);
-            not_judged(why, "%d streams as fast as the model allows", m->chunks);
+            not_judged(why, "%d stream%s as fast as the model allows", m->chunks, m->chunks == 1 ? "" : "s");
         }
     }
     printf("   best: %d streams %s, %.2f ms against %.2f ms in sequence: %.2fx faster (the model "
