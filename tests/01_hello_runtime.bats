@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # 01_hello_runtime: the lazy primary context and the check macros.
 
+load test_helper
+
 setup() {
-    load test_helper
     BIN="$(lesson_bin 01_hello_runtime)"
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }

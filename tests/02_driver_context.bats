@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # 02_driver_context: cuCtxCreate against the primary context, the context stack, ownership.
 
+load test_helper
+
 setup() {
-    load test_helper
     BIN="$(lesson_bin 02_driver_context)"
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }

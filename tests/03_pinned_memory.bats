@@ -4,8 +4,9 @@
 
 TEST_ARGS=(--min 1M --max 256M --reps 10)
 
+load test_helper
+
 setup() {
-    load test_helper
     BIN="$(lesson_bin 03_pinned_memory)"
     LESSON_ARGS=("${TEST_ARGS[@]}" --csv "$BATS_FILE_TMPDIR/sweep.csv")
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # 05_ptx_module: kernels as PTX and cubin, loaded and launched through the Driver API.
 
+load test_helper
+
 setup() {
-    load test_helper
     LESSON="$ROOT/05_ptx_module"
     BIN="$(lesson_bin 05_ptx_module)"
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"

@@ -8,8 +8,9 @@
 # line, then its claims that compare a measurement with a model or a reference measured in the
 # same run (the closing notes quote them).
 
+load test_helper
+
 setup() {
-    load test_helper
     BACKGROUND_PID=
 }
 
