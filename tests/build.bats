@@ -7,8 +7,9 @@
 # real tree, which `make test` has just built (-Werror: a warning fails that build) for every
 # architecture of its ARCH: building them a second time here was half of this file's CPU time.
 
+load test_helper
+
 setup_file() {
-    load test_helper
     export COPY="$BATS_FILE_TMPDIR/tree" LOGS="$BATS_FILE_TMPDIR/logs"
     # the real tree's ARCH (from make test, or unset: its default), for the make run there
     export TREE_ARCH="${ARCH-}" TREE_ARCH_SET="${ARCH+yes}"
@@ -44,7 +45,6 @@ outside_bats() {
 }
 
 setup() {
-    load test_helper
     [ ! -s "$LOGS/copy.log" ] || fail "the copy of the tree failed: $(cat "$LOGS/copy.log")"
     LESSONS="$(list_lessons "$COPY")" || fail "no lesson found in the copy of $ROOT"
 }

@@ -3,14 +3,14 @@
 # them (strict numbers, a failed write to stdout, closed standard descriptors). Also runs
 # against the HOST_SANITIZE=1 build (LESSON_BUILD=build-hostsan, as .ci/run does).
 
+load test_helper
+
 setup_file() {
-    load test_helper
     export PROBE="$BATS_FILE_TMPDIR/fd_probe"
     build_common_probe "$ROOT/tests/cli/fd_probe.c" "$PROBE"
 }
 
 setup() {
-    load test_helper
     PROGRAMS=()
     local l
     for l in $(list_lessons "$ROOT") ; do

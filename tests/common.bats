@@ -2,14 +2,14 @@
 # common/check.c without a GPU: the three outcomes of a claim ([ok], [FAIL], [n/j] = not
 # judged) and the verdict line and exit status they add up to.
 
+load test_helper
+
 setup_file() {
-    load test_helper
     export PROBE="$BATS_FILE_TMPDIR/verdict_probe"
     build_common_probe "$ROOT/tests/common/verdict_probe.c" "$PROBE"
 }
 
 setup() {
-    load test_helper
     [ -x "$PROBE" ] || fail "the probe did not build: $(cat "$PROBE.log")"
 }
 

@@ -6,8 +6,9 @@
 # runtime. The headers come from NVIDIA's pip wheels: sh tests/cuda12/fetch-headers [12.0]
 # (.ci/run does it); without them each test skips with the reason.
 
+load test_helper
+
 setup() {
-    load test_helper
     CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cuda-lessons"
 }
 

@@ -5,8 +5,9 @@
 # its files. The real tree is checked for what must hold without a GPU (exit 77, nothing
 # passes, missing lessons and ignored files reported) and for points files matching graders.
 
+load test_helper
+
 setup_file() {
-    load test_helper
     command -v jq >/dev/null 2>&1 || return 0   # setup() skips every test, with the reason
     export T="$BATS_FILE_TMPDIR/teacher"
     mkdir -p "$T/tests/exercises" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
@@ -99,7 +100,6 @@ int main(void) { fputs("add: cannot run here: no CUDA device is visible\n", stde
 }
 
 setup() {
-    load test_helper
     command -v jq >/dev/null 2>&1 || skip "jq is not installed"
     export PATH="$T/bin:$PATH"
     unset CUDA_VISIBLE_DEVICES

@@ -2,9 +2,7 @@
 # tests/test_helper.bash itself: the no-driver isolation it needs, and what it does where that
 # isolation is not allowed (a default docker container: unshare -m exits 1).
 
-setup() {
-    load test_helper
-}
+load test_helper
 
 # Writes a bats file that runs run_with_no_driver on a machine whose driver library is
 # $1 (a path, or empty for none) with the tools in $BATS_TEST_TMPDIR/bin first on PATH.
