@@ -213,9 +213,9 @@ bool step_3_split_over_streams(struct findings *f)
             not_judged(why, "%d stream%s as fast as the model allows", m->chunks, m->chunks == 1 ? "" : "s");
         }
     }
-    printf("   best: %d streams %s, %.2f ms against %.2f ms in sequence: %.2fx faster (the model "
+    printf("   best: %d stream%s %s, %.2f ms against %.2f ms in sequence: %.2fx faster (the model "
            "allowed %.2fx)\n",
-           best->streams, order_name(best->order), best->median, seq->median,
+           best->streams, best->streams == 1 ? "" : "s", order_name(best->order), best->median, seq->median,
            seq->median / best->median, f->allowed);
     return true;
 }

@@ -36,7 +36,7 @@ normalize04() {
         -e 's/\|[HKD.]+\|/|TIMELINE|/' \
         -e 's/[0-9]+ multiply-adds/# multiply-adds/' \
         -e 's/(written to ).*/\1FILE/' \
-        -e 's/best: [0-9]+ streams (per stream|by stage)/best: N streams ORDER/' \
+        -e 's/best: [0-9]+ streams? (per stream|by stage)/best: N streams ORDER/' \
         -e 's/best order (per stream|by stage)/best order ORDER/' \
         -e 's/overlap: ([0-9#]+%) (per stream|by stage) \(/overlap: \1 ORDER (/' \
         -e 's/its ideal: [A-Za-z0-9]+ /its ideal: STAGE /' \
