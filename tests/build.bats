@@ -23,8 +23,10 @@ setup_file() {
     lessons="$(list_lessons "$COPY" 2>>"$LOGS/copy.log")" || return 0   # setup() fails each test
     jobs="$(nproc 2>/dev/null || echo 2)"
     # Each lesson's program alone (make -C, -j2 inside it), $jobs lessons at a time: a clean build.
+    # At a lower priority: make test runs other files beside this one, whose tests run one after
+    # another; this build fills the CPU they leave.
     printf '%s\n' $lessons | xargs -P "$jobs" -I{} sh -c \
-        'make -C "$COPY/{}" -j2 program >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
+        'nice -n 5 make -C "$COPY/{}" -j2 program >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
 }
 
 # make in the real tree, with the ARCH it was built for (not this file's own).
