@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "gpu_shared.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)

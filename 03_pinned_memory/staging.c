@@ -107,7 +107,10 @@ static void memcpy_feeds(void *pageable, void *pinned, size_t bytes, double stag
      * log scale: 0.8x of one is closer than 0.2x of the other) */
     double to_cpu = staged / best, to_dma = staged / pinned_gbps;
     double off_cpu = to_cpu > 1 ? to_cpu : 1 / to_cpu, off_dma = to_dma > 1 ? to_dma : 1 / to_dma;
-    if (bytes >= WIDE)
+    char why[200];
+    if (bytes >= WIDE && gpu_shared(why, sizeof why))
+        not_judged(why, "the staged copy runs at the CPU's pace, not the link's");
+    else if (bytes >= WIDE)
         claim(off_cpu < off_dma, "the staged copy runs at the CPU's pace, not the link's: %.0f%% of the "
                                  "faster memcpy, %.0f%% of the pinned copy", 100 * to_cpu, 100 * to_dma);
     else

@@ -11,7 +11,6 @@
  *   measure.c   the measuring apparatus: one run issued and timed with events, repetitions
  *               and their median, the overlap fraction, per-operation costs
  *   model.c     the pipeline's model: each stage measured alone at the chunk size
- *   shared.c    is another program using this GPU? (NVML's process list)
  *   timeline.c  the text timelines and the CSV
  */
 #ifndef LESSON04_LESSON_H
@@ -24,6 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "gpu_shared.h"
 
 #define MAX_STREAMS 64
 #define MAX_COUNTS 8
@@ -128,9 +128,6 @@ int one_queue_child(int chunks);
 /* A timing comparison needs steady repetitions: false (and the reason in why) when they
  * spread by more than 10%, as they do when another program shares the GPU or its link. */
 bool steady(double spread, char *why, size_t len);
-/* shared.c: another program seen on this GPU (NVML) at any check so far; why: which. */
-bool gpu_shared(char *why, size_t len);
-void gpu_shared_stop_sampling(void);
 double run_spread(const struct run *r);
 /* The spread of n sorted repetitions, over their median: from the second smallest to the
  * second largest when there are 4 or more (one stray repetition each way is not noise). */

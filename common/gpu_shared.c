@@ -1,19 +1,18 @@
 /*
- * 04_streams_overlap/shared.c - is another program using this GPU? Timing claims compare
- * measurements made seconds apart; another program's copies or kernels in between (lesson 03
- * running beside this one, say) can move them by far more than the claims allow. NVML (the
- * library behind nvidia-smi, opened with dlopen) lists the processes with a context on the
- * GPU: this lesson is one; two or more means company. Once company is seen, the timing claims
- * that follow are reported as not judged, with the reason; the others still count.
- * Where NVML is missing or lists nothing (some containers), only the spread of the
- * repetitions and the stages timed twice can tell (steady(), measure.c; step 3). From step 6
- * on, the lesson's own child process would count: what was seen before step 6 stands.
+ * common/gpu_shared.c - is another program using this GPU? (gpu_shared.h says how to use it)
+ * Timing claims compare measurements made seconds apart; another program's copies or kernels
+ * in between (another lesson running beside this one, say) can move them by far more than the
+ * claims allow. NVML (the library behind nvidia-smi, opened with dlopen: no link-time
+ * dependency, and a machine without it simply cannot tell) lists the processes with a context
+ * on the GPU: this program is one; two or more means company.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 
-#include "lesson.h"
+#include <cuda_runtime_api.h>
+
+#include "gpu_shared.h"
 
 struct nvml_process { /* nvmlProcessInfo_t, as nvmlDeviceGetComputeRunningProcesses_v3 fills it */
     unsigned int pid;
@@ -50,7 +49,7 @@ static void open_nvml(void)
 
 void gpu_shared_stop_sampling(void) { N.stopped = true; }
 
-bool gpu_shared(char *why, size_t len)
+void gpu_shared_sample(void)
 {
     if (!N.tried && !N.stopped)
         open_nvml();
@@ -61,6 +60,11 @@ bool gpu_shared(char *why, size_t len)
         if ((rc == 0 || rc == 7 /* NVML_ERROR_INSUFFICIENT_SIZE: more than 64 */) && n > N.seen)
             N.seen = n;
     }
+}
+
+bool gpu_shared(char *why, size_t len)
+{
+    gpu_shared_sample();
     if (N.seen < 2)
         return false;
     snprintf(why, len, "NVML listed %u processes on this GPU during the run: another program "
