@@ -47,6 +47,15 @@ bool step_1_stages_alone(struct findings *f)
     printf("   per operation, beyond its bandwidth (16 back to back in the legacy stream): a 4-byte\n"
            "   copy in %.1f us, out %.1f us, a kernel of one element %.1f us; N chunks pay it N times\n",
            1e3 * f->op_cost[OP_H2D], 1e3 * f->op_cost[OP_D2H], 1e3 * f->op_cost[OP_KERNEL]);
+    /* A copy that is mostly its fixed cost shows no bandwidth to compare (--elements 1024). */
+    double copy = th < td ? th : td, cost = f->op_cost[OP_H2D] > f->op_cost[OP_D2H]
+                                                ? f->op_cost[OP_H2D] : f->op_cost[OP_D2H];
+    if (steady_stages && copy < 20 * cost) {
+        snprintf(why, sizeof why, "a copy of %s takes %.1f us, under 20 times the %.1f us a copy "
+                 "costs beyond its bandwidth: too short to show a bandwidth", size_s, 1e3 * copy,
+                 1e3 * cost);
+        steady_stages = false;
+    }
     if (!steady_stages) {
         not_judged(why, "both directions at once move more than one direction alone");
         if (f->auto_work)
