@@ -129,7 +129,7 @@ void beside_program(const char *name, char *path, size_t len)
     snprintf(path, len, "%s/%s", slash ? exe : ".", name);
 }
 
-static char cache_dir[64];
+static char cache_dir[4096];
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -145,9 +145,17 @@ static void remove_cache_dir(void)
 
 bool fresh_jit_cache(void)
 {
-    strcpy(cache_dir, "/tmp/ptx_module-jit-cache-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !tmp[0])
+        tmp = "/tmp";
+    if (snprintf(cache_dir, sizeof cache_dir, "%s/ptx_module-jit-cache-XXXXXX", tmp) >=
+        (int)sizeof cache_dir) {
+        fprintf(stderr, "%s: TMPDIR is too long for the JIT cache's path: %s\n", lesson_prog, tmp);
+        cache_dir[0] = '\0';
+        return false;
+    }
     if (!mkdtemp(cache_dir)) {
-        fprintf(stderr, "%s: mkdtemp: %s\n", lesson_prog, strerror(errno));
+        fprintf(stderr, "%s: mkdtemp %s: %s\n", lesson_prog, cache_dir, strerror(errno));
         cache_dir[0] = '\0';
         return false;
     }

@@ -359,11 +359,17 @@ normalize_05() {
     run_with_no_driver "$BIN"
 }
 
-@test "the JIT cache directory the lesson makes is removed at exit" {
-    before="$(ls -d /tmp/ptx_module-jit-cache-* 2>/dev/null | sort)"
-    CUDA_VISIBLE_DEVICES= run "$BIN"
-    after="$(ls -d /tmp/ptx_module-jit-cache-* 2>/dev/null | sort)"
-    assert_equal "$after" "$before"
+@test "the JIT cache directory the lesson makes (in TMPDIR) is removed at exit" {
+    # made in TMPDIR: where that cannot be, the lesson says so
+    TMPDIR="$BATS_TEST_TMPDIR/no/such/dir" run "$BIN"
+    assert_equal "$status" 1
+    assert_output --partial "ptx_module: mkdtemp $BATS_TEST_TMPDIR/no/such/dir/ptx_module-jit-cache-"
+    # in a TMPDIR of this test's own (no other run of the lesson can touch it): nothing left
+    mkdir -p "$BATS_TEST_TMPDIR/tmp"
+    CUDA_VISIBLE_DEVICES= TMPDIR="$BATS_TEST_TMPDIR/tmp" run "$BIN"
+    assert_equal "$status" 77
+    run ls -A "$BATS_TEST_TMPDIR/tmp"
+    assert_output ""
 }
 
 @test "--help prints the usage on stdout and exits 0" {
