@@ -73,7 +73,7 @@ struct lesson {
      * driver at start-up; main.c prints them). */
     bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: every launch and copy waits until done */
     int connections;      /* CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues (default 8) */
-    char drift[200];      /* why the timings are not comparable any more, if they are not */
+    char drift[256];      /* why the timings are not comparable any more, if they are not */
 };
 extern struct lesson L;
 
