@@ -40,9 +40,7 @@ static void judge_overlap(const struct lesson *L, size_t bytes, double ratio)
 {
     const char *what = "the two directions run side by side";
     char why[200];
-    if (bytes < WIDE) {
-        not_judged("copies under 16 MiB are too short to time (--max 16M or more)", "%s", what);
-    } else if (gpu_shared(why, sizeof why)) {
+    if (!timings_comparable(bytes, why, sizeof why)) {
         not_judged(why, "%s (%.2fx one direction)", what, ratio);
     } else if (L->copies_block) {
         claim(ratio <= 1.15, "each cudaMemcpyAsync waited for its copy (step 4%s), so the two "

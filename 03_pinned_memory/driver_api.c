@@ -118,13 +118,11 @@ static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
                "cuMemHostAlloc buffer %.1f GB/s\n", other, L->opt.device, rate_portable, rate_own);
         claim(bad == 0, "device %d received the PORTABLE buffer's data intact (%zu wrong words)", other, bad);
         char why[200];
-        if (bytes >= WIDE && gpu_shared(why, sizeof why))
-            not_judged(why, "%s", what);
-        else if (bytes >= WIDE)
+        if (timings_comparable(bytes, why, sizeof why))
             claim(rate_portable >= 0.9 * rate_own, "%s: %.2fx its own pinned buffer", what,
                   rate_portable / rate_own);
         else
-            not_judged("copies under 16 MiB are too short to time (--max 16M or more)", "%s", what);
+            not_judged(why, "%s", what);
     }
     if (own)
         ok = checkDriver(cuMemFreeHost(own)) && ok;
@@ -145,14 +143,11 @@ static void judge_same_rate(size_t bytes, double rate[DRV_KINDS][DIRS])
             hi = r > hi ? r : hi;
         }
     char why[200];
-    if (bytes >= WIDE && gpu_shared(why, sizeof why))
-        not_judged(why, "the Driver API's copies run at the runtime's rate of this run");
-    else if (bytes >= WIDE)
+    if (timings_comparable(bytes, why, sizeof why))
         claim(lo >= 0.9 && hi <= 1.1, "the Driver API's copies run at the runtime's rate of this run: "
                                       "%.2fx to %.2fx of cudaMallocHost + cudaMemcpyAsync", lo, hi);
     else
-        not_judged("copies under 16 MiB are too short to time (--max 16M or more)",
-                   "the Driver API's copies run at the runtime's rate of this run");
+        not_judged(why, "the Driver API's copies run at the runtime's rate of this run");
 }
 
 /* The four buffers, timed both ways; the data checked (portable -> device -> registered).

@@ -90,6 +90,9 @@ struct lesson {
 
 /* min(--max, cap), but at least MIN_SIDE: the size steps 4-7 copy. */
 size_t side_bytes(const struct lesson *L, size_t cap);
+/* Can a claim compare timings of copies of `bytes`, taken seconds apart? false, with the reason
+ * in why, when they are under 16 MiB (too short to time) or another program shares the GPU. */
+bool timings_comparable(size_t bytes, char *why, size_t len);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
 bool step_1_device_and_link(struct lesson *L);   /* sweep.c */

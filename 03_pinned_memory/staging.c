@@ -108,14 +108,11 @@ static void memcpy_feeds(void *pageable, void *pinned, size_t bytes, double stag
     double to_cpu = staged / best, to_dma = staged / pinned_gbps;
     double off_cpu = to_cpu > 1 ? to_cpu : 1 / to_cpu, off_dma = to_dma > 1 ? to_dma : 1 / to_dma;
     char why[200];
-    if (bytes >= WIDE && gpu_shared(why, sizeof why))
-        not_judged(why, "the staged copy runs at the CPU's pace, not the link's");
-    else if (bytes >= WIDE)
+    if (timings_comparable(bytes, why, sizeof why))
         claim(off_cpu < off_dma, "the staged copy runs at the CPU's pace, not the link's: %.0f%% of the "
                                  "faster memcpy, %.0f%% of the pinned copy", 100 * to_cpu, 100 * to_dma);
     else
-        not_judged("copies under 16 MiB are too short to time (--max 16M or more)",
-                   "the staged copy runs at the CPU's pace, not the link's");
+        not_judged(why, "the staged copy runs at the CPU's pace, not the link's");
 }
 
 static volatile uint64_t read_sink;

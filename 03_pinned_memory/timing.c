@@ -38,6 +38,15 @@ bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_m
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
+bool timings_comparable(size_t bytes, char *why, size_t len)
+{
+    if (bytes < WIDE) {
+        snprintf(why, len, "copies under 16 MiB are too short to time (--max 16M or more)");
+        return false;
+    }
+    return !gpu_shared(why, len);
+}
+
 size_t side_bytes(const struct lesson *L, size_t cap)
 {
     size_t b = L->opt.max < cap ? L->opt.max : cap;

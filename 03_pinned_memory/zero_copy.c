@@ -114,15 +114,12 @@ bool step_5_zero_copy(struct lesson *L)
            explicit_ms, kernel_ms);
     claim(bad == 0, "the explicit way gives the same results (%zu wrong words)", bad);
     char why[200];
-    if (bytes >= WIDE && gpu_shared(why, sizeof why))
-        not_judged(why, "for one pass over the data, zero-copy is faster than copy in + kernel + copy out");
-    else if (bytes >= WIDE)
+    if (timings_comparable(bytes, why, sizeof why))
         claim(zc_ms < explicit_ms, "for one pass over the data, zero-copy is faster than copy in + kernel "
                                    "+ copy out one after the other: %.1fx (its reads and writes use "
                                    "the link's two directions at once)", explicit_ms / zc_ms);
     else
-        not_judged("under 16 MiB the times are too short to compare (--max 16M or more)",
-                   "for one pass over the data, zero-copy is faster than copy in + kernel + copy out");
+        not_judged(why, "for one pass over the data, zero-copy is faster than copy in + kernel + copy out");
     if (!pipeline_estimate(L, &explicit, kernel_ms, zc_ms)) {
         ok = false;
         goto cleanup;
