@@ -96,19 +96,26 @@ bool step_2_in_sequence(struct findings *f)
 
 static const char *order_name(enum order o) { return o == PER_STREAM ? "per stream" : "by stage"; }
 
-/* The same three stages, timed again: if they moved since step 1, something else is using the
- * GPU or its link, and the timing claims that compare figures taken apart are not judged. */
+/* The three stages as step 1 timed them, and `now` timed again (`when`): if they moved by more
+ * than 5%, something else is using the GPU or its link, and the timing claims that compare
+ * figures taken apart are not judged from here on (the first reason found stands). */
+static void same_pace(const struct findings *f, double now, const char *when)
+{
+    double before = f->th + f->tk + f->td;
+    if (!L.drift[0] && (now > 1.05 * before || now < before / 1.05))
+        snprintf(L.drift, sizeof L.drift, "the three stages took %.2f ms in step 1 and %.2f ms "
+                 "%s: timings this unsteady (another program on the GPU or its link, or times "
+                 "too short to repeat) cannot be compared", before, now, when);
+}
+
+/* The same three stages, timed again. */
 static bool stages_again(const struct findings *f)
 {
     double t[OPS];
     for (int op = 0; op < OPS; op++)
         if (!time_split(op, 1, false, L.reps, &t[op], NULL, NULL))
             return false;
-    double before = f->th + f->tk + f->td, now = t[0] + t[1] + t[2];
-    if (now > 1.05 * before || now < before / 1.05)
-        snprintf(L.drift, sizeof L.drift, "the three stages took %.2f ms in step 1 and %.2f ms in "
-                 "step 3: timings this unsteady (another program on the GPU or its link, or "
-                 "times too short to repeat) cannot be compared", before, now);
+    same_pace(f, t[0] + t[1] + t[2], "in step 3");
     return true;
 }
 
@@ -132,9 +139,6 @@ static bool state_the_model(struct findings *f)
         struct model *m = &f->model[k];
         if (!measure_model(f->counts[k], f->handoff, m))
             return false;
-        /* One chunk: the same three stages as step 1, timed once more (an H100 once read them
-         * 6% slower here than a moment before, in stages_again: the machine's pace moved). */
-        double before = f->th + f->tk + f->td;
         /* Both directions at once cannot take longer than one after the other, unless the
          * machine's pace moved while they were timed (an H100 once read 3.13 ms for 8 chunks
          * in, against 1.31 + 1.24 ms apart). */
@@ -143,11 +147,10 @@ static bool state_the_model(struct findings *f)
                      "%.2f and %.2f ms, longer than one direction after the other (%.2f ms): the "
                      "machine's pace moved while the model was timed", m->chunks, m->Hs, m->Ds,
                      m->H + m->D);
-        if (m->chunks == 1 && !L.drift[0] && (m->serial > 1.05 * before || m->serial < before / 1.05))
-            snprintf(L.drift, sizeof L.drift, "the three stages took %.2f ms in step 1 and %.2f ms "
-                     "for the model of one stream: timings this unsteady (another program on the "
-                     "GPU or its link, or times too short to repeat) cannot be compared", before,
-                     m->serial);
+        /* One chunk: the same three stages as step 1, timed once more (an H100 once read them
+         * 6% slower here than a moment before, in stages_again: the machine's pace moved). */
+        if (m->chunks == 1)
+            same_pace(f, m->serial, "for the model of one stream");
         double allows = seq->median / m->ideal;
         if (allows > f->allowed)
             f->allowed = allows;
