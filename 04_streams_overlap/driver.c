@@ -125,16 +125,12 @@ bool step_8_the_driver_api(struct findings *f)
     claim(same1 && same2, "both Driver API runs returned the sequential result bit for bit");
     const struct model *m = model_for(f, chunks);
     char why[200];
-    double spread = sp1 > sp2 ? sp1 : sp2, reached = m->ideal / plain, cost = 0;
-    for (int op = 0; op < OPS; op++)
-        cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
-    double shortest = m->h1 < m->k1 ? m->h1 : m->k1;
-    shortest = m->d1 < shortest ? m->d1 : shortest;
+    double spread = sp1 > sp2 ? sp1 : sp2, reached = m->ideal / plain, cost = largest_op_cost(f);
     if (!steady(spread, why, sizeof why)) {
         not_judged(why, "the Driver API pipeline is as fast as the model allows");
         return true;
     }
-    if ((chunks >= 2 && (L.connections == 1 || L.launch_blocking)) || shortest < 20 * cost)
+    if ((chunks >= 2 && (L.connections == 1 || L.launch_blocking)) || shortest_op(m) < 20 * cost)
         claim(reached < 1.05, "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: no "
               "faster than the model allows (a bound here, as in step 3)", plain, 100 * reached, m->ideal);
     else

@@ -136,6 +136,10 @@ double spread_of(const double *sorted, int n);
 /* model.c */
 bool measure_model(int chunks, double handoff, struct model *m);
 const struct model *model_for(const struct findings *f, int chunks);
+/* The largest of step 1's per-operation costs; one chunk's shortest operation alone (ms). A
+ * model is judged as a bound only when that operation is under 20 such costs. */
+double largest_op_cost(const struct findings *f);
+double shortest_op(const struct model *m);
 
 /* main.c: allocate what struct lesson holds, release it (on every path) */
 bool lesson_allocate(const char *size_s);

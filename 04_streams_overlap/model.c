@@ -101,6 +101,20 @@ bool measure_model(int chunks, double handoff, struct model *m)
     return true;
 }
 
+double largest_op_cost(const struct findings *f)
+{
+    double cost = 0;
+    for (int op = 0; op < OPS; op++)
+        cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
+    return cost;
+}
+
+double shortest_op(const struct model *m)
+{
+    double shortest = m->h1 < m->k1 ? m->h1 : m->k1;
+    return m->d1 < shortest ? m->d1 : shortest;
+}
+
 const struct model *model_for(const struct findings *f, int chunks)
 {
     for (int k = 0; k < f->ncounts; k++)

@@ -220,10 +220,7 @@ bool step_3_split_over_streams(struct findings *f)
         snprintf(what, sizeof what, "%d stream%s%s%s: %.2f ms, %.1f%% of the model's %.2f ms",
                  m->chunks, m->chunks == 1 ? "" : "s", m->chunks == 1 ? "" : ", best order ",
                  m->chunks == 1 ? "" : order_name(b->order), b->median, 100 * reached, m->ideal);
-        double shortest = m->h1 < m->k1 ? m->h1 : m->k1, cost = f->op_cost[0];
-        shortest = m->d1 < shortest ? m->d1 : shortest;
-        for (int op = 1; op < OPS; op++)
-            cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
+        double shortest = shortest_op(m), cost = largest_op_cost(f);
         if (m->chunks >= 2 && L.connections == 1)
             snprintf(why, sizeof why, "CUDA_DEVICE_MAX_CONNECTIONS=1 puts every stream in one "
                      "hardware queue, with false dependencies between them (step 6)");

@@ -264,9 +264,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
            counted[OP_KERNEL], counted[OP_D2H], dropped ? " (and dropped some)" : "");
     printf("   busy time      events     CUPTI\n");
     bool agree = true;
-    double shortest = 1e30, cost = 0;
-    for (int op = 0; op < OPS; op++)
-        cost = f->op_cost[op] > cost ? f->op_cost[op] : cost;
+    double shortest = 1e30, cost = largest_op_cost(f);
     /* An event after an operation is stamped when its stream gets there: allow two
      * operation costs (step 1) per operation beside the 5%. */
     double tol = 2 * cost * wide->streams;
