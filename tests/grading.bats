@@ -13,7 +13,7 @@ setup_file() {
     mkdir -p "$T/tests/exercises" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
              "$T/01_toy/solutions/add" "$T/01_toy/solutions/loop" "$T/bin"
     cp -r "$ROOT/grading" "$T/"
-    cp "$ROOT/tests/test_helper.bash" "$ROOT/tests/ensure-bats" "$T/tests/"
+    cp "$ROOT/tests/test_helper.bash" "$ROOT/tests/gpu.bash" "$ROOT/tests/ensure-bats" "$T/tests/"
     echo 'all:' >"$T/Makefile"
     echo 'teacher' >"$T/common/note.txt"
     cat >"$T/01_toy/Makefile" <<'EOF'

@@ -75,20 +75,8 @@ list_lessons() {
     echo "$found"
 }
 
-# A GPU is usable when nvidia-smi lists one and CUDA_VISIBLE_DEVICES does not hide them all.
-gpu_listed() {
-    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
-}
-
-gpu_reason() {
-    if ! command -v nvidia-smi >/dev/null 2>&1; then
-        echo "no GPU here: nvidia-smi not found (no NVIDIA driver)"
-    elif ! gpu_listed; then
-        echo "no GPU here: nvidia-smi lists no GPU"
-    elif [ "${CUDA_VISIBLE_DEVICES-unset}" = "" ]; then
-        echo "no GPU here: CUDA_VISIBLE_DEVICES is set empty"
-    fi
-}
+# gpu_listed, gpu_reason: is a GPU usable here (tests/run asks the same)
+source "${BASH_SOURCE[0]%/*}/gpu.bash"
 
 require_gpu() {
     local reason
