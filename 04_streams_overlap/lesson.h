@@ -84,7 +84,6 @@ struct model {
     double h1, k1, d1;   /* one chunk's copy in, kernel, copy out, each alone */
     double H, K, D;      /* all chunks of one stage, in `chunks` streams, nothing else running */
     double Hs, Ds;       /* all copies in and all copies out at once: when each direction ends */
-    double handoff;      /* one hand-off between dependent operations (step 2), ms */
     double ideal;        /* the fastest the pipeline can be (with one chunk: the stages' sum
                           * and two hand-offs) */
     double serial;       /* the same operations one after another: H + K + D */

@@ -34,10 +34,10 @@ static double max3(double a, double b, double c)
 }
 
 /* The simulation above: when the last copy out ends, in ms. */
-static double play_pipeline(const struct model *m)
+static double play_pipeline(const struct model *m, double hand)
 {
     int n = m->chunks;
-    double h = m->H / n, d = m->D / n, k_step = m->K / n, k1 = m->k1, hand = m->handoff;
+    double h = m->H / n, d = m->D / n, k_step = m->K / n, k1 = m->k1;
     double f_in = m->Hs > 0 ? fmin(1.0, m->H / m->Hs) : 1.0;  /* rate while the other runs */
     double f_out = m->Ds > 0 ? fmin(1.0, m->D / m->Ds) : 1.0;
     double ready_out[MAX_STREAMS];
@@ -80,7 +80,6 @@ bool measure_model(int chunks, double handoff, struct model *m)
 {
     double s[4];
     m->chunks = chunks;
-    m->handoff = handoff;
     if (!time_split(OP_H2D, chunks, false, L.reps, &m->H, NULL, &s[0]) ||
         !time_split(OP_KERNEL, chunks, false, L.reps, &m->K, NULL, &s[1]) ||
         !time_split(OP_D2H, chunks, false, L.reps, &m->D, NULL, &s[2]))
@@ -97,7 +96,7 @@ bool measure_model(int chunks, double handoff, struct model *m)
         m->h1 = m->H / chunks;
         m->d1 = m->D / chunks;
     }
-    m->ideal = play_pipeline(m);
+    m->ideal = play_pipeline(m, handoff);
     return true;
 }
 
