@@ -33,7 +33,7 @@ static double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
-/* The simulation above: when the last copy out ends, in ms. */
+/* The simulation above, `hand` ms per hand-off: when the last copy out ends, in ms. */
 static double play_pipeline(const struct model *m, double hand)
 {
     int n = m->chunks;
