@@ -209,7 +209,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'cuDeviceGetDevResource: [0-9]+ SMs; cuDevSmResourceSplitByCount\(min [0-9]+\): a group of [0-9]+ SMs'
     assert_regex "$LESSON_OUT" 'the whole GPU \(primary context\) +[0-9.]+ ms   \(before the part: [0-9.]+, after: [0-9.]+\)'
     # judged only when the whole GPU ran the kernel as fast after the part as before it; this
-    # test needs it judged (regimes.bats runs the lesson beside another program)
+    # test needs it judged (tests/regimes-05_ptx_module.bats runs the lesson beside another program)
     run grep -F "[n/j]  a kernel on a part of the SMs takes as much longer" <<<"$LESSON_OUT"
     [ -z "$output" ] || fail "step 8 was not judged: ${output#*not judged here: }"
     run grep -E -- '^  \[ok\]   on [0-9]+ of [0-9]+ SMs the kernel took [0-9.]+x as long, within a third of the SM ratio \([0-9.]+x\)$' <<<"$LESSON_OUT"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# tests/regimes-04_streams_overlap.bats - lesson 04 away from its defaults (GPU only); tests/regimes.bash
+# says what a regime asserts.
+
+load test_helper
+load regimes
+
+# Most regimes use 64 MiB each way (--elements 16777216) to stay short. Each must end PASS.
+# Timing claims that the run cannot judge (repetitions that spread, another program on the GPU,
+# chunks too short for the model) are "[n/j]" with the reason; model04 N checks that each of N
+# stream counts got its line about the model, judged or not; model04_fast N that N were judged
+# "as fast as the model says" (kernel-bound runs are long and steady enough to require it).
+regime04() {
+    run_regime 04_streams_overlap "$@"
+}
+model04() {
+    local n
+    n="$(grep -cE '^  \[(ok|n/j)\]   ?[0-9]+ streams?[ ,:].*(as fast as the model|no faster than the model)' <<<"$output")"
+    [ "$n" -ge "$1" ] || fail "$n stream counts have a line about the model, $1 wanted"
+}
+model04_fast() {
+    local n
+    n="$(grep -cE '^  \[ok\]   [0-9]+ streams?[,:].*as fast as the model says' <<<"$output")"
+    [ "$n" -ge "$1" ] || fail "$n stream counts as fast as their model, $1 wanted"
+}
+
+@test "04 regime: kernel-bound (--work 20000): every count as fast as its model" {
+    regime04 -- --elements 16777216 --work 20000 --streams 1,2,8
+    model04_fast 3
+}
+
+@test "04 regime: copy-bound (--work 16): the kernels are tiny" {
+    regime04 -- --elements 16777216 --work 16 --streams 1,2,8
+    model04 3
+}
+
+@test "04 regime: tiny chunks (--elements 1048576)" {
+    regime04 -- --elements 1048576
+    model04 4
+}
+
+@test "04 regime: the smallest size (--elements 1024)" {
+    regime04 -- --elements 1024 --streams 1,2,4
+    # a 4 KiB copy is mostly its fixed cost (an H100 once read "1.0 GB/s both ways, more than
+    # 1.0 GB/s one way" here, and failed)
+    assert_line --regexp '^  \[n/j\]  both directions at once move more than one direction alone - not judged here: (a copy of 4 KiB takes|the repetitions behind it spread)'
+}
+
+@test "04 regime: one stream (--streams 1): nothing to overlap, said as not judged" {
+    regime04 -- --elements 16777216 --streams 1
+    assert_line --partial "[n/j]  copies and kernels overlap - not judged here: one stream"
+    model04 1
+}
+
+@test "04 regime: 64 streams" {
+    regime04 -- --elements 16777216 --streams 8,64
+    model04 2
+}
+
+@test "04 regime: odd stream counts (3, 7)" {
+    regime04 -- --elements 16777216 --streams 3,7
+    model04 2
+}
+
+@test "04 regime: CUDA_DEVICE_MAX_CONNECTIONS=1: per stream serialises, by stage overlaps" {
+    regime04 CUDA_DEVICE_MAX_CONNECTIONS=1 -- --elements 16777216
+    assert_line --partial "CUDA_DEVICE_MAX_CONNECTIONS=1: 1 hardware work queue"
+    assert_line --regexp '^  \[ok\]   one hardware queue: per stream, kernels wait behind'
+    assert_line --regexp '^  \[ok\]   one hardware queue: by stage, copies and kernels still overlap'
+    assert_line --regexp '^  \[ok\]   one hardware queue: the memset waited behind the non-blocking stream'
+    model04 4
+}
+
+@test "04 regime: CUDA_LAUNCH_BLOCKING=1: per stream nothing overlaps, by stage the copies in still do" {
+    regime04 CUDA_LAUNCH_BLOCKING=1 -- --elements 16777216
+    assert_line --partial "CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done"
+    assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, per stream: no kernel overlaps a copy'
+    assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch'
+    model04 4
+}
+
+@test "04 regime: --device on every visible GPU" {
+    require_gpu
+    local n d
+    n="$(gpu_count)"
+    for ((d = 0; d < n; d++)); do
+        regime04 -- --device "$d" --elements 16777216 --streams 1,4
+    done
+}
+
+@test "04 regime: while lesson 03 copies on the same GPU (robust claims or not judged)" {
+    require_gpu
+    local p03="$ROOT/03_pinned_memory/build/pinned_memory"
+    [ -x "$p03" ] || fail "build lesson 03 first: $p03"
+    "$p03" --min 64M --max 256M >/dev/null 2>&1 &
+    BACKGROUND_PID=$!
+    sleep 1
+    regime04 -- --elements 16777216 --streams 1,4
+}
