@@ -108,14 +108,16 @@ cuda_root() {
     dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")"
 }
 
-# build_common_probe SOURCE OUTPUT: builds a small test program against common/ (check.c and
-# the Driver API loader) and the static CUDA runtime; the compiler's messages go to OUTPUT.log.
+# build_common_probe SOURCE OUTPUT: builds a small test program against common/ (check.c, the
+# Driver API loader, platform.c, gpu_shared.c) and the static CUDA runtime; the compiler's
+# messages go to OUTPUT.log.
 # Never fails: the caller checks that OUTPUT exists and shows the log when it does not.
 build_common_probe() {
     local cuda
     cuda="$(cuda_root)"
     cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" \
-        "$1" "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" \
+        "$1" "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/common/platform.c" \
+        "$ROOT/common/gpu_shared.c" \
         -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart_static -ldl -lpthread -lrt \
         -o "$2" >"$2.log" 2>&1 || true
 }
