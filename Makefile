@@ -22,9 +22,24 @@ programs: $(LESSONS:%=program-%)
 $(LESSONS:%=program-%):
 	@$(MAKE) --no-print-directory -C $(@:program-%=%) program
 
+# A first build is about 200 nvcc and gcc commands: run and test build with one job per CPU
+# (unless make was given -j itself) and quietly (errors and warnings still show), saying so
+# first, so that the first thing a student sees is not minutes of compiler lines.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+BUILD_JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+.PHONY: build-quietly
+build-quietly:
+	@first=no; for d in $(LESSONS); do [ -x "$$d/build/$${d#*_}" ] || first=yes; done; \
+	if [ $$first = yes ]; then \
+	  echo "building the lessons and their exercises ($(if $(BUILD_JOBS),$(NPROC) jobs at once,make's -j); errors and warnings only): a first build takes a minute or two ..."; \
+	fi; \
+	start=$$(date +%s); \
+	$(MAKE) -s --no-print-directory $(BUILD_JOBS) all || exit 1; \
+	[ $$first = no ] || echo "built in $$(( $$(date +%s) - start )) s"
+
 # Each lesson runs even when the one before it failed or could not run; the summary says
 # which. Exit status: 0 unless a lesson failed (exit 77, "cannot run here", is not a failure).
-run: all
+run: build-quietly
 	@failed=0; summary=''; \
 	for d in $(LESSONS); do \
 	  echo; echo "==================== $$d ===================="; \
@@ -44,7 +59,7 @@ run: all
 # the files several at a time (TEST_JOBS=N, default nproc+1; where a GPU is usable the files
 # that use it run after the others, one at a time) and prints their output in order, as one run.
 TESTS ?= tests/
-test: all
+test: build-quietly
 	@sh tests/ensure-bats '$(BATS)'
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES bash tests/run '$(BATS)' $(BATS_FLAGS) -- $(TESTS)
 
