@@ -21,9 +21,16 @@
  * Where each step lives: lesson.h lists the files (README.md has the same table).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "lesson.h"
@@ -89,37 +96,95 @@ static bool parse_options(int argc, char **argv, struct options *o, int *exit_co
     return ok;
 }
 
-/* --csv: find out now that the file can be written (it is written at the end). */
+/* --csv: find out now, without touching anything, that the file can be written at the end: a
+ * regular file (or a symbolic link to one) that we may open for writing, or a new name in a
+ * folder we may write to. No file is opened that could block (a FIFO), created or removed. */
+static bool csv_refused(const char *path, const char *why)
+{
+    fprintf(stderr, "%s: --csv '%s': %s\n", lesson_prog, path, why);
+    return false;
+}
+
 static bool csv_writable(const char *path)
 {
-    bool existed = access(path, F_OK) == 0;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "%s: --csv: cannot write '%s'\n", lesson_prog, path);
-        usage(stderr);
-        return false;
+    struct stat st;
+    if (!*path)
+        return csv_refused(path, "an empty file name");
+    if (strlen(path) >= PATH_MAX)
+        return csv_refused(path, "the name is longer than this system allows");
+    if (lstat(path, &st) == 0) {
+        if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+            return csv_refused(path, "a symbolic link to a file that does not exist (give the "
+                                     "target's name, or remove the link)");
+        if (!S_ISREG(st.st_mode))
+            return csv_refused(path, S_ISDIR(st.st_mode)    ? "a folder, not a file"
+                                     : S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file"
+                                                            : "not a regular file (a device, a socket?)");
+        struct statfs fs;
+        if (statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
+            return csv_refused(path, "a file of the kernel's (/proc, /sys), not one on a disk");
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* no O_TRUNC: unchanged */
+        if (fd < 0)
+            return csv_refused(path, strerror(errno));
+        close(fd);
+        return true;
     }
-    fclose(f);
-    if (!existed)
-        remove(path);
+    if (errno == ENAMETOOLONG)
+        return csv_refused(path, "the file name is longer than this file system allows");
+    if (errno != ENOENT)
+        return csv_refused(path, strerror(errno));
+    /* a new file: its folder must exist and be writable, its name short enough */
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base)
+        return csv_refused(path, "a folder name, not a file name");
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0)
+        return csv_refused(path, "its folder does not exist");
+    if (!S_ISDIR(st.st_mode))
+        return csv_refused(path, "its folder is not a folder");
+    if (access(dir, W_OK | X_OK) != 0)
+        return csv_refused(path, "cannot create a file in its folder");
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max > 0 && strlen(base) > (size_t)name_max)
+        return csv_refused(path, "the file name is longer than this file system allows");
     return true;
 }
 
+/* Written at the end: opened without truncating, checked to be a regular file, then emptied, so
+ * that whatever took the name meanwhile (a device, a FIFO) is never turned into a file. */
 static bool save_csv(const struct lesson *L)
 {
-    FILE *csv = fopen(L->opt.csv_path, "w");
-    if (!csv) {
-        fprintf(stderr, "%s: --csv: cannot write '%s'\n", lesson_prog, L->opt.csv_path);
+    const char *path = L->opt.csv_path;
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    struct stat st;
+    const char *why = NULL;
+    FILE *csv = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "no longer a regular file";
+    else if (ftruncate(fd, 0) != 0 || !(csv = fdopen(fd, "w")))
+        why = strerror(errno);
+    if (why) {
+        fprintf(stderr, "%s: --csv: cannot write '%s': %s\n", lesson_prog, path, why);
+        if (fd >= 0)
+            close(fd);
         return false;
     }
     bool ok = write_csv(L, csv);
     if (fclose(csv) != 0) {
-        fprintf(stderr, "%s: --csv: could not finish writing '%s'\n", lesson_prog, L->opt.csv_path);
+        fprintf(stderr, "%s: --csv: could not finish writing '%s'\n", lesson_prog, path);
         return false;
     }
     if (ok)
-        printf("\n   the sweep went to %s (make chart CSV=%s draws it)\n", L->opt.csv_path,
-               L->opt.csv_path);
+        printf("\n   the sweep went to %s (make chart CSV=%s draws it)\n", path, path);
     return ok;
 }
 

@@ -237,14 +237,59 @@ comparable() {
 
 @test "bad command lines exit 2 with the usage, before any CUDA call" {
     for args in "--min 3" "--max 1X" "--max 12Q" "--min 6" "--min 2M --max 1M" "--reps 0" \
-                "--reps many" "--max 2048G" "--device -1" "--device x" "--bogus" "extra" \
-                "--csv /nonexistent-dir/sweep.csv"; do
+                "--reps many" "--max 2048G" "--device -1" "--device x" "--bogus" "extra"; do
         # shellcheck disable=SC2086
         run "$BIN" $args
         [ "$status" -eq 2 ] || fail "'$args' exited $status, not 2: $output"
         assert_output --partial "usage:"
         refute_output --partial "cannot run here"
     done
+}
+
+# --csv FILE is checked while the options are parsed, touching nothing: refused with exit 2 and
+# one line saying why, before any CUDA call (CUDA_VISIBLE_DEVICES= stops an accepted one at 77).
+csv_refused() { # csv_refused PATH WORDS: exit 2, one line naming PATH and WORDS
+    CUDA_VISIBLE_DEVICES= run timeout 20 "$BIN" --max 1M --csv "$1"
+    [ "$status" -eq 2 ] || fail "--csv '$1' exited $status, not 2: $output"
+    assert_equal "${#lines[@]}" 1
+    assert_output --partial "--csv '$1': $2"
+}
+
+@test "--csv at a FIFO, a folder, a device, a kernel file, an empty name or a missing folder: exit 2, one line, no hang" {
+    cd "$BATS_TEST_TMPDIR"
+    mkfifo fifo
+    csv_refused fifo "a FIFO, not a regular file"
+    [ -p fifo ] || fail "the FIFO is gone"
+    mkdir folder
+    csv_refused folder "a folder, not a file"
+    csv_refused /dev/null "not a regular file"
+    csv_refused /proc/self/mem "a file of the kernel's"
+    csv_refused "" "an empty file name"
+    csv_refused /nonexistent-dir/sweep.csv "its folder does not exist"
+    csv_refused "folder/$(printf 'n%.0s' {1..300}).csv" "the file name is longer than this file system allows"
+}
+
+@test "--csv at a dangling symbolic link: exit 2, the link kept, its target not created" {
+    cd "$BATS_TEST_TMPDIR"
+    ln -s missing-target.csv link.csv
+    csv_refused link.csv "a symbolic link to a file that does not exist"
+    [ -L link.csv ] || fail "the link was deleted"
+    [ ! -e missing-target.csv ] || fail "the link's target was created"
+}
+
+@test "--csv with a new name or an existing file: the check creates, removes and changes nothing" {
+    cd "$BATS_TEST_TMPDIR"
+    mkdir out
+    echo "keep me" >out/old.csv
+    touch -d '2020-01-01 00:00:00' out/old.csv out
+    before="$(stat -c '%y %s' out out/old.csv)"
+    for csv in out/new.csv out/old.csv; do
+        run_with_no_visible_device "$BIN" --max 1M --csv "$csv"
+    done
+    # a file created and removed again would have changed the folder's time
+    assert_equal "$(stat -c '%y %s' out out/old.csv)" "$before"
+    [ ! -e out/new.csv ] || fail "out/new.csv was created"
+    assert_equal "$(cat out/old.csv)" "keep me"
 }
 
 @test "malformed sizes are named in the message" {
