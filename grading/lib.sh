@@ -1,4 +1,13 @@
 # grading/lib.sh - shared by grading/grade and grading/class (sourced, not run).
+#
+# The contract with the exercise graders (tests/exercises/*.bats): grading/grade exports
+#   SANDBOX        the path of grading/sandbox-run: every program built from a student's code is
+#                  run as  run "$SANDBOX" "$EXERCISE_BIN/name" args...  (see its header)
+#   EXERCISE_BIN   the folder of the programs under test (built from the student's files)
+#   REFERENCE_BIN  the teacher's own build of the reference solutions (NN_name/build/solutions),
+#                  outside the student's reach; empty where there is none (a student's tree)
+# and copies from a submission only the files listed in NN_name/exercises/NAME/files (one plain
+# file name per line; without that file: NAME/*.c *.cu *.h *.cuh).
 
 # Why no GPU is usable here, or nothing when one is. Same rule as tests/test_helper.bash's
 # require_gpu, plus: every id in CUDA_VISIBLE_DEVICES must name a GPU that nvidia-smi lists.
