@@ -2,9 +2,15 @@
 #define _GNU_SOURCE
 #include "platform.h"
 
+#include <ctype.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- under a tool? ------------------------------------------------------------------ */
 
@@ -72,4 +78,370 @@ bool under_tool(char *why, size_t len)
         snprintf(why, len, "this run is under %s, which %s: timings say nothing about the GPU",
                  tool, effect);
     return true;
+}
+
+/* ---- NVML, opened once --------------------------------------------------------------- */
+
+static struct {
+    pthread_once_t once;
+    void *lib;
+    bool usable;
+} nvml = {PTHREAD_ONCE_INIT, NULL, false};
+
+static void open_nvml(void)
+{
+    /* Opened at run time, not linked: a program linked with -lnvidia-ml would not even start
+     * on a machine without the driver. */
+    nvml.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!nvml.lib)
+        return;
+    int (*init)(void) = (int (*)(void))dlsym(nvml.lib, "nvmlInit_v2");
+    nvml.usable = init && init() == 0;
+}
+
+void *platform_nvml(const char *name)
+{
+    pthread_once(&nvml.once, open_nvml);
+    return nvml.usable ? dlsym(nvml.lib, name) : NULL;
+}
+
+void *platform_nvml_device(int ordinal)
+{
+    char bus[32];
+    CUdevice dev;
+    void *handle = NULL;
+    int (*by_bus)(const char *, void **) =
+        (int (*)(const char *, void **))platform_nvml("nvmlDeviceGetHandleByPciBusId_v2");
+    if (!by_bus || cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS ||
+        cuDeviceGetPCIBusId(bus, sizeof bus, dev) != CUDA_SUCCESS || by_bus(bus, &handle) != 0)
+        return NULL;
+    return handle;
+}
+
+/* ---- /proc and /sys ------------------------------------------------------------------ */
+
+/* The host's PID namespace has a fixed inode number (PROC_PID_INIT_INO in the kernel). */
+int platform_pid_namespace(void)
+{
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) != 0)
+        return -1;
+    return st.st_ino != 0xEFFFFFFCu;
+}
+
+static bool read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = '\0';
+    return ok;
+}
+
+/* "0000:1B:00.0" (or "00000000:1B:00.0") as /sys names it: "0000:1b:00.0". */
+static void sysfs_bus_id(const char *bus, char *out, size_t len)
+{
+    if (strlen(bus) > 12 && strncmp(bus, "0000", 4) == 0 && bus[8] == ':')
+        bus += 4;
+    size_t i;
+    for (i = 0; bus[i] && i + 1 < len; i++)
+        out[i] = (char)tolower((unsigned char)bus[i]);
+    out[i] = '\0';
+}
+
+/* A cpulist ("0-15,32-47") into a set. */
+static void parse_cpulist(const char *text, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    while (*text) {
+        char *end;
+        long a = strtol(text, &end, 10), b = a;
+        if (end == text)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, set);
+        text = *end == ',' ? end + 1 : end;
+        if (*end != ',')
+            break;
+    }
+}
+
+static void read_numa(struct platform *p)
+{
+    char path[128], line[4096];
+    p->numa_nodes = 0;
+    for (int n = 0; n < 1024; n++) {
+        snprintf(path, sizeof path, "/sys/devices/system/node/node%d", n);
+        if (access(path, F_OK) == 0)
+            p->numa_nodes++;
+    }
+    cpu_set_t allowed, near;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        p->cpus_allowed = CPU_COUNT(&allowed);
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", p->bus_id);
+    if (!*p->bus_id || !read_line(path, line, sizeof line))
+        return;
+    p->numa_node = atoi(line); /* -1: the machine does not say (one node, or a VM) */
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", p->numa_node);
+    if (p->numa_node < 0 || p->cpus_allowed < 0 || !read_line(path, line, sizeof line))
+        return;
+    parse_cpulist(line, &near);
+    CPU_AND(&near, &near, &allowed);
+    p->cpus_near = CPU_COUNT(&near);
+}
+
+static void read_thp(struct platform *p)
+{
+    char line[128];
+    if (!read_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof line))
+        return;
+    const char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+    if (open && close && (size_t)(close - open - 1) < sizeof p->thp)
+        snprintf(p->thp, sizeof p->thp, "%.*s", (int)(close - open - 1), open + 1);
+}
+
+static int gts_gen(double gts)
+{
+    static const double rate[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    for (int g = 1; g <= 6; g++)
+        if (gts > rate[g] * 0.9 && gts < rate[g] * 1.1)
+            return g;
+    return -1;
+}
+
+static int sysfs_link(const struct platform *p, const char *file)
+{
+    char path[160], line[64];
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/%s", p->bus_id, file);
+    if (!*p->bus_id || !read_line(path, line, sizeof line))
+        return -1;
+    double v = atof(line); /* "32.0 GT/s PCIe", "16" */
+    return strstr(file, "speed") ? gts_gen(v) : v >= 1 ? (int)v : -1;
+}
+
+double platform_link_gbps(int gen, int width)
+{
+    static const double rate[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    if (gen < 1 || gen > 6 || width < 1)
+        return 0;
+    /* payload bits per transferred bit: 8b/10b to Gen2, 128b/130b Gen3-5, FLIT for Gen6 */
+    double encoding = gen <= 2 ? 8.0 / 10.0 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
+    return rate[gen] * width * encoding / 8.0;
+}
+
+/* ---- the facts ------------------------------------------------------------------------- */
+
+struct nvml_memory { unsigned long long total, free, used; }; /* nvmlMemory_t */
+struct nvml_process { unsigned int pid; unsigned long long used; unsigned int gi, ci; };
+
+static void read_nvml(struct platform *p)
+{
+    void *dev = platform_nvml_device(p->ordinal);
+    if (!dev)
+        return;
+    typedef int (*uint_fn)(void *, unsigned int *);
+    int (*release)(char *, unsigned) = (int (*)(char *, unsigned))platform_nvml("nvmlSystemGetDriverVersion");
+    if (release && release(p->driver_release, sizeof p->driver_release) != 0)
+        p->driver_release[0] = '\0';
+    int (*mig)(void *, unsigned *, unsigned *) =
+        (int (*)(void *, unsigned *, unsigned *))platform_nvml("nvmlDeviceGetMigMode");
+    unsigned cur = 0, pending = 0;
+    if (mig) {
+        int rc = mig(dev, &cur, &pending);
+        p->mig = rc == 0 ? cur == 1 : rc == 3 /* NOT_SUPPORTED: no MIG on this GPU */ ? 0 : -1;
+    }
+    if (p->link_gen < 0) { /* sysfs had nothing (some VMs, containers) */
+        const char *names[] = {"nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth",
+                               "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth"};
+        int *out[] = {&p->link_gen, &p->link_width, &p->link_gen_max, &p->link_width_max};
+        for (int i = 0; i < 4; i++) {
+            uint_fn f = (uint_fn)platform_nvml(names[i]);
+            unsigned v = 0;
+            if (f && f(dev, &v) == 0 && v > 0)
+                *out[i] = (int)v;
+        }
+    }
+    int (*memory)(void *, struct nvml_memory *) =
+        (int (*)(void *, struct nvml_memory *))platform_nvml("nvmlDeviceGetMemoryInfo");
+    struct nvml_memory m;
+    if (!p->mem_free && memory && memory(dev, &m) == 0)
+        p->mem_free = m.free;
+    int (*procs)(void *, unsigned *, struct nvml_process *) =
+        (int (*)(void *, unsigned *, struct nvml_process *))platform_nvml(
+            "nvmlDeviceGetComputeRunningProcesses_v3");
+    struct nvml_process list[64];
+    unsigned n = 64;
+    CUcontext ctx = NULL;
+    if (procs && procs(dev, &n, list) == 0) {
+        bool self = false;
+        p->others = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (list[i].pid == (unsigned)getpid())
+                self = true;
+            else
+                p->others++;
+        }
+        bool have_context = cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != NULL;
+        p->nvml_lists_self = self ? 1 : have_context ? 0 : -1;
+    }
+}
+
+CUresult platform_read(int ordinal, struct platform *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ordinal = ordinal;
+    p->built_with = CUDA_VERSION;
+    p->compute_mode = p->async_engines = p->integrated = p->pageable_access = -1;
+    p->host_page_tables = p->mig = p->numa_node = p->cpus_allowed = p->cpus_near = -1;
+    p->link_gen = p->link_width = p->link_gen_max = p->link_width_max = -1;
+    p->nvml_lists_self = p->others = -1;
+    p->pid_namespace = platform_pid_namespace();
+    read_thp(p);
+
+    CUresult rc = cuInit(0);
+    CUdevice dev;
+    if (rc == CUDA_SUCCESS)
+        rc = cuDriverGetVersion(&p->driver_version);
+    if (rc == CUDA_SUCCESS)
+        rc = cuDeviceGet(&dev, ordinal);
+    if (rc != CUDA_SUCCESS) {
+        read_numa(p);
+        return rc;
+    }
+    if (cuDeviceGetName(p->name, sizeof p->name, dev) != CUDA_SUCCESS)
+        p->name[0] = '\0';
+    struct { CUdevice_attribute a; int *v; } attrs[] = {
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &p->cc_major},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &p->cc_minor},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, &p->compute_mode},
+        {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, &p->async_engines},
+        {CU_DEVICE_ATTRIBUTE_INTEGRATED, &p->integrated},
+        {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, &p->pageable_access},
+        {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, &p->host_page_tables},
+    };
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+        if (cuDeviceGetAttribute(attrs[i].v, attrs[i].a, dev) != CUDA_SUCCESS)
+            *attrs[i].v = -1;
+    size_t total = 0;
+    if (cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS)
+        p->mem_total = total;
+    CUcontext ctx = NULL;
+    size_t free_b = 0, total_b = 0;
+    if (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS)
+        p->mem_free = free_b; /* a context is there: ask it (else NVML, below) */
+    char bus[32];
+    if (cuDeviceGetPCIBusId(bus, sizeof bus, dev) == CUDA_SUCCESS)
+        sysfs_bus_id(bus, p->bus_id, sizeof p->bus_id);
+    p->link_gen = sysfs_link(p, "current_link_speed");
+    p->link_width = sysfs_link(p, "current_link_width");
+    p->link_gen_max = sysfs_link(p, "max_link_speed");
+    p->link_width_max = sysfs_link(p, "max_link_width");
+    if (p->link_gen < 0 || p->link_width < 0)
+        p->link_gen = p->link_width = -1;
+    read_numa(p);
+    read_nvml(p);
+    return CUDA_SUCCESS;
+}
+
+bool platform_driver_can_jit(const struct platform *p)
+{
+    return p->driver_version >= p->built_with;
+}
+
+static void version_text(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "CUDA %d.%d", v / 1000, v % 1000 / 10);
+}
+
+void platform_describe(const struct platform *p, unsigned facts)
+{
+    char a[32], b[32];
+    printf("This machine (GPU %d \"%s\", compute capability %d.%d):\n", p->ordinal, p->name,
+           p->cc_major, p->cc_minor);
+    if (facts & PF_DRIVER) {
+        version_text(p->driver_version, a, sizeof a);
+        version_text(p->built_with, b, sizeof b);
+        printf("   driver %s%s(%s); this program was built with %s%s\n", p->driver_release,
+               *p->driver_release ? " " : "", a, b,
+               platform_driver_can_jit(p) ? ""
+               : ": the driver is older than the toolkit, so it runs the program's machine code "
+                 "(SASS) but cannot compile (JIT) its PTX");
+    }
+    if (facts & PF_COMPUTE_MODE) {
+        const char *mode =
+            p->compute_mode == CU_COMPUTEMODE_DEFAULT ? "Default: any number of processes may use the GPU at once"
+            : p->compute_mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS ? "Exclusive-process: one process at a time may hold a context on this GPU; a second one is refused"
+            : p->compute_mode == CU_COMPUTEMODE_PROHIBITED ? "Prohibited: no process may use this GPU"
+            : "unknown";
+        printf("   compute mode %s\n", mode);
+    }
+    if (facts & PF_COPY_ENGINES) {
+        if (p->async_engines >= 2)
+            printf("   %d asynchronous engines: copies to and from the GPU can run at the same time, beside kernels\n",
+                   p->async_engines);
+        else if (p->async_engines == 1)
+            printf("   1 asynchronous engine: a copy can run beside kernels, but copies to and from the GPU take turns\n");
+        else if (p->async_engines == 0)
+            printf("   no asynchronous engine: copies do not overlap kernels\n");
+        else
+            printf("   asynchronous engines: unknown\n");
+    }
+    if (facts & PF_MIG)
+        printf("   MIG: %s\n", p->mig == 1 ? "on: the GPU is split into instances and this program gets a slice of it"
+                                : p->mig == 0 ? "off (the whole GPU)" : "unknown (no NVML)");
+    if (facts & PF_PAGEABLE) {
+        if (p->integrated == 1)
+            printf("   integrated GPU: it shares the host's memory; a copy moves data within the same memory\n");
+        if (p->pageable_access == 1)
+            printf("   the GPU reads pageable host memory itself (%s): a copy from malloc'd memory need not be staged through a pinned buffer\n",
+                   p->host_page_tables == 1 ? "through the host's page tables" : "HMM");
+        else if (p->pageable_access == 0)
+            printf("   the GPU cannot read pageable host memory: the driver stages copies from it through pinned buffers\n");
+    }
+    if (facts & PF_NUMA) {
+        if (p->numa_nodes <= 1 || p->numa_node < 0)
+            printf("   NUMA: %s\n", p->numa_nodes > 1 ? "the machine does not say which node the GPU hangs off"
+                                                     : "one node: every CPU is as near the GPU as any other");
+        else
+            printf("   NUMA: the GPU hangs off node %d of %d; %d of the %d CPUs this process may use are on it%s\n",
+                   p->numa_node, p->numa_nodes, p->cpus_near, p->cpus_allowed,
+                   p->cpus_near == p->cpus_allowed ? "" : p->cpus_near == 0
+                   ? " (none: host memory may be far from the GPU; numactl --cpunodebind --membind binds near it)"
+                   : " (host memory may be far from the GPU; numactl --cpunodebind --membind binds near it)");
+    }
+    if (facts & PF_THP)
+        printf("   transparent huge pages: %s\n",
+               strcmp(p->thp, "always") == 0 ? "always (malloc'd buffers get 2 MiB pages: their first touch costs less)"
+               : strcmp(p->thp, "madvise") == 0 ? "madvise (only memory advised MADV_HUGEPAGE gets 2 MiB pages)"
+               : strcmp(p->thp, "never") == 0 ? "never" : "unknown");
+    if (facts & PF_LINK) {
+        if (p->link_gen < 0)
+            printf("   PCIe link: unknown (neither /sys nor NVML says)\n");
+        else
+            printf("   PCIe link: Gen%d x%d now (%.1f GB/s each way in theory), Gen%d x%d at most%s\n",
+                   p->link_gen, p->link_width, platform_link_gbps(p->link_gen, p->link_width),
+                   p->link_gen_max, p->link_width_max,
+                   p->link_gen < p->link_gen_max || p->link_width < p->link_width_max
+                   ? " (an idle link may slow down to save power and speed up under load)" : "");
+    }
+    if (facts & PF_MEMORY) {
+        if (p->mem_free)
+            printf("   GPU memory: %.1f GiB free of %.1f GiB\n", p->mem_free / 1073741824.0,
+                   p->mem_total / 1073741824.0);
+        else
+            printf("   GPU memory: %.1f GiB (how much is free: unknown)\n", p->mem_total / 1073741824.0);
+    }
+    if (facts & PF_PROCESSES) {
+        if (p->pid_namespace == 1 || p->nvml_lists_self == 0)
+            printf("   processes: this program runs in a container's PID namespace, where NVML cannot list the processes on the GPU\n");
+        else if (p->others >= 0)
+            printf("   processes: NVML lists %d other process%s on this GPU\n", p->others, p->others == 1 ? "" : "es");
+        else
+            printf("   processes: unknown (no NVML)\n");
+    }
 }

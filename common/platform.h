@@ -1,5 +1,6 @@
 /*
- * common/platform.h - facts about this machine that change what a lesson can judge.
+ * common/platform.h - facts about this machine that change what a lesson can judge, and what
+ * `make doctor` reports.
  *
  * 1. under_tool(why, len)
  *    Is this program running under a tool that slows every CUDA call many times
@@ -8,22 +9,101 @@
  *    claim that compares timings cannot be judged:
  *        char why[256];
  *        if (under_tool(why, sizeof why)) not_judged(why, "...timing claim...");
- *    why reads like "this run is under compute-sanitizer, which slows every CUDA call many
- *    times: timings say nothing about the GPU". Nothing CUDA is called: it reads the
- *    environment the tools give the program they start and the libraries mapped into it
- *    (/proc/self/maps), so it may be called at any time, also before the first CUDA call.
+ *    why reads like "this run is under compute-sanitizer, which checks every CUDA call and
+ *    memory access and slows them many times: timings say nothing about the GPU". Nothing
+ *    CUDA is called: it reads the environment the tools give the program they start and the
+ *    libraries mapped into it (/proc/self/maps), so it may be called at any time.
+ *
+ * 2. platform_read(ordinal, &p) fills struct platform for CUDA device `ordinal` (as
+ *    cudaGetDevice numbers it): from the Driver API (cuInit, cuDeviceGetAttribute, ... through
+ *    common/driver_loader.c), NVML (opened with dlopen; absent in some containers), /sys and
+ *    /proc. It creates no context (lesson 01 counts on that) and returns cuInit's or
+ *    cuDeviceGet's error when the driver cannot be used (call it with requireDriver() as the
+ *    first CUDA call, or with checkDriver() later). A fact it cannot read is -1 (or "" / 0).
+ *
+ * 3. platform_describe(&p, facts) prints "This machine:" and one indented line per fact asked
+ *    for (PF_* flags, OR-ed), each with what it means for what a program can show here:
+ *        struct platform p;
+ *        if (!requireDriver(platform_read(device, &p))) return EXIT_CHECK;
+ *        platform_describe(&p, PF_COMPUTE_MODE | PF_COPY_ENGINES);
+ *    A lesson's own decisions (judge, or not judge and why) stay in the lesson; it reads the
+ *    fields. platform_link_gbps() gives a link's theoretical rate per direction.
+ *
+ * 4. For common/ code: platform_nvml(name) is NVML's function `name` (NULL without NVML) after
+ *    nvmlInit, opened once; platform_nvml_device(ordinal) the NVML handle of a CUDA device;
+ *    platform_pid_namespace() whether this process is in a PID namespace other than the host's
+ *    (a container's): NVML then cannot list the processes on the GPU, this one included.
  */
 #ifndef LESSON_PLATFORM_H
 #define LESSON_PLATFORM_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <cuda.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 bool under_tool(char *why, size_t len);
+
+struct platform {
+    int ordinal;                /* the CUDA device number asked for */
+    char name[128];             /* "NVIDIA H100 80GB HBM3" */
+    char bus_id[32];            /* as /sys names it: "0000:1b:00.0" ("" unknown) */
+    int cc_major, cc_minor;     /* compute capability: 9, 0 */
+    int driver_version;         /* cuDriverGetVersion: 13000 is CUDA 13.0 */
+    char driver_release[32];    /* NVML: "580.159.04" ("" without NVML) */
+    int built_with;             /* CUDA_VERSION of the headers this program was built with */
+    int compute_mode;           /* CU_COMPUTEMODE_DEFAULT, _PROHIBITED or _EXCLUSIVE_PROCESS */
+    int async_engines;          /* asyncEngineCount: 2+ lets the two copy directions overlap */
+    int integrated;             /* 1: the GPU shares the host's memory (Jetson, ...) */
+    int pageable_access;        /* 1: the GPU reads pageable host memory itself (HMM, ATS) */
+    int host_page_tables;       /* 1: ... through the host's page tables (Grace Hopper) */
+    int mig;                    /* 1: the GPU is split into MIG instances; 0 not; -1 unknown */
+    int numa_node;              /* the node the GPU hangs off (/sys); -1 none or unknown */
+    int numa_nodes;             /* NUMA nodes in this machine (1: nothing to choose) */
+    int cpus_allowed;           /* CPUs this process may run on */
+    int cpus_near;              /* ... of them on the GPU's node; -1 unknown */
+    char thp[16];               /* transparent huge pages: "always", "madvise", "never", "" */
+    int link_gen, link_width;   /* PCIe link now: 5, 16 (-1 unknown; an idle link slows) */
+    int link_gen_max, link_width_max; /* the most this card and slot allow */
+    unsigned long long mem_total, mem_free; /* bytes (free: GPU-wide, 0 unknown) */
+    int pid_namespace;          /* 1: in a container's PID namespace; 0 not; -1 unknown */
+    int nvml_lists_self;        /* 1 NVML lists this process; 0 it holds a context and is not
+                                   listed (NVML is blind here); -1 no context yet or no NVML */
+    int others;                 /* other processes NVML lists on this GPU; -1 unknown */
+};
+
+CUresult platform_read(int ordinal, struct platform *p);
+
+enum platform_facts {
+    PF_DRIVER = 1 << 0,       /* driver and toolkit versions; can the driver JIT our PTX */
+    PF_COMPUTE_MODE = 1 << 1, /* default / exclusive-process / prohibited */
+    PF_COPY_ENGINES = 1 << 2, /* asynchronous engines */
+    PF_MIG = 1 << 3,
+    PF_PAGEABLE = 1 << 4,     /* integrated, pageable memory access */
+    PF_NUMA = 1 << 5,
+    PF_THP = 1 << 6,          /* transparent huge pages */
+    PF_LINK = 1 << 7,         /* PCIe link now and at most */
+    PF_MEMORY = 1 << 8,       /* free / total GPU memory */
+    PF_PROCESSES = 1 << 9,    /* other processes; a PID namespace that hides them */
+    PF_ALL = (1 << 10) - 1
+};
+
+void platform_describe(const struct platform *p, unsigned facts);
+
+/* true when this driver can compile (JIT) the PTX of the toolkit this program was built with:
+ * a driver JIT-compiles PTX up to its own CUDA version. */
+bool platform_driver_can_jit(const struct platform *p);
+
+/* A PCIe link's theoretical rate per direction in GB/s (1e9 bytes/s): GT/s x lanes x
+ * encoding / 8. 0 for an unknown generation. */
+double platform_link_gbps(int gen, int width);
+
+void *platform_nvml(const char *name);
+void *platform_nvml_device(int ordinal);
+int platform_pid_namespace(void);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,34 @@
 /* tests/common/platform_probe.c - drives common/platform.c from the command line, so that
- * tests/common.bats can check its decisions without a GPU:
- *   platform_probe tool    prints under_tool()'s answer: "tool: <why>" or "no tool" */
+ * tests/common.bats (and tests/shims' tests) can check its decisions without a GPU:
+ *   platform_probe tool         under_tool()'s answer: "tool: <why>" or "no tool"
+ *   platform_probe facts [N]    platform_read(N) (requireDriver: exit 77 where CUDA cannot
+ *                               run), its fields as name=value lines, then platform_describe */
 #include "check.h"
 #include "platform.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int facts(int ordinal)
+{
+    struct platform p;
+    if (!requireDriver(platform_read(ordinal, &p)))
+        return EXIT_CHECK;
+    printf("name=%s\nbus_id=%s\ncc=%d.%d\ndriver_version=%d\nbuilt_with=%d\ncan_jit=%d\n"
+           "compute_mode=%d\nasync_engines=%d\nintegrated=%d\npageable_access=%d\n"
+           "host_page_tables=%d\nmig=%d\nnuma_node=%d\nnuma_nodes=%d\ncpus_allowed=%d\n"
+           "cpus_near=%d\nthp=%s\nlink=%d %d\nlink_max=%d %d\nmem_total=%llu\nmem_free=%llu\n"
+           "pid_namespace=%d\nnvml_lists_self=%d\nothers=%d\n",
+           p.name, p.bus_id, p.cc_major, p.cc_minor, p.driver_version, p.built_with,
+           platform_driver_can_jit(&p), p.compute_mode, p.async_engines, p.integrated,
+           p.pageable_access, p.host_page_tables, p.mig, p.numa_node, p.numa_nodes,
+           p.cpus_allowed, p.cpus_near, p.thp, p.link_gen, p.link_width, p.link_gen_max,
+           p.link_width_max, p.mem_total, p.mem_free, p.pid_namespace, p.nvml_lists_self,
+           p.others);
+    platform_describe(&p, PF_ALL);
+    return EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
@@ -16,8 +39,10 @@ int main(int argc, char **argv)
             printf("tool: %s\n", why);
         else
             printf("no tool\n");
-        return 0;
+        return EXIT_OK;
     }
-    fprintf(stderr, "usage: %s tool\n", lesson_prog);
-    return 2;
+    if ((argc == 2 || argc == 3) && strcmp(argv[1], "facts") == 0)
+        return facts(argc == 3 ? atoi(argv[2]) : 0);
+    fprintf(stderr, "usage: %s tool | facts [N]\n", lesson_prog);
+    return EXIT_USAGE;
 }
