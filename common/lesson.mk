@@ -6,6 +6,13 @@
 # is the directory name without its number (01_hello_runtime -> build/hello_runtime).
 # Each folder exercises/NAME/ (and solutions/NAME/) becomes build/exercises/NAME
 # (build/solutions/NAME). Targets: all, run, check, sanitize, clean, help.
+# An exercise with a file exercises/NAME/files (the names of the files the student owns, one a
+# line) is built from those files only, of exercises/NAME/ (or solutions/NAME/), and from the
+# teacher's harness: harness/NAME/*.c *.cu (or the lesson's harness/*.c *.cu when there is no
+# harness/NAME/), which holds main() and judges; harness/NAME/wrap names the functions the
+# harness counts (linked with --wrap=FUNCTION: the harness defines __wrap_FUNCTION).
+# make exercise-from EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir builds INTO/NAME the same way
+# from the student's files found in FROM (the tests grade wrong and alternative solutions so).
 # BUILD=dir (on the command line) builds into another folder; HOST_SANITIZE=1 uses build-hostsan.
 
 COMMON := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -24,7 +31,10 @@ EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
 SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
-INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include
+INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include $(if $(wildcard harness/),-I$(CURDIR)/harness)
+# q: one word for the shell, in single quotes, whatever the name holds ($(), spaces, quotes).
+q = '$(subst ','\'',$(1))'
+qall = $(foreach w,$(1),$(call q,$(w)))
 ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
                  $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS) $(call nvcc_host,$(SANITIZE_CFLAGS))
@@ -51,32 +61,55 @@ endif
 # Rebuild everything when the flags change (dbg=1, ARCH=..., CFLAGS=...).
 $(BUILD)/flags: FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LINK_FLAGS) $(LDLIBS)' | cmp -s - $@ \
-	  || echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LINK_FLAGS) $(LDLIBS)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LINK_FLAGS) $(LDLIBS)' | cmp -s - $(call q,$@) \
+	  || echo '$(CC) $(ALL_CFLAGS) | $(NVCC) $(ALL_NVCCFLAGS) | $(LINK_FLAGS) $(LDLIBS)' > $(call q,$@)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/flags
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@mkdir -p $(call q,$(@D))
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
 
 $(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags
-	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+	@mkdir -p $(call q,$(@D))
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
 
 $(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	@mkdir -p $(call q,$(@D))
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
 
 $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
-	$(NVCC) $(LINK_FLAGS) -o $@ $^ $(LDLIBS)
+	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
 
-# An exercise (or its solution) is every .c and .cu file in its folder.
+# An exercise (or its solution): the student's files (those exercises/NAME/files lists, else
+# every .c and .cu file of its folder) and the harness's, see the top of this file.
+student_srcs = $(if $(wildcard exercises/$(2)/files),$(addprefix $(1)/$(2)/,$(filter %.c %.cu,$(shell cat 'exercises/$(2)/files'))),$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu))
+harness_srcs = $(if $(wildcard harness/$(1)/),$(wildcard harness/$(1)/*.c harness/$(1)/*.cu),$(if $(wildcard exercises/$(1)/files),$(wildcard harness/*.c harness/*.cu)))
+harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 2>/dev/null),-Xlinker --wrap=$(f))
 define exercise_rule
-$(BUILD)/$(1)/$(2): $$(call obj,$$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)) $$(COMMON_OBJS)
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(LINK_FLAGS) -o $$@ $$^ $$(LDLIBS)
+$(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS)
+	@mkdir -p $$(call q,$$(@D))
+	$$(NVCC) $$(LINK_FLAGS) $$(call harness_wraps,$(2)) -o $$(call q,$$@) $$(call qall,$$^) $$(LDLIBS)
 endef
 $(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))
 $(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))
+
+# make exercise-from EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir (see the top of this file).
+.PHONY: exercise-from
+ifneq ($(and $(EXERCISE),$(FROM),$(INTO)),)
+FROM_SRCS := $(filter %.c %.cu,$(shell cat 'exercises/$(EXERCISE)/files' 2>/dev/null))
+FROM_OBJS := $(patsubst %.c,$(INTO)/obj/%.o,$(patsubst %.cu,$(INTO)/obj/%.cu.o,$(FROM_SRCS)))
+$(INTO)/obj/%.o: $(FROM)/%.c $(BUILD)/flags
+	@mkdir -p $(call q,$(@D))
+	$(CC) $(ALL_CFLAGS) -c $(call q,$<) -o $(call q,$@)
+$(INTO)/obj/%.cu.o: $(FROM)/%.cu $(BUILD)/flags
+	@mkdir -p $(call q,$(@D))
+	$(NVCC) $(ALL_NVCCFLAGS) -c $(call q,$<) -o $(call q,$@)
+$(INTO)/$(EXERCISE): $(call obj,$(call harness_srcs,$(EXERCISE))) $(FROM_OBJS) $(COMMON_OBJS)
+	$(NVCC) $(LINK_FLAGS) $(call harness_wraps,$(EXERCISE)) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
+exercise-from: $(INTO)/$(EXERCISE)
+else
+exercise-from:
+	@echo 'make exercise-from needs EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir' >&2; exit 2
+endif
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

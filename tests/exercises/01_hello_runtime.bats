@@ -2,65 +2,88 @@
 # Grader for 01_hello_runtime's exercises. Run it through the lesson:
 #     make -C 01_hello_runtime check              grades exercises/ (your work)
 #     make -C 01_hello_runtime check SOLUTIONS=1  grades the reference solutions
-# EXERCISE_BIN is the folder holding the built programs.
+# EXERCISE_BIN is the folder holding the built programs. Each program is the teacher's harness
+# (01_hello_runtime/harness/NAME/) around the student's file: it reports what the driver says
+# ("harness: KEY VALUE") on inputs made from a seed chosen here, and these tests judge.
 
 setup() {
     load ../test_helper
+    load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"
+    seed="$(new_seed)"
 }
 
-@test "first_context: a context is current after the one runtime call" {
-    run "$EXERCISE_BIN/first_context"
+@test "first_context: make_context makes device 0's primary context current, one deep" {
+    run_exercise "$EXERCISE_BIN/first_context" "$seed"
     assert_success
-    assert_line "a context is current: yes"
+    assert_harness context_before none
+    assert_harness make_context true
+    assert_harness current primary "the context current after make_context()"
+    assert_harness stack_depth 1 "the depth of the context stack after make_context()"
+    n=$((1000 + seed % 4096))
+    assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied through that context"
+    assert_harness_end "$seed"
 }
 
-@test "first_context: it is device 0's primary context" {
-    run "$EXERCISE_BIN/first_context"
+@test "first_context: primary_context names device 0's primary context and keeps no reference" {
+    run_exercise "$EXERCISE_BIN/first_context" "$seed"
     assert_success
-    assert_line "it is device 0's primary context: yes"
+    assert_harness primary_context "true primary" "what primary_context() returned"
+    assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
+    assert_harness_end "$seed"
 }
 
-@test "check_launch: a good launch still works (256 threads per block)" {
-    run "$EXERCISE_BIN/check_launch" --threads 256
+@test "check_launch: launches that work give the right data (several sizes and block sizes)" {
+    run_exercise "$EXERCISE_BIN/check_launch" "$seed"
     assert_success
-    assert_line "256 threads per block: 0 of 65536 elements wrong"
+    for k in 0 1 2 3; do
+        case $k in
+            0) n=65536 ;; 1) n=$((1000 + seed % 4096)) ;; 2) n=4097 ;; 3) n=$((3001 + seed % 1000)) ;;
+        esac
+        assert_harness "case$k" "$n $(expected_sum "$seed" "$k" "$n" 2 0)" "scale_on_device on $n floats"
+    done
+    assert_harness_end "$seed"
 }
 
-@test "check_launch: a bad launch is reported with its cause, file and line, and exits 1" {
-    run "$EXERCISE_BIN/check_launch" --threads 2048
-    assert_equal "$status" 1
-    assert_output --regexp 'main\.c:[0-9]+: cudaGetLastError\(\) failed: cudaErrorInvalid(Value \(1\): invalid argument|Configuration \(9\): invalid configuration argument)'
-}
-
-@test "check_launch: a bad launch stops before the data is read back" {
-    run "$EXERCISE_BIN/check_launch" --threads 2048
-    refute_output --partial "elements wrong"
-}
-
-@test "thread_context: the worker thread uses main's context" {
-    run "$EXERCISE_BIN/thread_context"
+@test "check_launch: a failed launch is reported with its cause, returns false, reads nothing back, frees its buffer" {
+    run_exercise "$EXERCISE_BIN/check_launch" "$seed"
     assert_success
-    assert_line "worker's current context: set"
-    assert_line "worker uses main's context: yes"
+    # bad0: 2048 threads per block; bad1: a launch the harness makes fail (1 GiB of shared memory)
+    assert_harness bad0 "false 0 0" "2048 threads per block: returned, copies back after the launch, allocations left"
+    assert_harness bad1 "false 0 0" "a launch that fails whatever the arguments: returned, copies back, allocations left"
+    reports="$(grep -cE 'check_launch\.c:[0-9]+: .*failed: cudaError[A-Za-z]+ \([0-9]+\)' <<<"$output" || true)"
+    [ "$reports" -ge 2 ] || fail "each failed launch must be reported (file, line, error name) by checkRuntime; found $reports report(s) in: $output"
+    assert_harness_end "$seed"
+}
+
+@test "thread_context: the worker thread uses main's context, one deep" {
+    run_exercise "$EXERCISE_BIN/thread_context" "$seed"
+    assert_success
+    assert_harness worker_before none
+    assert_harness bind_worker true
+    assert_harness worker_current main "the worker's current context"
+    assert_harness worker_stack_depth 1 "the depth of the worker's context stack"
+    n=$((2000 + seed % 4096))
+    assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied through the worker's context"
+    assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
+    assert_harness_end "$seed"
 }
 
 @test "library_shutdown: the application's buffer survives the library's shutdown" {
-    run "$EXERCISE_BIN/library_shutdown"
+    run_exercise "$EXERCISE_BIN/library_shutdown" "$seed"
     assert_success
-    assert_line "the application's buffer survived the library's shutdown: yes"
+    assert_harness lib_shutdown true
+    n=$((100000 + seed % 50000))
+    assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "the application's data read back after lib_shutdown()"
+    assert_harness stack "1 application" "the context stack after lib_shutdown() (depth, top)"
+    assert_harness_end "$seed"
 }
 
-@test "library_shutdown: the library frees its workspace" {
-    run "$EXERCISE_BIN/library_shutdown"
+@test "library_shutdown: the library frees its workspace and gives back its reference, and no more" {
+    run_exercise "$EXERCISE_BIN/library_shutdown" "$seed"
     assert_success
-    assert_line "the library's workspace is freed: yes"
-}
-
-@test "library_shutdown: the library gives back its reference to the primary context, and no more" {
-    run "$EXERCISE_BIN/library_shutdown"
-    assert_success
-    assert_line "the application's buffer survived the library's shutdown: yes"
-    assert_line "the library left no reference behind: yes"
+    assert_harness workspace freed "the library's workspace after lib_shutdown()"
+    assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
+    assert_harness_end "$seed"
 }

@@ -1,0 +1,30 @@
+/* Lesson 01's harnesses share this: a copy through the current context, to show it works. */
+#ifndef EX01_HARNESS_H
+#define EX01_HARNESS_H
+#include <stdlib.h>
+#include "harness.h"
+
+/* Case k of the seed: n floats through a buffer of the current context (cuMemAlloc, there and
+ * back). Reports "caseK N SUM", or "caseK none" when it could not be done. */
+static inline void copy_case(uint32_t seed, int k, size_t n)
+{
+    float *v = malloc(n * sizeof(float));
+    CUdeviceptr d = 0;
+    bool done = v && cuMemAlloc(&d, n * sizeof(float)) == CUDA_SUCCESS;
+    if (done) {
+        harness_fill(v, n, seed, k);
+        done = cuMemcpyHtoD(d, v, n * sizeof(float)) == CUDA_SUCCESS;
+        for (size_t i = 0; i < n; i++)
+            v[i] = -1;
+        done = done && cuMemcpyDtoH(v, d, n * sizeof(float)) == CUDA_SUCCESS;
+        done = cuMemFree(d) == CUDA_SUCCESS && done;
+    }
+    char key[16];
+    snprintf(key, sizeof key, "case%d", k);
+    if (done)
+        harness_report(key, "%zu %.1f", n, harness_sum(v, n));
+    else
+        harness_report(key, "none");
+    free(v);
+}
+#endif

@@ -1,0 +1,94 @@
+/*
+ * 01_hello_runtime/harness/check_launch - the grader's side of exercise check_launch: it calls
+ * scale_on_device() (exercises/check_launch/check_launch.c) on fresh data of several sizes and
+ * block sizes, then on launches that fail (2048 threads per block; a launch the harness makes
+ * fail), and reports the results, the device allocations left and the copies back after a
+ * failed launch (the student's cudaMalloc, cudaFree and cudaMemcpy calls are counted through
+ * the linker's --wrap). It judges nothing (common/harness.h).
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "check_launch.h"
+
+extern int harness_sabotage, harness_launches;
+static int live_allocs, copies_back;
+
+cudaError_t __real_cudaMalloc(void **p, size_t bytes);
+cudaError_t __real_cudaFree(void *p);
+cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+
+cudaError_t __wrap_cudaMalloc(void **p, size_t bytes)
+{
+    cudaError_t e = __real_cudaMalloc(p, bytes);
+    live_allocs += e == cudaSuccess;
+    return e;
+}
+
+cudaError_t __wrap_cudaFree(void *p)
+{
+    cudaError_t e = __real_cudaFree(p);
+    live_allocs -= e == cudaSuccess && p != NULL;
+    return e;
+}
+
+cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    if (harness_launches > 0 && (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault))
+        copies_back++;
+    return __real_cudaMemcpy(dst, src, bytes, kind);
+}
+
+/* A launch that works: "caseK N SUM" (the sum of the results) or "caseK failed". */
+static bool good_case(uint32_t seed, int k, int n, int threads)
+{
+    float *v = malloc((size_t)n * sizeof(float));
+    if (!v)
+        return false;
+    harness_fill(v, (size_t)n, seed, k);
+    harness_sabotage = 0;
+    bool ok = scale_on_device(v, n, 2.0f, threads);
+    char key[16];
+    snprintf(key, sizeof key, "case%d", k);
+    if (ok)
+        harness_report(key, "%d %.1f", n, harness_sum(v, (size_t)n));
+    else
+        harness_report(key, "failed");
+    free(v);
+    return true;
+}
+
+/* A launch that fails: "badJ RETURNED COPIES_BACK_AFTER_THE_LAUNCH ALLOCATIONS_LEFT". */
+static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
+{
+    float *v = malloc((size_t)n * sizeof(float));
+    if (!v)
+        return false;
+    harness_fill(v, (size_t)n, seed, 10 + j);
+    int live = live_allocs;
+    harness_sabotage = sabotage;
+    harness_launches = 0;
+    copies_back = 0;
+    bool ok = scale_on_device(v, n, 2.0f, threads);
+    harness_sabotage = 0;
+    harness_launches = 0;
+    char key[16];
+    snprintf(key, sizeof key, "bad%d", j);
+    harness_report(key, "%s %d %d", ok ? "true" : "false", copies_back, live_allocs - live);
+    (void)cudaGetLastError(); /* whatever the student left pending, the next case starts clean */
+    free(v);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "Exercise check_launch: calls scale_on_device() on "
+                                             "good and failing launches, reports what it saw.");
+    if (!requireRuntime(cudaSetDevice(0)))
+        return EXIT_CHECK;
+    bool ok = good_case(seed, 0, 1 << 16, 256) && good_case(seed, 1, 1000 + (int)(seed % 4096), 96) &&
+              good_case(seed, 2, 4097, 1024) && bad_case(seed, 0, 5000, 2048, 0) &&
+              bad_case(seed, 1, 5000, 256, 1) && good_case(seed, 3, 3001 + (int)(seed % 1000), 128);
+    return harness_end(seed, ok);
+}

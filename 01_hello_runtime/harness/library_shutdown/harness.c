@@ -1,0 +1,63 @@
+/*
+ * 01_hello_runtime/harness/library_shutdown - the grader's side of exercise library_shutdown:
+ * the application (runtime calls, a cudaMalloc buffer of fresh data) around the library's
+ * lib_init() and lib_shutdown() (exercises/library_shutdown/library.c). Reports the
+ * application's data read back, whether the workspace still exists, the context stack, and the
+ * references to the primary context left after the application gives back the runtime's.
+ * It judges nothing (common/harness.h).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "library_shutdown.h"
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "Exercise library_shutdown: the application around "
+                                             "lib_init() and lib_shutdown(), reports what is left.");
+    size_t n = 100000 + seed % 50000, bytes = n * sizeof(float);
+    float *host = malloc(bytes), *app = NULL;
+    CUcontext app_ctx = NULL, top = NULL;
+    struct library lib = {0};
+    if (!host)
+        return EXIT_CHECK;
+    harness_fill(host, n, seed, 0);
+    if (!requireRuntime(cudaSetDevice(0)) || !checkRuntime(cudaMalloc((void **)&app, bytes)) ||
+        !checkRuntime(cudaMemcpy(app, host, bytes, cudaMemcpyHostToDevice)) ||
+        !checkDriver(cuCtxGetCurrent(&app_ctx))) {
+        free(host);
+        return EXIT_CHECK;
+    }
+    bool ok = lib_init(&lib);
+    harness_report("lib_init", "%s", ok ? "true" : "false");
+    if (!ok) {
+        free(host);
+        return harness_end(seed, true);
+    }
+    ok = lib_shutdown(&lib);
+    harness_report("lib_shutdown", "%s", ok ? "true" : "false");
+    /* 1. the application's buffer: still there, still holding its data? */
+    for (size_t i = 0; i < n; i++)
+        host[i] = -1;
+    cudaError_t copied = cudaMemcpy(host, app, bytes, cudaMemcpyDeviceToHost);
+    (void)cudaGetLastError();
+    if (copied == cudaSuccess)
+        harness_report("case0", "%zu %.1f", n, harness_sum(host, n));
+    else
+        harness_report("case0", "lost (%s)", cudaGetErrorName(copied));
+    free(host);
+    /* 2. the library's workspace: no context owns it any more */
+    CUcontext owner = NULL;
+    CUresult r = cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, lib.workspace);
+    harness_report("workspace", "%s", r == CUDA_ERROR_INVALID_VALUE ? "freed" : r == CUDA_SUCCESS ? "allocated" : "unknown");
+    /* 3. the stack as the application left it: its context, alone */
+    int depth = harness_stack_depth(&top);
+    harness_report("stack", "%d %s", depth, !top ? "none" : top == app_ctx ? "application" : "another");
+    /* 4. only the runtime's reference is left: giving that one back deactivates the context */
+    if (copied == cudaSuccess)
+        (void)cudaFree(app);
+    harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(lib.dev));
+    return harness_end(seed, true);
+}

@@ -1,0 +1,35 @@
+/*
+ * Reference solution of exercise 2 - check_launch.
+ *
+ * This file is yours (the only one graded). The harness (harness/check_launch/) calls
+ * scale_on_device() on fresh data with several sizes and block sizes, and on launches that
+ * fail: 2048 threads per block (more than any GPU allows), and a launch that the harness's
+ * launcher makes fail whatever the arguments. As given, a failed launch goes unnoticed: the
+ * data is copied back unchanged and the function says all went well.
+ * TODO: right after launch_scale(...), check the launch the way lesson step 5 does, so that a
+ * failed launch is reported with its cause (checkRuntime prints the file, line, error name and
+ * message on stderr), nothing is copied back, the buffer is freed and the function returns
+ * false.
+ * Grade it: make check   (from 01_hello_runtime/)
+ */
+#include "check_launch.h"
+
+bool scale_on_device(float *host, int n, float factor, int threads_per_block)
+{
+    size_t bytes = (size_t)n * sizeof(float);
+    float *dev = NULL;
+    bool ok = false;
+    if (!checkRuntime(cudaMalloc((void **)&dev, bytes)))
+        return false;
+    if (!checkRuntime(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice)))
+        goto cleanup;
+
+    launch_scale(dev, n, factor, threads_per_block);
+    if (!checkRuntime(cudaGetLastError())) /* the launch error, at once */
+        goto cleanup;
+
+    ok = checkRuntime(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+cleanup:
+    ok = checkRuntime(cudaFree(dev)) && ok;
+    return ok;
+}
