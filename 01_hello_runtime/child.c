@@ -3,10 +3,11 @@
  *
  * Some things can only be shown in a fresh process: a first call happens once per process
  * (step 2b), a sticky fault spoils the context for the rest of the process (step 5c), a
- * reset destroys the context the rest of the lesson uses (step 8), and the driver reads the
- * CUDA environment variables once, when it starts (step 5c sets one for its child). The child
- * is this very program, started through /proc/self/exe with an internal option that main()
- * recognises.
+ * reset destroys the context the rest of the lesson uses (step 8), and step 5c gives its child
+ * a CUDA environment variable of its own (CUDA_LAUNCH_BLOCKING, read when the driver
+ * initialises). The child is this very program, started through /proc/self/exe with an
+ * internal option that main() accepts only from a child the lesson started: the child's
+ * environment holds HELLO_RUNTIME_PARENT=<the parent's process id>, which must name its parent.
  */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -21,30 +22,50 @@
 
 extern char **environ;
 
-/* environ, less any NAME=..., plus NAME=VALUE when value is not NULL. */
-static char **child_environment(const char *name, const char *value, char *assignment, size_t len)
+#define PARENT_VARIABLE "HELLO_RUNTIME_PARENT"
+
+static bool is_variable(const char *entry, const char *name)
 {
-    size_t n = 0, name_len = name ? strlen(name) : 0;
+    size_t len = strlen(name);
+    return strncmp(entry, name, len) == 0 && entry[len] == '=';
+}
+
+/* environ, less any NAME=... and HELLO_RUNTIME_PARENT=..., plus NAME=VALUE when value is not
+ * NULL, plus HELLO_RUNTIME_PARENT=<this process's id>. */
+static char **child_environment(const char *name, const char *value, char *assignment, size_t len,
+                                char *parent, size_t parent_len)
+{
+    size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 2, sizeof *env);
+    char **env = calloc(n + 3, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!name || strncmp(environ[i], name, name_len) != 0 || environ[i][name_len] != '=')
+        if (!(name && is_variable(environ[i], name)) && !is_variable(environ[i], PARENT_VARIABLE))
             env[k++] = environ[i];
     if (name && value) {
         snprintf(assignment, len, "%s=%s", name, value);
         env[k++] = assignment;
     }
+    snprintf(parent, parent_len, "%s=%ld", PARENT_VARIABLE, (long)getpid());
+    env[k++] = parent;
     return env;
+}
+
+bool started_by_the_lesson(void)
+{
+    const char *v = getenv(PARENT_VARIABLE);
+    char parent[32];
+    snprintf(parent, sizeof parent, "%ld", (long)getppid());
+    return v && strcmp(v, parent) == 0;
 }
 
 static int start(char *const args[], const char *env_name, const char *env_value,
                  posix_spawn_file_actions_t *actions, pid_t *pid)
 {
-    char exe[4096], assignment[256];
+    char exe[4096], assignment[256], parent[64];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
         perror("readlink /proc/self/exe");
@@ -54,7 +75,8 @@ static int start(char *const args[], const char *env_name, const char *env_value
     char *argv[16] = {exe};
     for (int i = 0; i < 14 && args[i]; i++)
         argv[i + 1] = args[i];
-    char **env = child_environment(env_name, env_value, assignment, sizeof assignment);
+    char **env = child_environment(env_name, env_value, assignment, sizeof assignment, parent,
+                                   sizeof parent);
     if (!env)
         return -1;
     fflush(stdout);

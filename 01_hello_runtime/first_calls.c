@@ -1,7 +1,10 @@
 /*
  * 01_hello_runtime/first_calls.c - step 2b: which runtime calls, made first, start the
  * primary context? A process makes its first call only once, so each row is a fresh child
- * process (this program again, with --first-call NAME); the children run side by side.
+ * process (this program again, with --first-call NAME). The children run side by side, or
+ * one at a time on a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS); a child
+ * that got no context (the GPU taken, or its memory full with the others' contexts) is tried
+ * again alone.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -67,6 +70,8 @@ int first_call_child(const char *name, int device)
         return EXIT_USAGE;
     int acts_on = calls[i].default_device ? 0 : device;
     cudaError_t err = make_call(name, acts_on);
+    if (no_context_for_child(err))
+        return err == cudaErrorDevicesUnavailable ? CHILD_GPU_TAKEN : CHILD_NO_MEMORY;
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
     CUresult r = cuCtxGetCurrent(&current);
     int status = FIRST_CALL_SEEN;
@@ -90,6 +95,16 @@ static bool row_is(const int *seen, const char *name, int bits)
     return false;
 }
 
+static int run_child(int i, const char *dev)
+{
+    return wait_self(spawn_self((char *[]){"--first-call", (char *)calls[i].name, "--device", (char *)dev, NULL}));
+}
+
+static bool no_context(int status)
+{
+    return status == CHILD_GPU_TAKEN || status == CHILD_NO_MEMORY;
+}
+
 bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
 {
     printf("   which runtime calls, made first, start the primary context? Each row is a fresh child\n"
@@ -98,14 +113,34 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
     snprintf(dev, sizeof dev, "%d", L->device);
     pid_t pid[N_CALLS];
     int seen[N_CALLS];
-    for (int i = 0; i < N_CALLS; i++)
-        pid[i] = spawn_self((char *[]){"--first-call", (char *)calls[i].name, "--device", dev, NULL});
-    for (int i = 0; i < N_CALLS; i++)
-        seen[i] = wait_self(pid[i]);
+    if (child_plan_for(L->compute_mode) == CHILDREN_SIDE_BY_SIDE) {
+        for (int i = 0; i < N_CALLS; i++)
+            pid[i] = spawn_self((char *[]){"--first-call", (char *)calls[i].name, "--device", dev, NULL});
+        for (int i = 0; i < N_CALLS; i++)
+            seen[i] = wait_self(pid[i]);
+    } else {
+        for (int i = 0; i < N_CALLS; i++)
+            seen[i] = run_child(i, dev);
+    }
+    int retried = 0, refused = 0;
+    for (int i = 0; i < N_CALLS; i++) {
+        if (no_context(seen[i])) {
+            seen[i] = run_child(i, dev); /* alone this time */
+            retried++;
+            refused += no_context(seen[i]);
+        }
+    }
+    if (retried)
+        printf("   (%d child process(es) got no context beside the others and ran again alone)\n", retried);
     printf("      %-24s %-7s %-19s %-16s %s\n", "first call", "device", "driver initialised",
            "primary context", "made current");
     for (int i = 0; i < N_CALLS; i++) {
         int s = seen[i] - FIRST_CALL_SEEN;
+        if (no_context(seen[i])) {
+            printf("      %-24s (the driver gave the child process no context: %s)\n", calls[i].name,
+                   seen[i] == CHILD_GPU_TAKEN ? "cudaErrorDevicesUnavailable" : "cudaErrorMemoryAllocation");
+            continue;
+        }
         if (seen[i] < FIRST_CALL_SEEN) {
             printf("      %-24s (the child process failed: exit %d)\n", calls[i].name, seen[i]);
             continue;
@@ -113,6 +148,12 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
         printf("      %-24s %-7d %-19s %-16s %s\n", calls[i].name, calls[i].default_device ? 0 : L->device,
                s & DRIVER_INITIALISED ? "yes" : "no", s & PRIMARY_ACTIVE ? "active" : "inactive",
                s & CONTEXT_CURRENT ? "yes" : "no");
+    }
+    if (refused) {
+        not_judged("the driver gave some child processes no context, even alone: another process holds "
+                   "this GPU, or its memory is full",
+                   "which first calls start the primary context (step 2's 4 claims)");
+        return true;
     }
     claim(row_is(seen, "cudaRuntimeGetVersion", 0),
           "cudaRuntimeGetVersion initialised nothing, not even the driver");

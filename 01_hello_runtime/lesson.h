@@ -16,7 +16,23 @@ struct lesson {
     CUdevice cu_dev;            /* the same device as the Driver API sees it */
     CUcontext primary;          /* the context cudaSetDevice made current, step 3 */
     struct cudaDeviceProp prop; /* read in step 3 */
+    int compute_mode;           /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, step 2 */
 };
+
+/* machine.c: decisions from what the driver reports (no CUDA call: CPU tests drive them) */
+enum child_plan {
+    CHILDREN_SIDE_BY_SIDE,  /* DEFAULT compute mode: every process may hold a context */
+    CHILDREN_ONE_AT_A_TIME, /* EXCLUSIVE_PROCESS: one process at a time; the parent gives its back */
+    NO_CONTEXT_ALLOWED,     /* PROHIBITED: no process may make a context: the lesson cannot run */
+};
+const char *compute_mode_name(int mode);
+enum child_plan child_plan_for(int compute_mode);
+bool lazy_loading_is_default(int driver_version, int runtime_version);
+
+/* What a child process that got no context from the driver reports. The first-call children
+ * (step 2) say it in their exit status; the others print a not-judged line and exit 0. */
+enum { CHILD_GPU_TAKEN = 90, CHILD_NO_MEMORY = 91 };
+bool no_context_for_child(cudaError_t err);
 
 /* kernel.cu */
 void launch_add_one(float *data, int n, int threads_per_block);
@@ -35,11 +51,18 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L);
 int first_call_child(const char *name, int device);
 
 /* lifecycle.c: step 8, and its child process (--lifecycle-demo) */
-bool step_8_primary_context_lifecycle(const struct lesson *L);
+bool step_8_primary_context_lifecycle(struct lesson *L);
 int lifecycle_child(int device);
 
+/* main.c: on a GPU that lets one process at a time use it, this process gives back its context
+ * before a child process runs (steps 5c, 8) and, when more steps follow, takes it again. */
+bool give_back_context_for_child(struct lesson *L);
+bool take_context_again(struct lesson *L);
+
 /* child.c: run this program again, as a child process, with the arguments given (after the
- * program's own path).
+ * program's own path). The child's environment names this process in HELLO_RUNTIME_PARENT:
+ * started_by_the_lesson() is true only in such a child, so the internal options that select
+ * the child's side cannot be reached from the command line.
  * run_self: the same environment, except that env_name (when not NULL) is set to env_value,
  *   or removed when env_value is NULL. The child's stdout comes back through a pipe: its
  *   "[ok]" / "[FAIL]" / "[n/j]" lines become claims of this process (counted in its verdict),
@@ -50,5 +73,6 @@ int lifecycle_child(int device);
 int run_self(char *const args[], const char *env_name, const char *env_value);
 pid_t spawn_self(char *const args[]);
 int wait_self(pid_t pid);
+bool started_by_the_lesson(void);
 
 #endif

@@ -47,7 +47,7 @@ static CUresult owner_of(void *p)
 }
 
 /* a) flags recorded before the context is active, then cudaInitDevice, then cudaSetDevice */
-static bool step_8a_before_it_is_active(int device, CUdevice dev)
+static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *no_context)
 {
     printf("   a) schedule flags set before the context is active, then cudaInitDevice\n");
     unsigned int flags = 0, ctx_flags = 0;
@@ -59,7 +59,12 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev)
            flags, active);
 #if CUDART_VERSION >= 12000
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
-    if (!checkRuntime(cudaInitDevice(device, 0, 0)) || !checkDriver(cuCtxGetCurrent(&current)))
+    cudaError_t init = cudaInitDevice(device, 0, 0);
+    if (no_context_for_child(init)) {
+        *no_context = init;
+        return true;
+    }
+    if (!checkRuntime(init) || !checkDriver(cuCtxGetCurrent(&current)))
         return false;
     active = primary_active(dev);
     printf("   [child] cudaInitDevice(%d, 0, 0)  -> active = %d, current context = %s\n", device, active,
@@ -68,7 +73,12 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev)
 #else
     not_judged("built with a CUDA older than 12.0", "cudaInitDevice activates the context without making it current");
 #endif
-    if (!checkRuntime(cudaSetDevice(device)) || !checkDriver(cuCtxGetFlags(&ctx_flags)))
+    cudaError_t set = cudaSetDevice(device);
+    if (no_context_for_child(set)) {
+        *no_context = set;
+        return true;
+    }
+    if (!checkRuntime(set) || !checkDriver(cuCtxGetFlags(&ctx_flags)))
         return false;
     printf("   [child] cudaSetDevice(%d)         -> current; cuCtxGetFlags -> 0x%x (%s)\n", device,
            ctx_flags, sched_name(ctx_flags));
@@ -179,16 +189,26 @@ int lifecycle_child(int device)
     CUdevice dev;
     if (!checkRuntime(cudaGetDeviceCount(&count)) || !checkDriver(cuDeviceGet(&dev, device)))
         return EXIT_CHECK;
-    bool ok = step_8a_before_it_is_active(device, dev) && step_8b_while_it_is_active(dev) &&
-              step_8c_references(dev) && step_8d_resets(dev);
+    cudaError_t no_context = cudaSuccess;
+    if (!step_8a_before_it_is_active(device, dev, &no_context))
+        return EXIT_CHECK;
+    if (no_context != cudaSuccess) { /* the relay makes this the parent's not-judged claim */
+        not_judged(cudaGetErrorName(no_context), "the rest of step 8: the driver gave this child process "
+                   "no context (another process holds the GPU, or its memory is full)");
+        return EXIT_OK;
+    }
+    bool ok = step_8b_while_it_is_active(dev) && step_8c_references(dev) && step_8d_resets(dev);
     return ok ? EXIT_OK : EXIT_CHECK;
 }
 
-bool step_8_primary_context_lifecycle(const struct lesson *L)
+bool step_8_primary_context_lifecycle(struct lesson *L)
 {
     printf("\n8. The primary context's lifecycle (in a child process, since it destroys the context)\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
+    /* the last step: after it, this process needs no context again */
+    if (!give_back_context_for_child(L))
+        return false;
     int rc = run_self((char *[]){"--lifecycle-demo", "--device", dev, NULL}, NULL, NULL);
     if (rc != EXIT_OK)
         fprintf(stderr, "%s: step 8's child process exited %d\n", lesson_prog, rc);

@@ -34,6 +34,7 @@
 
 #include "check.h"
 #include "lesson.h"
+#include "platform.h"
 
 static void usage(FILE *to)
 {
@@ -72,9 +73,36 @@ static void step_1_before_any_call(void)
 
 /* ---- 2. cudaGetDeviceCount: the runtime's first call ------------------------------------ */
 
+/* Who may hold a context on this device: it decides how the child processes run. */
+static bool step_2_compute_mode(struct lesson *L, bool *cannot_run)
+{
+    if (!checkDriver(cuDeviceGetAttribute(&L->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, L->cu_dev)))
+        return false;
+    static const char *meaning[] = {
+        [CHILDREN_SIDE_BY_SIDE] = "any number of processes may use it at once: the child processes\n"
+                                  "   below run side by side",
+        [CHILDREN_ONE_AT_A_TIME] = "this GPU lets one process at a time use it: the child processes\n"
+                                   "   below run one at a time, and this process holds no context while one runs",
+        [NO_CONTEXT_ALLOWED] = "no process may make a context on this GPU",
+    };
+    enum child_plan plan = child_plan_for(L->compute_mode);
+    printf("   compute mode of device %d (cuDeviceGetAttribute): %s: %s\n", L->device,
+           compute_mode_name(L->compute_mode), meaning[plan]);
+    if (plan == NO_CONTEXT_ALLOWED) {
+        fprintf(stderr,
+                "%s: cannot run here: device %d's compute mode is PROHIBITED: the driver lets no process\n"
+                "make a context on it.\n%s: choose another GPU with --device, or ask the machine's "
+                "administrator (nvidia-smi -q shows the mode; nvidia-smi -c sets it).\n",
+                lesson_prog, L->device, lesson_prog);
+        *cannot_run = true;
+        return false;
+    }
+    return true;
+}
+
 /* A step returns false when a CUDA call failed (the check macros said which), or, here, when
  * --device names a device that does not exist (then *no_such_device is set). */
-static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device)
+static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bool *cannot_run)
 {
     printf("\n2. cudaGetDeviceCount: the runtime's first call\n");
     if (!requireRuntime(cudaGetDeviceCount(&L->count)))
@@ -103,6 +131,8 @@ static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device)
     if (listed > 0)
         claim(L->count <= listed, "CUDA_VISIBLE_DEVICES lists %d device(s): the runtime sees no more (%d)",
               listed, L->count);
+    if (!step_2_compute_mode(L, cannot_run))
+        return false;
     return step_2b_which_first_calls_start_a_context(L);
 }
 
@@ -122,10 +152,12 @@ static bool step_3_module_loading(void)
     printf("   cuModuleGetLoadingMode     -> %s: %s\n", lazy ? "lazy" : "eager",
            lazy ? "each kernel is loaded at its first launch" : "every kernel was loaded with the context");
     if (!wanted) {
-        if (driver_version >= 12020 && runtime_version >= 12020)
-            claim(lazy, "CUDA_MODULE_LOADING is not set: loading is lazy, the default since CUDA 12.2");
+        if (lazy_loading_is_default(driver_version, runtime_version))
+            claim(lazy, "CUDA_MODULE_LOADING is not set: loading is lazy, the default on Linux since CUDA 12.2 "
+                        "(on every platform since 12.3)");
         else
-            not_judged("runtime or driver older than CUDA 12.2", "loading is lazy by default");
+            not_judged("the runtime or the driver is older than CUDA 12.2, where lazy loading became the default",
+                       "loading is lazy by default");
     } else if (strcmp(wanted, "EAGER") == 0 || strcmp(wanted, "LAZY") == 0) {
         claim(lazy == (strcmp(wanted, "LAZY") == 0), "the loading mode is the one CUDA_MODULE_LOADING=%s asks for",
               wanted);
@@ -139,7 +171,8 @@ static bool step_3_first_call_that_needs_a_context(struct lesson *L)
 {
     printf("\n3. cudaSetDevice(%d): the first call that needs a context\n", L->device);
     double t0 = host_ms();
-    if (!checkRuntime(cudaSetDevice(L->device)))
+    /* the first context: where another process holds an EXCLUSIVE_PROCESS GPU, exit 77 */
+    if (!requireRuntime(cudaSetDevice(L->device)))
         return false;
     double set_ms = host_ms() - t0;
     CUcontext retained = NULL;
@@ -188,8 +221,9 @@ static bool step_4_versions(const struct lesson *L)
     print_version("cudaDriverGetVersion", driver_version,
                   "the newest CUDA version the driver (libcuda.so.1) supports");
     printf("   cuCtxGetApiVersion    -> %u for the primary context, %u for NULL (the current one):\n"
-           "                            the context's interface version, not a CUDA release\n",
-           api_primary, api_current);
+           "                            the context's interface version: that of CUDA %u.%u, the last\n"
+           "                            release that changed it, not the driver's version\n",
+           api_primary, api_current, api_primary / 1000, api_primary % 1000 / 10);
     printf("   the rules (NVIDIA's \"CUDA Compatibility\" guide): the runtime fails with\n"
            "   cudaErrorInsufficientDriver when the driver is older than the minimum for the runtime's\n"
            "   major version (CUDA 13.x needs driver 580 or newer, 12.x needs 525 or newer); within a\n"
@@ -256,7 +290,14 @@ static bool step_5b_bad_launch_configuration(const struct lesson *L)
 static int fault_demo(int device)
 {
     bool blocking = launch_blocking() == SET_ON;
-    if (!checkRuntime(cudaSetDevice(device)))
+    cudaError_t set = cudaSetDevice(device);
+    if (no_context_for_child(set)) { /* the relay makes this the parent's not-judged claim */
+        not_judged(cudaGetErrorName(set), "%s: the driver gave this child process no context (another "
+                   "process holds the GPU, or its memory is full)", blocking ? "the fault with "
+                   "CUDA_LAUNCH_BLOCKING=1" : "the fault without CUDA_LAUNCH_BLOCKING");
+        return EXIT_OK;
+    }
+    if (!checkRuntime(set))
         return EXIT_CHECK;
     double t0 = host_ms();
     launch_trap();
@@ -277,19 +318,22 @@ static int fault_demo(int device)
     bool sticky = at_sync == cudaErrorLaunchFailure && afterwards == cudaErrorLaunchFailure;
     if (blocking)
         claim(at_launch == cudaErrorLaunchFailure && sticky,
-              "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and every later call returned it");
+              "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and both calls made after "
+              "it returned it too");
     else
         claim(at_launch == cudaSuccess && sticky,
-              "the fault showed only at synchronisation, and every later call returned it");
+              "the fault showed only at synchronisation, and the call made after it returned it too");
     return EXIT_OK;
 }
 
-static bool step_5c_fault_in_a_running_kernel(const struct lesson *L)
+static bool step_5c_fault_in_a_running_kernel(struct lesson *L)
 {
     printf("   c) a fault inside a running kernel, in two child processes (a fault ruins the context)\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
     char *args[] = {"--fault-demo", "--device", dev, NULL};
+    if (!give_back_context_for_child(L))
+        return false;
     printf("      without CUDA_LAUNCH_BLOCKING (removed from the child's environment):\n");
     int without = run_self(args, "CUDA_LAUNCH_BLOCKING", NULL);
     printf("      with CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel):\n");
@@ -298,10 +342,43 @@ static bool step_5c_fault_in_a_running_kernel(const struct lesson *L)
         fprintf(stderr, "%s: step 5c's child processes exited %d and %d\n", lesson_prog, without, with);
         return false;
     }
+    return take_context_again(L);
+}
+
+/* ---- a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS) ------------------- */
+
+/* A child process asks the driver for a context of its own; on such a GPU it gets none while
+ * this process holds one. Nothing of the lesson lives in the primary context at steps 5c and
+ * 8, so this process gives it back (cudaDeviceReset destroys it) and checks that it is gone. */
+bool give_back_context_for_child(struct lesson *L)
+{
+    if (child_plan_for(L->compute_mode) != CHILDREN_ONE_AT_A_TIME)
+        return true;
+    unsigned int flags = 0;
+    int active = -1;
+    if (!checkRuntime(cudaDeviceReset()) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
+        return false;
+    printf("      (compute mode %s: this process gives back its context first, cudaDeviceReset ->\n"
+           "      active = %d, so that the child may have the GPU)\n", compute_mode_name(L->compute_mode),
+           active);
+    claim(active == 0, "this process holds no context on device %d while its child process runs", L->device);
     return true;
 }
 
-static bool step_5_check_macros_at_work(const struct lesson *L)
+/* ... and after the child, the runtime's next call starts a new primary context. */
+bool take_context_again(struct lesson *L)
+{
+    if (child_plan_for(L->compute_mode) != CHILDREN_ONE_AT_A_TIME)
+        return true;
+    if (!requireRuntime(cudaSetDevice(L->device)) || !checkDriver(cuCtxGetCurrent(&L->primary)))
+        return false;
+    printf("      (cudaSetDevice(%d) started a new primary context for the steps that follow: %p)\n",
+           L->device, (void *)L->primary);
+    return true;
+}
+
+static bool step_5_check_macros_at_work(struct lesson *L)
 {
     printf("\n5. The check macros at work (the reports on stderr are expected)\n");
     return step_5a_invalid_call(L) && step_5b_bad_launch_configuration(L) &&
@@ -328,13 +405,16 @@ static bool step_6_launch_returns_at_once(void)
     printf("   spin<<<1, 1>>>(%.0f ms): the launch returned after %.3f ms; cudaStreamQuery -> %s;\n"
            "   cudaDeviceSynchronize then waited %.3f ms\n",
            spin_ns / 1e6, launch_ms, cudaGetErrorName(query), wait_ms);
-    switch (launch_blocking()) {
+    char why[256];
+    bool tool = under_tool(why, sizeof why);
+    switch (tool && launch_blocking() != SET_ON ? SET_OTHER : launch_blocking()) {
     case SET_ON:
         claim(query == cudaSuccess,
               "CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended");
         break;
-    case SET_OTHER:
-        not_judged("CUDA_LAUNCH_BLOCKING is neither 0 nor 1", "a launch returns before its kernel ends");
+    case SET_OTHER: /* the launch against a 20 ms kernel: a race with the tool's own cost */
+        not_judged(tool ? why : "CUDA_LAUNCH_BLOCKING is neither 0 nor 1",
+                   "a launch returns before its kernel ends");
         break;
     default:
         claim(query == cudaErrorNotReady,
@@ -459,6 +539,15 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
         usage(stderr);
         return EXIT_USAGE;
     }
+    /* The child's side is the lesson's own business: from the command line these options are
+     * as unknown as any other (a child process of the lesson carries its parent's id). */
+    if (*mode != LESSON && !started_by_the_lesson()) {
+        fprintf(stderr, "%s: --%s is internal: the lesson itself starts it in a child process\n",
+                lesson_prog, *mode == FAULT_DEMO ? "fault-demo" : *mode == FIRST_CALL ? "first-call"
+                                                                                  : "lifecycle-demo");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
     L->device = (int)device;
     return -1;
 }
@@ -483,13 +572,15 @@ int main(int argc, char **argv)
     printf("01_hello_runtime: when does the CUDA runtime create a context?\n");
     step_0_environment();
     step_1_before_any_call();
-    bool no_such_device = false;
-    bool ok = step_2_first_runtime_call(&L, &no_such_device) &&
+    bool no_such_device = false, cannot_run = false;
+    bool ok = step_2_first_runtime_call(&L, &no_such_device, &cannot_run) &&
               step_3_first_call_that_needs_a_context(&L) && step_4_versions(&L) &&
               step_5_check_macros_at_work(&L) && step_6_kernel_launched_from_c() &&
               step_7_context_belongs_to_a_thread(&L) && step_8_primary_context_lifecycle(&L);
     if (no_such_device)
         return EXIT_USAGE;
+    if (cannot_run)
+        return EXIT_CANNOT_RUN;
     printf("\n");
     return verdict(ok);
 }

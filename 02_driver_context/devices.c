@@ -63,9 +63,10 @@ bool step_7_every_device(struct lesson *L)
     claim(data_ok == devices,
           "every buffer held its own data after all the devices were used (%d device(s))", devices);
     claim(now == L->runtime_ctx, "after pushing and popping them all, the primary context is current again");
-    printf("   Each context owns what was made in it (steps 4 and 7 named the owners), yet all of\n"
-           "   them share the process's one address space (step 4's copy across contexts). A kernel\n"
-           "   on one GPU works on another GPU's memory once its context has peer access: step 8.\n");
+    printf("   Each context owns what was made in it (steps 4 and 7 named the owners), and every\n"
+           "   allocation has an address of its own in the process's one unified address space: a\n"
+           "   copy finds it from any context (step 4). A kernel on one GPU works on another GPU's\n"
+           "   memory once its context has peer access: step 8.\n");
     return ok;
 }
 
@@ -75,10 +76,12 @@ void step_10_what_a_context_holds(void)
     printf("   NVIDIA's Programming Guide (\"The CUDA Driver API\", Context) likens a context to a CPU\n"
            "   process: it holds the allocations and their mappings, the modules loaded into it,\n"
            "   its streams and events, its limits (step 2); destroying it frees them all.\n");
-    printf("   It is no wall between tenants, as seed 002 suggests: the contexts of one process share\n"
-           "   its address space (step 4). Separate processes keep tenants apart, and on one GPU\n"
-           "   MPS (shared SMs, per-client limits) or MIG (hardware partitions): NVIDIA's MPS and\n"
-           "   MIG user guides.\n");
+    printf("   It is no wall between tenants, as seed 002 suggests: a copy in one context read\n"
+           "   another's memory by its address (step 4); the process is the boundary. Separate\n"
+           "   processes keep tenants' memory apart. On one GPU, MPS (Volta and later) gives each\n"
+           "   client process its own address space and limits, but a fatal fault in one client\n"
+           "   reaches every client sharing that GPU; MIG partitions the GPU so that one instance's\n"
+           "   faults and memory stay its own (NVIDIA's MPS and MIG user guides).\n");
     printf("   Runtime API: one primary context per device, shared by every thread and library of\n"
            "   the process (runtime API reference, \"Interactions with the CUDA Driver API\").\n"
            "   Advice, not measured: choose it for applications; the Driver API for frameworks,\n"

@@ -30,6 +30,7 @@ struct lesson {
     long device, repeat;          /* the options */
     int count;                    /* devices the driver shows */
     int driver_version;           /* cuDriverGetVersion: 13000 for CUDA 13.0 */
+    int compute_mode;             /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE of --device */
     CUdevice dev;                 /* the device of steps 2 to 6 */
     char name[256];               /* its name */
     unsigned int *host_in, *host_out;
@@ -50,11 +51,21 @@ extern CUcontext stack[8];
 extern int depth;
 void show_stack(const char *after, bool *ok);
 
+/* ---- machine.c: decisions from what the driver reports (no CUDA call: CPU tests drive them) */
+const char *compute_mode_name(int mode);
+bool contexts_allowed(int compute_mode);
+bool one_context_at_a_time(int compute_mode);
+bool lazy_loading_is_default(int driver_version);
+bool driver_knows_version(int driver_version, int cuda_version);
+bool memory_judgeable(double control_spread_mib, double bar_mib);
+
 /* ---- tools.c ------------------------------------------------------------------------ */
 const char *error_name(CUresult r);
 CUcontext current(bool *ok);                      /* cuCtxGetCurrent */
 CUcontext owner_of(CUdeviceptr p, bool *ok);      /* CU_POINTER_ATTRIBUTE_CONTEXT */
 size_t free_memory(bool *ok);                     /* cuMemGetInfo's free bytes */
+double free_memory_spread(bool *ok);              /* MiB it moved over 10 reads, 10 ms apart */
+extern bool device_refused;  /* a cuCtxCreate got CUDA_ERROR_DEVICE_UNAVAILABLE: exit 77 */
 void fill(unsigned int *h, unsigned int seed);
 int wrong_words(const unsigned int *h, unsigned int seed, unsigned int plus);
 bool free_in(CUcontext ctx, CUdeviceptr *p);      /* cuMemFree with ctx pushed */

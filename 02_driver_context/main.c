@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "lesson.h"
+#include "platform.h"
 
 static void usage(FILE *to)
 {
@@ -80,8 +81,9 @@ static int parse_options(int argc, char **argv, struct lesson *L)
     return -1;
 }
 
-/* The environment variables that change what this lesson shows. The driver reads them when
- * it starts (cuInit): a program cannot change them for itself afterwards. */
+/* The environment variables that change what this lesson shows. The driver reads them when it
+ * initialises (cuInit) or makes a context: set in the shell, or by the program itself (setenv)
+ * before its first CUDA call; changed later, they change nothing in this process. */
 static void show_environment(void)
 {
     static const struct {
@@ -136,7 +138,7 @@ static void before_cuinit(void)
 }
 
 /* After cuInit: check what the variables shown above changed. */
-static bool environment_claims(int count, bool pci_order)
+static bool environment_claims(int count, bool pci_order, int driver_version)
 {
     const char *visible = getenv("CUDA_VISIBLE_DEVICES"), *order = getenv("CUDA_DEVICE_ORDER");
     const char *loading = getenv("CUDA_MODULE_LOADING");
@@ -157,12 +159,24 @@ static bool environment_claims(int count, bool pci_order)
     bool lazy = !loading || !*loading || strcmp(loading, "LAZY") == 0;
     printf("   cuModuleGetLoadingMode -> %s\n",
            mode == CU_MODULE_EAGER_LOADING ? "CU_MODULE_EAGER_LOADING" : "CU_MODULE_LAZY_LOADING");
-    if (eager || lazy)
+    bool asked = eager || (loading && *loading && lazy);
+    if (asked)
         claim(mode == (eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING),
-              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)",
-              eager ? "EAGER" : loading && *loading ? "LAZY" : "not set: LAZY, the default since CUDA 12.2");
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)", eager ? "EAGER" : "LAZY");
+    else if (lazy && lazy_loading_is_default(driver_version))
+        claim(mode == CU_MODULE_LAZY_LOADING,
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (not set: LAZY, the default "
+              "on Linux since CUDA 12.2, on every platform since 12.3)");
+    else if (lazy) {
+        char why[128];
+        snprintf(why, sizeof why, "the driver supports CUDA %d.%d, older than 12.2, where lazy loading "
+                 "became the default", driver_version / 1000, driver_version % 1000 / 10);
+        not_judged(why, "CUDA_MODULE_LOADING is not set: loading is lazy");
+    }
     return true;
 }
+
+static int compute_mode(struct lesson *L);
 
 /* 1. Returns -1 to go on, else the exit code (77: no driver or no device here). */
 static int step_1_explicit_start(struct lesson *L)
@@ -214,19 +228,43 @@ static int step_1_explicit_start(struct lesson *L)
     }
     claim(listed == count, "cuInit found %d device(s), each with a name, a compute capability and memory",
           count);
-    if (!environment_claims(count, ascending))
-        return verdict(false);
     if (!checkDriver(cuDeviceGet(&L->dev, (int)L->device)) ||
-        !checkDriver(cuDeviceGetName(L->name, (int)sizeof L->name, L->dev)))
+        !checkDriver(cuDeviceGetName(L->name, (int)sizeof L->name, L->dev)) ||
+        !checkDriver(cuDeviceGetAttribute(&L->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, L->dev)))
         return verdict(false);
     printf("   steps 2 to 6 use device %ld, \"%s\"\n", L->device, L->name);
+    int rc = compute_mode(L);
+    if (rc >= 0)
+        return rc;
+    if (!environment_claims(count, ascending, driver_version))
+        return verdict(false);
+    return -1;
+}
+
+/* Who may hold a context on the device of steps 2 to 6. Returns -1 to go on, else the exit code. */
+static int compute_mode(struct lesson *L)
+{
+    printf("   its compute mode (cuDeviceGetAttribute): %s", compute_mode_name(L->compute_mode));
+    if (!contexts_allowed(L->compute_mode)) {
+        printf(": no process may make a context on it\n");
+        fprintf(stderr, "%s: cannot run here: device %ld's compute mode is PROHIBITED: the driver lets no "
+                "process make a context on it.\n%s: choose another GPU with --device, or ask the machine's "
+                "administrator (nvidia-smi -q shows the mode).\n", lesson_prog, L->device, lesson_prog);
+        return EXIT_CANNOT_RUN;
+    }
+    if (one_context_at_a_time(L->compute_mode))
+        printf(": this GPU lets one process at a time use it, and NVIDIA documents\n"
+               "   one context on it at a time; if the driver refuses this lesson a second context, the\n"
+               "   lesson stops and says so (exit 77)\n");
+    else
+        printf(": any number of contexts and processes may use it\n");
     return -1;
 }
 
 /* Part of what a context's memory is for, measured: every thread the device can hold gets a
  * stack (CU_LIMIT_STACK_SIZE bytes), so raising that limit in a new context should take
  * limit x SMs x threads per SM more. The rest of the figure is explained, not measured. */
-static bool stack_reservation(struct lesson *L, double taken_med)
+static bool stack_reservation(struct lesson *L, double taken_med, double spread)
 {
     bool ok = true;
     size_t stack_b = 0, fifo_b = 0, heap_b = 0;
@@ -250,7 +288,12 @@ static bool stack_reservation(struct lesson *L, double taken_med)
     printf("     in a new context, cuCtxSetLimit(CU_LIMIT_STACK_SIZE, %zu) took %.1f MiB more;\n"
            "     model: %zu B more per thread x %d SMs x %d threads per SM = %.1f MiB\n",
            2 * stack_b, grew, stack_b, sms, threads, model);
-    if (grew > 0.0) {
+    if (!memory_judgeable(spread, 0.1 * model)) {
+        char why[160];
+        snprintf(why, sizeof why, "free device memory moved by %.1f MiB by itself (the control), more than "
+                 "10%% of the model", spread);
+        not_judged(why, "raising the stack limit reserved it for every thread the device can hold");
+    } else if (grew > 0.0) {
         claim(grew > 0.9 * model && grew < 1.1 * model,
               "raising the stack limit reserved it for every thread the device can hold: "
               "%.1f MiB, the model's %.1f MiB within 10%%", grew, model);
@@ -280,6 +323,7 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
     claim(now == ctx_a, "a context is current as soon as cuCtxCreate returns (ctxA)");
 
     printf("   %ld rounds of create + destroy, watched from ctxA with cuMemGetInfo:\n", L->repeat);
+    double spread = free_memory_spread(&ok); /* the control, before and after the rounds */
     double create_ms[MAX_REPEAT], destroy_ms[MAX_REPEAT], taken_mib[MAX_REPEAT];
     double worst_return_mib = 0.0;
     bool back_to_a = true;
@@ -304,7 +348,9 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
                    "%.1f MiB after destroying it\n",
                    before / MIB, with_it / MIB, after / MIB);
     }
+    double spread_after = free_memory_spread(&ok);
     TRY(ok);
+    spread = spread_after > spread ? spread_after : spread;
     int n = (int)L->repeat;
     double create_med = median_of(create_ms, n), destroy_med = median_of(destroy_ms, n);
     double taken_med = median_of(taken_mib, n);
@@ -323,14 +369,30 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
     }
     double pair_us = (host_ms() - t0) * 1000.0 / PAIRS;
     printf("     cuCtxPushCurrent + cuCtxPopCurrent: %.2f us a pair (%d pairs)\n", pair_us, PAIRS);
-    claim(taken_mib[0] > 0.0, "every new context took device memory: %.1f MiB or more", taken_mib[0]);
-    claim(worst_return_mib <= 0.01 * taken_med,
-          "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
+    printf("     the control: free device memory, read 10 times 10 ms apart before the rounds and again\n"
+           "     after them with nothing of this process changing, moved by %.1f MiB\n", spread);
+    char why[200];
+    snprintf(why, sizeof why, "free device memory moved by %.1f MiB by itself (the control): another "
+             "program allocates on this GPU", spread);
+    if (memory_judgeable(spread, taken_mib[0]))
+        claim(taken_mib[0] > 0.0, "every new context took device memory: %.1f MiB or more", taken_mib[0]);
+    else
+        not_judged(why, "every new context took device memory");
+    if (memory_judgeable(spread, 0.01 * taken_med))
+        claim(worst_return_mib <= 0.01 * taken_med,
+              "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
+    else
+        not_judged(why, "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
     claim(back_to_a, "destroying the current context popped it: ctxA was current again each time");
-    claim(create_med * 1000.0 > 100.0 * pair_us,
-          "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
-          create_med, create_med * 1000.0 / pair_us);
-    TRY(stack_reservation(L, taken_med));
+    char tool[256];
+    if (under_tool(tool, sizeof tool))
+        not_judged(tool, "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
+                   create_med, create_med * 1000.0 / pair_us);
+    else
+        claim(create_med * 1000.0 > 100.0 * pair_us,
+              "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
+              create_med, create_med * 1000.0 / pair_us);
+    TRY(stack_reservation(L, taken_med, spread));
     return ok;
 }
 
@@ -386,6 +448,15 @@ int main(int argc, char **argv)
         step_10_what_a_context_holds();
 
     ok = cleanup(&L) && ok;
+    if (device_refused) {
+        fprintf(stderr, "%s: cannot run here: the driver refused this lesson a context "
+                "(CUDA_ERROR_DEVICE_UNAVAILABLE): a GPU whose compute mode lets one process at a time use "
+                "it (EXCLUSIVE_PROCESS: NVIDIA documents one context at a time) or none (PROHIBITED).\n"
+                "%s: this lesson makes several contexts: run it where every GPU is in DEFAULT compute mode "
+                "(nvidia-smi -q shows the mode), or hide the others with CUDA_VISIBLE_DEVICES.\n",
+                lesson_prog, lesson_prog);
+        return EXIT_CANNOT_RUN;
+    }
     printf("\n");
     return verdict(ok);
 }

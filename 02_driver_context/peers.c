@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lesson.h"
+#include "platform.h"
 
 enum { COPY_ROUNDS = 5 };
 #define COPY_BYTES ((size_t)64 << 20) /* 64 MiB for the copies */
@@ -151,7 +152,11 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
            "      directly, cuMemcpyPeer:                          %.1f GB/s\n"
            "      through pinned host memory, DtoH then HtoD:      %.1f GB/s\n",
            b_ord, a_ord, COPY_ROUNDS, direct, via_host);
-    claim(direct > via_host, "%s (%.1f vs %.1f GB/s)", peer_claims[3], direct, via_host);
+    char tool[256];
+    if (under_tool(tool, sizeof tool))
+        not_judged(tool, "%s (%.1f vs %.1f GB/s)", peer_claims[3], direct, via_host);
+    else
+        claim(direct > via_host, "%s (%.1f vs %.1f GB/s)", peer_claims[3], direct, via_host);
     goto done;
 fail:
     ok = false;

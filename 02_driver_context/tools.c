@@ -1,7 +1,9 @@
 /* 02_driver_context/tools.c - the apparatus the steps use but do not teach: names for the
  * contexts, the stack printout, filling and checking buffers, freeing in a given context. */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "lesson.h"
 
@@ -10,6 +12,7 @@ CUcontext dev_ctx[MAX_DEVICES];
 int dev_ctx_count;
 CUcontext stack[8];
 int depth;
+bool device_refused;
 
 const char *error_name(CUresult r)
 {
@@ -40,14 +43,20 @@ const char *name_of(CUcontext c)
     return "another context";
 }
 
+/* A refusal (CUDA_ERROR_DEVICE_UNAVAILABLE: the device's compute mode lets one context, or one
+ * process, at a time use it, and that is taken) ends the lesson with exit 77 after its cleanup. */
 bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line)
 {
 #if CUDA_VERSION >= 13000
-    return check_driver_(cuCtxCreate(ctx, NULL, 0, dev), "cuCtxCreate(&ctx, NULL, 0, dev)", file,
-                         line);
+    CUresult r = cuCtxCreate(ctx, NULL, 0, dev);
+    const char *call = "cuCtxCreate(&ctx, NULL, 0, dev)";
 #else
-    return check_driver_(cuCtxCreate(ctx, 0, dev), "cuCtxCreate(&ctx, 0, dev)", file, line);
+    CUresult r = cuCtxCreate(ctx, 0, dev);
+    const char *call = "cuCtxCreate(&ctx, 0, dev)";
 #endif
+    if (r == CUDA_ERROR_DEVICE_UNAVAILABLE)
+        device_refused = true;
+    return check_driver_(r, call, file, line);
 }
 
 CUcontext current(bool *ok)
@@ -72,6 +81,21 @@ size_t free_memory(bool *ok)
     if (!checkDriver(cuMemGetInfo(&free_b, &total_b)))
         *ok = false;
     return free_b;
+}
+
+/* The control sample: free device memory read 10 times, 10 ms apart, with nothing of this
+ * process changing meanwhile; how far it moved (max - min), in MiB. */
+double free_memory_spread(bool *ok)
+{
+    size_t lo = (size_t)-1, hi = 0;
+    for (int i = 0; i < 10; i++) {
+        if (i)
+            nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+        size_t f = free_memory(ok);
+        lo = f < lo ? f : lo;
+        hi = f > hi ? f : hi;
+    }
+    return (double)(hi - lo) / MIB;
 }
 
 void fill(unsigned int *h, unsigned int seed)
