@@ -1,9 +1,10 @@
 /*
  * 01_hello_runtime/environment.c - step 0: the CUDA environment variables in effect.
  *
- * The driver reads them once, when it starts (NVIDIA's CUDA C++ Programming Guide, section
- * "CUDA Environment Variables", lists them). A lesson that a student runs with one of them set
- * must say so, and check the behaviour the variable produces instead of failing over it.
+ * The driver reads them when it initialises or makes a context (NVIDIA's CUDA C++ Programming
+ * Guide, section "CUDA Environment Variables", lists them): set in the shell, or by the program
+ * itself with setenv before its first CUDA call. A lesson that a student runs with one of them
+ * set must say so, and check the behaviour the variable produces instead of failing over it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,8 @@ static void show(const char *name, const char *what_it_changes)
 
 void step_0_environment(void)
 {
-    printf("\n0. The CUDA environment variables this lesson reads (they act when set before the program starts)\n");
+    printf("\n0. The CUDA environment variables this lesson reads (the driver reads them when it initialises or\n"
+           "   makes a context: set them in the shell, or with setenv before the first CUDA call)\n");
     static const char *blocking[] = {
         [NOT_SET] = "launches return before their kernel ends (=1: each waits; steps 5c, 6)",
         [SET_OFF] = "0: launches return before their kernel ends, as when not set (steps 5c, 6)",

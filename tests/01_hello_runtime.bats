@@ -57,6 +57,20 @@ setup() {
     assert_regex "$LESSON_OUT" 'cuCtxGetCurrent -> CUDA_SUCCESS, ctx = NULL'
 }
 
+@test "GPU: step 2 - the device's compute mode, and how the child processes run on it" {
+    run_lesson
+    mode="$(nvidia-smi --query-gpu=compute_mode --format=csv,noheader -i 0 2>/dev/null || true)"
+    case "$mode" in
+        Default)
+            assert_regex "$LESSON_OUT" 'compute mode of device 0 \(cuDeviceGetAttribute\): DEFAULT: any number of processes may use it at once: the child processes'
+            refute_regex "$LESSON_OUT" 'this process holds no context' ;;
+        Exclusive_Process)
+            assert_regex "$LESSON_OUT" 'compute mode of device 0 \(cuDeviceGetAttribute\): EXCLUSIVE_PROCESS: this GPU lets one process at a time use it'
+            assert_claim "this process holds no context on device 0 while its child process runs" ;;
+        *) fail "nvidia-smi reports compute mode '$mode'" ;;
+    esac
+}
+
 @test "GPU: claim 2 - which first calls start the primary context, each in a fresh child process" {
     assert_claim "cudaRuntimeGetVersion initialised nothing, not even the driver"
     assert_claim "device property queries start no context (seed 001 says they need one)"
@@ -92,7 +106,7 @@ setup() {
     run_lesson
     assert_regex "$LESSON_OUT" 'cuModuleGetLoadingMode +-> (lazy|eager): '
     if [ -z "${CUDA_MODULE_LOADING+set}" ]; then
-        assert_claim "CUDA_MODULE_LOADING is not set: loading is lazy, the default since CUDA 12.2"
+        assert_claim "CUDA_MODULE_LOADING is not set: loading is lazy, the default on Linux since CUDA 12.2 (on every platform since 12.3)"
     fi
 }
 
@@ -120,13 +134,13 @@ setup() {
 }
 
 @test "GPU: claim 5c - a device fault shows only at synchronisation and is sticky" {
-    assert_claim "the fault showed only at synchronisation, and every later call returned it"
+    assert_claim "the fault showed only at synchronisation, and the call made after it returned it too"
     assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) right after the launch -> cudaSuccess'
     assert_regex "$LESSON_OUT" 'cudaDeviceSynchronize\(\) +-> cudaErrorLaunchFailure \(719\)'
 }
 
 @test "GPU: claim 5c - with CUDA_LAUNCH_BLOCKING=1 the same fault shows at the launch itself" {
-    assert_claim "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and every later call returned it"
+    assert_claim "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and both calls made after it returned it too"
     assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) right after the launch -> cudaErrorLaunchFailure'
     # the two children, in this order
     run grep -c -F '[child] the launch returned after' <<<"$LESSON_OUT"
@@ -143,6 +157,8 @@ setup() {
     assert_regex "$LESSON_OUT" 'spin<<<1, 1>>>\(20 ms\): the launch returned after [0-9.]+ ms; cudaStreamQuery -> cuda'
     if [ "${CUDA_LAUNCH_BLOCKING:-0}" = 1 ]; then
         assert_claim "CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended"
+    elif [ -n "${CUDA_INJECTION64_PATH:-}" ]; then # under a tool: not judged, with the reason
+        assert_regex "$LESSON_OUT" 'n/j\]  a launch returns before its kernel ends - not judged here: this run is under '
     else
         assert_claim "the launch returned before its kernel ended: launches are asynchronous"
     fi
@@ -220,8 +236,9 @@ setup() {
 
 @test "the toolkit's stub driver as libcuda.so.1: exit 77, says it is the stub" {
     run_with_stub_driver "$BIN"
-    # the stub leaves the error's name and message NULL: the report copes
-    assert_output --regexp 'main\.c:[0-9]+: cuCtxGetCurrent\(&ctx\) failed: \(no name\) \(34\): \(no message\)'
+    # before any step could judge anything
+    refute_output --partial "RESULT:"
+    refute_output --partial "[ok]"
 }
 
 @test "no driver library at all: exit 77, says to install the driver, no crash" {
@@ -239,4 +256,75 @@ setup() {
         run "$BIN" $args
         assert_usage_error
     done
+}
+
+@test "the child processes' internal options are refused from the command line (exit 2, usage, the reason)" {
+    # no driver is needed to refuse them: with the stub, a CUDA call would give 77 instead
+    dir="$(stub_driver_dir)" || dir=/nonexistent
+    for args in "--fault-demo" "--lifecycle-demo" "--first-call X" "--first-call cudaSetDevice" \
+                "--device 0 --fault-demo"; do
+        LD_LIBRARY_PATH="$dir" run "$BIN" $args
+        assert_usage_error
+        assert_line --index 0 --regexp "^hello_runtime: --(fault-demo|lifecycle-demo|first-call) is internal: the lesson itself starts it in a child process$"
+    done
+    # nor does a HELLO_RUNTIME_PARENT naming another process open them
+    LD_LIBRARY_PATH="$dir" HELLO_RUNTIME_PARENT=1 run "$BIN" --fault-demo
+    assert_usage_error
+}
+
+# The decisions the lesson takes from what the driver reports (machine.c), driven with the
+# values other machines report: a probe linked with machine.c alone prints each decision.
+machine_probe() {
+    local probe="$BATS_FILE_TMPDIR/machine_probe"
+    if [ ! -x "$probe" ]; then
+        cat >"$probe.c" <<'C'
+#include <stdio.h>
+#include "lesson.h"
+int main(void)
+{
+    static const char *plan[] = {"side by side", "one at a time", "none allowed"};
+    int modes[] = {0, 2, 3, 1};
+    for (int i = 0; i < 4; i++)
+        printf("mode %d %s: %s\n", modes[i], compute_mode_name(modes[i]), plan[child_plan_for(modes[i])]);
+    int v[][2] = {{13000, 13000}, {12020, 12020}, {12010, 12040}, {12040, 12010}, {12080, 12050}};
+    for (int i = 0; i < 5; i++)
+        printf("driver %d runtime %d: lazy default %s\n", v[i][0], v[i][1],
+               lazy_loading_is_default(v[i][0], v[i][1]) ? "judged" : "not judged");
+    cudaError_t e[] = {cudaErrorDevicesUnavailable, cudaErrorMemoryAllocation, cudaErrorLaunchFailure, cudaSuccess};
+    for (int i = 0; i < 4; i++)
+        printf("child error %d: %s\n", (int)e[i], no_context_for_child(e[i]) ? "no context" : "other");
+    return 0;
+}
+C
+        cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/01_hello_runtime" -I"$ROOT/common" -I"$(cuda_root)/include" \
+            "$probe.c" "$ROOT/01_hello_runtime/machine.c" -o "$probe" >"$probe.log" 2>&1 ||
+            fail "the probe did not build: $(cat "$probe.log")"
+    fi
+    run "$probe"
+    assert_success
+}
+
+@test "compute mode decides how the child processes run: side by side, one at a time (EXCLUSIVE_PROCESS), not at all (PROHIBITED)" {
+    machine_probe
+    assert_line "mode 0 DEFAULT: side by side"
+    assert_line "mode 3 EXCLUSIVE_PROCESS: one at a time"
+    assert_line "mode 2 PROHIBITED: none allowed"
+    # a mode this build does not know (1, the old EXCLUSIVE_THREAD): the cautious way
+    assert_line "mode 1 unknown: one at a time"
+}
+
+@test "driver version gate: lazy loading is judged the default only with a 12.2 runtime and driver" {
+    machine_probe
+    assert_line "driver 13000 runtime 13000: lazy default judged"
+    assert_line "driver 12020 runtime 12020: lazy default judged"
+    assert_line "driver 12010 runtime 12040: lazy default not judged"
+    assert_line "driver 12040 runtime 12010: lazy default not judged"
+}
+
+@test "a child process that gets no context (GPU taken, memory full) is not judged; any other error fails" {
+    machine_probe
+    assert_line "child error 46: no context"
+    assert_line "child error 2: no context"
+    assert_line "child error 719: other"
+    assert_line "child error 0: other"
 }
