@@ -33,28 +33,30 @@ static bool enqueue_both(struct lesson *L, void *arg)
            checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
 }
 
-/* What this run lets us expect: with two copy engines and copies that return at once, up to
- * 2x one direction; with one engine, or with calls that wait for their copy (step 4 saw it),
- * the two take turns. */
+/* What this run lets us expect: with two or more asynchronous engines and copies that return
+ * at once, up to 2x one direction; with one engine, or with calls that wait for their copy
+ * (step 4 saw it), the two take turns. */
 static void judge_overlap(const struct lesson *L, size_t bytes, double ratio)
 {
     const char *what = "the two directions run side by side";
-    char why[200];
-    if (!timings_comparable(bytes, why, sizeof why)) {
+    char why[300];
+    int engines = L->prop.asyncEngineCount;
+    if (!timings_comparable(L, bytes, why, sizeof why)) {
         not_judged(why, "%s (%.2fx one direction)", what, ratio);
     } else if (L->copies_block) {
         claim(ratio <= 1.15, "each cudaMemcpyAsync waited for its copy (step 4%s), so the two "
                              "directions took turns: %.2fx one direction",
               L->launch_blocking ? ", CUDA_LAUNCH_BLOCKING=1" : "", ratio);
-    } else if (L->prop.asyncEngineCount < 2) {
-        claim(ratio <= 1.15, "with %d copy engine the two copies take turns: %.2fx one direction",
-              L->prop.asyncEngineCount, ratio);
+    } else if (engines < 2) {
+        claim(ratio <= 1.15, "with asyncEngineCount %d this GPU runs one copy at a time, whatever its "
+                             "direction: the two copies took turns (%.2fx one direction), although "
+                             "PCIe itself carries both directions at once", engines, ratio);
     } else if (L->one_connection && ratio < 1.3) {
         not_judged("CUDA_DEVICE_MAX_CONNECTIONS=1: both streams share one hardware queue",
                    "%s (%.2fx one direction)", what, ratio);
     } else {
-        claim(ratio >= 1.3, "with %d copy engines %s: %.2fx one direction (up to 2x)",
-              L->prop.asyncEngineCount, what, ratio);
+        claim(ratio >= 1.3, "with asyncEngineCount %d %s: %.2fx one direction (up to 2x)", engines,
+              what, ratio);
     }
 }
 

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "gpu_shared.h"
+#include "platform.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
@@ -38,7 +39,10 @@
 #define WIDE (16 * MiB)        /* "from 16 MiB up" */
 #define SIDE_MAX (256 * MiB)   /* steps 4 and 6 copy min(--max, this) */
 #define ZC_MAX (64 * MiB)      /* step 5 moves min(--max, this) */
-#define WC_READ_MAX (4 * MiB)  /* reading write-combined memory is slow: keep it small */
+#define WC_READ_MAX (64 * MiB) /* step 4 d): past the CPU's caches; reads stop after READ_MS */
+#define READ_MS 100.0          /* ... so that slow reads of write-combined memory stay short */
+#define PACE_BYTES (16 * MiB)  /* the control copy timed between the steps */
+#define PACE_BAR 1.3           /* its fastest and slowest samples further apart: pace moved */
 #define MIN_SIDE (4 * KiB)     /* steps 4-7 copy at least this much (the device buffers hold it) */
 #define STAGE_CHUNK (2 * MiB)  /* step 4: the CPU copy in chunks, as into a staging buffer */
 
@@ -56,6 +60,7 @@ struct stats {
 struct options {
     long device;
     size_t min, max;
+    bool min_given, max_given; /* else the defaults, which are cut to fit a small GPU or host */
     long reps;
     const char *csv_path;
 };
@@ -71,6 +76,15 @@ struct lesson {
     /* the link */
     bool link_known;
     const char *link_source;
+    double link_max_gbps; /* theoretical, per direction, at the link's maximum generation and width */
+    /* the platform (step 1) */
+    bool pageable_direct;     /* the copy engine may read pageable memory itself (ATS, integrated) */
+    char pageable_how[160];   /* how this GPU reaches pageable memory, in words */
+    char sizes_cut[200];      /* why the default sizes were cut ("" when they were not) */
+    /* the control copy: PACE_BYTES pinned host to device, timed between the steps (GB/s) */
+    void *pace_host;
+    double pace_min, pace_max;
+    int pace_n;
     /* the environment (step 1) and what step 4 saw of it */
     bool launch_blocking;   /* CUDA_LAUNCH_BLOCKING=1 */
     bool one_connection;    /* CUDA_DEVICE_MAX_CONNECTIONS=1 */
@@ -85,14 +99,18 @@ struct lesson {
     size_t sizes[MAX_SIZES];
     struct stats bw[KINDS][DIRS][MAX_SIZES];
     double batched[DIRS][MAX_SIZES]; /* pinned, nvbandwidth-style; 0 when not measured */
+    double batched_spread[DIRS][MAX_SIZES]; /* (max-min)/median of the batches */
     long checks, wrong_words;
 };
 
 /* min(--max, cap), but at least MIN_SIDE: the size steps 4-7 copy. */
 size_t side_bytes(const struct lesson *L, size_t cap);
 /* Can a claim compare timings of copies of `bytes`, taken seconds apart? false, with the reason
- * in why, when they are under 16 MiB (too short to time) or another program shares the GPU. */
-bool timings_comparable(size_t bytes, char *why, size_t len);
+ * in why, when a tool slows every call (compute-sanitizer), the copies are under 16 MiB (too
+ * short to time), another program shares the GPU, or the control copy's pace moved. */
+bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t len);
+/* Time the control copy once more (median of 5) and remember its fastest and slowest pace. */
+bool pace_sample(struct lesson *L);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
 bool step_1_device_and_link(struct lesson *L);   /* sweep.c */
@@ -108,6 +126,10 @@ bool step_7_driver_api(struct lesson *L);        /* driver_api.c */
 /* Reads the link of the GPU at bus_id into L (sysfs first, NVML second); false if neither
  * knows it. Sets link_gen, link_width, link_max_gen, link_max_width, link_source. */
 bool link_probe(struct lesson *L, const char *bus_id);
+/* Step 1's lines on NUMA (which node the GPU hangs off, and whether this process runs there)
+ * and transparent huge pages (the kernel's setting). */
+void print_numa(const char *bus_id);
+void print_huge_pages(void);
 double gen_gts(int gen);
 double gen_encoding(int gen);
 const char *gen_encoding_text(int gen);

@@ -70,8 +70,8 @@ static bool parse_options(int argc, char **argv, struct options *o, int *exit_co
     while (ok && (opt = getopt_long(argc, argv, "d:r:h", options, NULL)) != -1) {
         switch (opt) {
         case 'd': ok = parse_long(optarg, 0, 1023, "--device", &o->device); break;
-        case 'm': ok = parse_bytes(optarg, 4, (size_t)1 << 40, "--min", &o->min); break;
-        case 'M': ok = parse_bytes(optarg, 4, (size_t)1 << 40, "--max", &o->max); break;
+        case 'm': ok = o->min_given = parse_bytes(optarg, 4, (size_t)1 << 40, "--min", &o->min); break;
+        case 'M': ok = o->max_given = parse_bytes(optarg, 4, (size_t)1 << 40, "--max", &o->max); break;
         case 'r': ok = parse_long(optarg, 1, 1000, "--reps", &o->reps); break;
         case 'c': o->csv_path = optarg; break;
         case 'h': usage(stdout); *exit_code = EXIT_OK; return false;
@@ -188,24 +188,69 @@ static bool save_csv(const struct lesson *L)
     return ok;
 }
 
-/* The streams, events and device buffers every step uses. */
+/* MemAvailable of /proc/meminfo in bytes (0: unknown). */
+static size_t host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (size_t)kib * KiB;
+}
+
+/* The default --max (1 GiB) halved until the sweep fits a small GPU (two device buffers of
+ * --max in half of its free memory) and host (three buffers in half of what is available);
+ * said in step 1. A --max given on the command line is kept. */
+static bool fit_sizes(struct lesson *L)
+{
+    size_t free_dev = 0, total_dev = 0, host = host_available(), max = L->opt.max;
+    if (!checkRuntime(cudaSetDevice((int)L->opt.device)) ||
+        !checkRuntime(cudaMemGetInfo(&free_dev, &total_dev)))
+        return false;
+    if (L->opt.max_given)
+        return true;
+    while (max > L->opt.min && max > MIN_SIDE &&
+           (2 * max > free_dev / 2 || (host && 3 * max > host / 2)))
+        max /= 2;
+    if (max == L->opt.max)
+        return true;
+    snprintf(L->sizes_cut, sizeof L->sizes_cut, "the sweep stops at %s, not the default %s: the "
+             "GPU has %s free of %s, the host %s available (--max chooses)", fmt_size(max),
+             fmt_size(L->opt.max), fmt_size(free_dev), fmt_size(total_dev), fmt_size(host));
+    L->opt.max = max;
+    return true;
+}
+
+/* The streams, events and device buffers every step uses, and the control copy's buffer. */
 static bool lesson_open(struct lesson *L)
 {
     size_t side = side_bytes(L, SIDE_MAX), first = L->opt.max < MIN_SIDE ? MIN_SIDE : L->opt.max;
-    return checkRuntime(cudaSetDevice((int)L->opt.device)) &&
-           checkRuntime(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking)) &&
-           checkRuntime(cudaStreamCreateWithFlags(&L->stream2, cudaStreamNonBlocking)) &&
-           checkRuntime(cudaEventCreate(&L->start)) && checkRuntime(cudaEventCreate(&L->stop)) &&
-           checkRuntime(cudaEventCreate(&L->stop2)) &&
-           ALLOC(cudaMalloc((void **)&L->dev, first), "cudaMalloc", first) &&
-           ALLOC(cudaMalloc((void **)&L->dev2, side), "cudaMalloc", side) &&
-           ALLOC(cudaMalloc((void **)&L->dev_bad, sizeof *L->dev_bad), "cudaMalloc",
-                 sizeof *L->dev_bad);
+    bool ok = checkRuntime(cudaSetDevice((int)L->opt.device)) &&
+              checkRuntime(cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking)) &&
+              checkRuntime(cudaStreamCreateWithFlags(&L->stream2, cudaStreamNonBlocking)) &&
+              checkRuntime(cudaEventCreate(&L->start)) && checkRuntime(cudaEventCreate(&L->stop)) &&
+              checkRuntime(cudaEventCreate(&L->stop2)) &&
+              ALLOC(cudaMalloc((void **)&L->dev, first), "cudaMalloc", first) &&
+              ALLOC(cudaMalloc((void **)&L->dev2, side), "cudaMalloc", side) &&
+              ALLOC(cudaMalloc((void **)&L->dev_bad, sizeof *L->dev_bad), "cudaMalloc",
+                    sizeof *L->dev_bad);
+    if (ok && first >= PACE_BYTES) {
+        ok = ALLOC(cudaMallocHost(&L->pace_host, PACE_BYTES), "cudaMallocHost", PACE_BYTES);
+        if (ok)
+            memset(L->pace_host, 0, PACE_BYTES);
+    }
+    return ok;
 }
 
 static bool lesson_close(struct lesson *L)
 {
     bool ok = true;
+    if (L->pace_host)
+        ok = checkRuntime(cudaFreeHost(L->pace_host)) && ok;
     if (L->dev)
         ok = checkRuntime(cudaFree(L->dev)) && ok;
     if (L->dev2)
@@ -246,7 +291,6 @@ int main(int argc, char **argv)
         return code;
     if (L.opt.csv_path && !csv_writable(L.opt.csv_path))
         return EXIT_USAGE;
-    make_sizes(&L);
 
     printf("03_pinned_memory: how much faster are copies from page-locked (pinned) host memory?\n");
     int count = 0;
@@ -257,9 +301,18 @@ int main(int argc, char **argv)
                 lesson_prog, L.opt.device, count, count - 1);
         return EXIT_USAGE;
     }
-    bool ok = lesson_open(&L) && step_1_device_and_link(&L) && step_2_bandwidth_sweep(&L) &&
-              step_3_pinning_cost(&L) && step_4_staging(&L) && step_5_zero_copy(&L) &&
-              step_6_both_ways(&L) && step_7_driver_api(&L);
+    /* the steps, in order; after each, the control copy is timed again (timing.c): from step 1
+     * on, whose copies have woken the link from its idle speed */
+    static bool (*const steps[])(struct lesson *) = {
+        step_1_device_and_link, step_2_bandwidth_sweep, step_3_pinning_cost, step_4_staging,
+        step_5_zero_copy,       step_6_both_ways,       step_7_driver_api,
+    };
+    bool ok = fit_sizes(&L);
+    if (ok)
+        make_sizes(&L);
+    ok = ok && lesson_open(&L);
+    for (size_t i = 0; ok && i < sizeof steps / sizeof steps[0]; i++)
+        ok = steps[i](&L) && pace_sample(&L);
     if (ok && L.opt.csv_path)
         ok = save_csv(&L);
     ok = lesson_close(&L) && ok;

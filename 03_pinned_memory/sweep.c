@@ -1,6 +1,7 @@
 /* 03_pinned_memory/sweep.c - steps 1 and 2: the device and its link to the host; the
  * bandwidth of host<->device copies over a sweep of sizes, for four kinds of host memory. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@
 /* ---- step 1 ------------------------------------------------------------------------------- */
 
 /* The CUDA environment variables that change what this lesson shows. The driver reads them
- * once, when it starts: set them on the command line, not from inside the program. */
+ * when it initialises or creates a context: set them before the program's first CUDA call
+ * (on the command line, or with setenv before it). */
 static void print_environment(struct lesson *L)
 {
     static const struct {
@@ -19,7 +21,7 @@ static void print_environment(struct lesson *L)
         {"CUDA_LAUNCH_BLOCKING", "1 makes each kernel launch wait for its kernel: step 4 b) shows what changes"},
         {"CUDA_DEVICE_MAX_CONNECTIONS", "hardware queues the streams share; 1 may serialise step 6's two streams"},
     };
-    printf("   environment (read by the driver once, at start-up):\n");
+    printf("   environment (read when the driver initialises, at this program's first CUDA call):\n");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i].name);
         printf("   %s=%s: %s\n", vars[i].name, v ? v : "(unset)", vars[i].what);
@@ -27,6 +29,33 @@ static void print_environment(struct lesson *L)
     const char *lb = getenv("CUDA_LAUNCH_BLOCKING"), *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
     L->launch_blocking = lb && atoi(lb) == 1;
     L->one_connection = mc && atoi(mc) == 1;
+}
+
+/* Can the GPU reach pageable (malloc'd) memory itself? Then the claims built on staging (steps
+ * 2 and 4) describe another machine. */
+static bool pageable_access(struct lesson *L)
+{
+    int dev = (int)L->opt.device, pageable = 0, host_tables = 0;
+    if (!checkRuntime(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev)) ||
+        !checkRuntime(cudaDeviceGetAttribute(&host_tables,
+                                             cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev)))
+        return false;
+    L->pageable_direct = L->prop.integrated || host_tables;
+    snprintf(L->pageable_how, sizeof L->pageable_how, "%s",
+             L->prop.integrated ? "an integrated GPU: it shares the host's memory"
+             : host_tables      ? "through the host's page tables (ATS, as on Grace Hopper)"
+             : pageable         ? "through HMM (the driver mirrors the host's page tables)"
+                                : "no");
+    printf("   the GPU reaches pageable memory itself (cudaDevAttrPageableMemoryAccess %d, ...UsesHost"
+           "PageTables %d, integrated %d): %s\n", pageable, host_tables, L->prop.integrated,
+           L->pageable_how);
+    if (L->pageable_direct)
+        printf("   so a copy from pageable memory need not be staged: the claims about staging are "
+               "not judged here\n");
+    else if (pageable)
+        printf("   (kernels may touch malloc'd memory; cudaMemcpy from it is still the driver's to "
+               "stage, and steps 2 and 4 measure what it does)\n");
+    return true;
 }
 
 bool step_1_device_and_link(struct lesson *L)
@@ -39,10 +68,20 @@ bool step_1_device_and_link(struct lesson *L)
     printf("   device %ld: \"%s\", compute capability %d.%d, %s of device memory\n",
            L->opt.device, L->prop.name, L->prop.major, L->prop.minor,
            fmt_size(L->prop.totalGlobalMem));
-    printf("   copy engines (asyncEngineCount): %d; unified addressing: %s; can map host memory: %s\n",
-           L->prop.asyncEngineCount, L->prop.unifiedAddressing ? "yes" : "no",
-           L->prop.canMapHostMemory ? "yes" : "no");
+    printf("   asynchronous engines (asyncEngineCount): %d: %s\n", L->prop.asyncEngineCount,
+           L->prop.asyncEngineCount >= 2
+               ? "2 or more, so a copy to the device and one from it can run at the same time"
+               : "fewer than 2, so copies go one at a time whichever their direction (a MIG slice, "
+                 "WSL2 and some GeForce cards report 1): step 6 shows it");
+    printf("   unified addressing: %s; can map host memory: %s\n",
+           L->prop.unifiedAddressing ? "yes" : "no", L->prop.canMapHostMemory ? "yes" : "no");
+    if (!pageable_access(L))
+        return false;
     print_environment(L);
+    print_numa(bus_id);
+    print_huge_pages();
+    if (L->sizes_cut[0])
+        printf("   sizes: %s\n", L->sizes_cut);
 
     /* An idle GPU lowers its link speed to save power: read the link right after some copies. */
     size_t warm = L->opt.max < 16 * MiB ? L->opt.max : 16 * MiB;
@@ -65,10 +104,15 @@ bool step_1_device_and_link(struct lesson *L)
     }
     L->link_gts = gen_gts(L->link_gen);
     L->link_gbps = L->link_gts * L->link_width * gen_encoding(L->link_gen) / 8.0;
-    printf("   PCIe link (%s, read right after a copy): Gen%d x%d; the card's maximum: Gen%d x%d\n",
+    L->link_max_gbps = gen_gts(L->link_max_gen) * L->link_max_width * gen_encoding(L->link_max_gen) / 8.0;
+    printf("   PCIe link (%s, read right after a copy): now Gen%d x%d; the card's maximum: Gen%d x%d\n",
            L->link_source, L->link_gen, L->link_width, L->link_max_gen, L->link_max_width);
-    printf("   theoretical rate: %.1f GT/s x %d lanes x %s encoding / 8 bits = %.1f GB/s per direction\n",
+    printf("   theoretical rate now: %.1f GT/s x %d lanes x %s encoding / 8 bits = %.1f GB/s per direction\n",
            L->link_gts, L->link_width, gen_encoding_text(L->link_gen), L->link_gbps);
+    if (L->link_max_gbps > L->link_gbps * 1.01)
+        printf("   at the card's maximum: %.1f GB/s per direction (a link that idles at a lower generation\n"
+               "   speeds up under load; one that trained lower, in a slower slot, stays there)\n",
+               L->link_max_gbps);
     printf("   (packet headers and flow control take their share on top: DMA reaches 80-90%% of it)\n");
     return true;
 }
@@ -199,6 +243,7 @@ static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
         for (int r = 0; r < 3; r++)
             batch[r] = gbps(bytes * BATCH, batch[r]);
         L->batched[d][si] = median_of(batch, 3);
+        L->batched_spread[d][si] = (batch[2] - batch[0]) / batch[1];
     }
     return verify(L, b, bytes, d, seed);
 }
@@ -206,7 +251,7 @@ static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
 /* Pinned against pageable, and the other pinned kinds against pinned, from 16 MiB up. */
 static void judge_kinds(struct lesson *L)
 {
-    double least = 1e9, worst_other = 0;
+    double least = 1e9, worst_reg = 0, least_wc = 1e9;
     int wide = 0;
     for (int si = 0; si < L->nsizes; si++) {
         if (L->sizes[si] < WIDE)
@@ -219,46 +264,61 @@ static void judge_kinds(struct lesson *L)
     }
     /* How far each kind is from pinned at each size; the median over the sizes, so that one
      * size whose repetitions were slow together (an H100 once read pinned D2H at 32 MiB 30.1
-     * GB/s in 2 of 3 repetitions, the other kinds 54.8) does not decide it. */
+     * GB/s in 2 of 3 repetitions, the other kinds 54.8) does not decide it. Registered memory
+     * is pinned memory: within 10%. Write-combined memory may be faster: NVIDIA documents
+     * transfers from it up to 40% faster on some systems (CUDA C++ Programming Guide,
+     * "Write-Combining Memory"), so it must only be no slower. */
     for (int d = 0; d < DIRS && wide; d++)
         for (int k = WRITE_COMBINED; k <= REGISTERED; k++) {
-            double off[MAX_SIZES];
+            double ratio[MAX_SIZES];
             int n = 0;
             for (int si = 0; si < L->nsizes; si++)
-                if (L->sizes[si] >= WIDE) {
-                    double r = L->bw[k][d][si].median / L->bw[PINNED][d][si].median;
-                    off[n++] = r > 1 ? r - 1 : 1 - r;
-                }
-            double m = median_of(off, n);
-            worst_other = m > worst_other ? m : worst_other;
+                if (L->sizes[si] >= WIDE)
+                    ratio[n++] = L->bw[k][d][si].median / L->bw[PINNED][d][si].median;
+            double m = median_of(ratio, n);
+            if (k == REGISTERED)
+                worst_reg = fabs(m - 1) > worst_reg ? fabs(m - 1) : worst_reg;
+            else
+                least_wc = m < least_wc ? m : least_wc;
         }
-    char why[200];
-    if (wide && gpu_shared(why, sizeof why)) {
-        not_judged(why, "pinned is faster than pageable at every size from 16 MiB up");
-        not_judged(why, "to the copy engine, write-combined and registered memory are as fast as pinned");
-    } else if (wide) {
-        claim(least > 1.0, "pinned is faster than pageable at every size from 16 MiB up, both "
-                           "directions: at least %.1fx", least);
-        if (wide >= 3)
-            claim(worst_other <= 0.10, "to the copy engine, write-combined and registered memory "
-                                       "are as fast as pinned from 16 MiB up (median over the sizes "
-                                       "within %.1f%%)", 100 * worst_other);
-        else /* an H200 once read 13.9% at --max 16M --reps 2 */
-            not_judged("fewer than three sizes of 16 MiB or more: one slow size can move it past "
-                       "10% (--max 64M or more)", "to the copy engine, write-combined and registered "
-                       "memory are as fast as pinned (%.1f%% apart here)", 100 * worst_other);
-    } else {
-        const char *why = "no size of 16 MiB or more in this sweep (--max 16M or more)";
-        not_judged(why, "pinned is faster than pageable at every size from 16 MiB up");
-        not_judged(why, "to the copy engine, write-combined and registered memory are as fast as pinned");
+    const char *faster = "pinned is faster than pageable at every size from 16 MiB up";
+    const char *same = "to the copy engine, registered memory is as fast as pinned and write-combined "
+                       "memory no slower";
+    char why[300];
+    if (!wide) {
+        snprintf(why, sizeof why, "no size of 16 MiB or more in this sweep (--max 16M or more)");
+        not_judged(why, "%s", faster);
+        not_judged(why, "%s", same);
+        return;
     }
+    if (!timings_comparable(L, WIDE, why, sizeof why)) {
+        not_judged(why, "%s (at least %.1fx here)", faster, least);
+        not_judged(why, "%s", same);
+        return;
+    }
+    if (L->pageable_direct)
+        not_judged("this GPU reaches pageable memory itself, so pageable copies need not be staged",
+                   "%s (%.1fx here)", faster, least);
+    else
+        claim(least > 1.0, "%s, both directions: at least %.1fx", faster, least);
+    if (wide >= 3)
+        claim(worst_reg <= 0.10 && least_wc >= 0.90, "%s from 16 MiB up (median over the sizes: "
+              "registered within %.1f%%, write-combined at %.1f%% or more of pinned)", same,
+              100 * worst_reg, 100 * least_wc);
+    else /* an H200 once read 13.9% at --max 16M --reps 2 */
+        not_judged("fewer than three sizes of 16 MiB or more: one slow size can move it past "
+                   "10% (--max 64M or more)", "%s (registered %.1f%% apart, write-combined at %.1f%%)",
+                   same, 100 * worst_reg, 100 * least_wc);
 }
 
-/* The bar: large pinned copies against nvbandwidth's method and against the link. */
+/* The bar: large pinned copies against nvbandwidth's method and against the link. One copy per
+ * event pair may read lower than a batch by the fixed cost of one copy (under 0.1% at 256 MiB)
+ * and by the noise: the bar is 2% or the spread this run measured at that size, the larger. */
 static void judge_large(struct lesson *L)
 {
     int large = 0, fewest = 1 << 30;
-    double worst_vs_batch = 1e9, link_frac[DIRS] = {1e9, 1e9}, at[DIRS] = {0, 0};
+    double worst_vs_batch = 1, bar = 0.02, margin = 1e9, link_frac[DIRS] = {1e9, 1e9}, at[DIRS] = {0, 0};
+    double fastest = 0; /* the fastest large pinned copy, either direction */
     for (int si = 0; si < L->nsizes; si++) {
         if (L->sizes[si] < LARGE)
             continue;
@@ -266,20 +326,30 @@ static void judge_large(struct lesson *L)
         for (int d = 0; d < DIRS; d++)
             fewest = L->bw[PINNED][d][si].reps < fewest ? L->bw[PINNED][d][si].reps : fewest;
         for (int d = 0; d < DIRS; d++) {
-            double r = L->bw[PINNED][d][si].median / L->batched[d][si];
-            worst_vs_batch = r < worst_vs_batch ? r : worst_vs_batch;
-            double f = L->bw[PINNED][d][si].median / L->link_gbps;
-            if (f < link_frac[d]) {
-                link_frac[d] = f;
-                at[d] = L->bw[PINNED][d][si].median;
+            const struct stats *st = &L->bw[PINNED][d][si];
+            double r = st->median / L->batched[d][si];
+            double spread = (st->max - st->min) / st->median;
+            spread = L->batched_spread[d][si] > spread ? L->batched_spread[d][si] : spread;
+            spread = spread > 0.02 ? spread : 0.02;
+            if (r - (1 - spread) < margin) { /* the size and direction closest to failing */
+                margin = r - (1 - spread);
+                worst_vs_batch = r;
+                bar = spread;
+            }
+            fastest = st->median > fastest ? st->median : fastest;
+            if (st->median / L->link_gbps < link_frac[d]) {
+                link_frac[d] = st->median / L->link_gbps;
+                at[d] = st->median;
             }
         }
     }
+    const char *batched = "from 256 MiB up, timing one copy per event pair gives the batched figure "
+                          "within the noise";
+    const char *link = "pinned copies of 256 MiB and more reach 70-100% of the link's theoretical rate";
     if (!large) {
         const char *why = "no size of 256 MiB or more in this sweep (--max 256M or more)";
-        not_judged(why, "from 256 MiB up, timing one copy per event pair gives at least 98%% of the "
-                        "batched figure");
-        not_judged(why, "pinned copies of 256 MiB and more reach 75-100%% of the link's theoretical rate");
+        not_judged(why, "%s", batched);
+        not_judged(why, "%s", link);
         return;
     }
     printf("   pinned, %d copies back to back between two events (nvbandwidth's method):\n", BATCH);
@@ -289,29 +359,37 @@ static void judge_large(struct lesson *L)
                    fmt_size(L->sizes[si]), L->batched[H2D][si], L->batched[D2H][si],
                    100 * L->bw[PINNED][H2D][si].median / L->batched[H2D][si],
                    100 * L->bw[PINNED][D2H][si].median / L->batched[D2H][si]);
-    char why[200];
+    char why[300];
     if (fewest < 3) /* an H100 once read one 1 GiB copy at 91.4% of the batched figure */
         snprintf(why, sizeof why, "%d repetition%s of a large copy: one slow copy cannot be told "
                  "from a slow link (--reps 3 or more)", fewest, fewest == 1 ? "" : "s");
-    if (fewest < 3 || gpu_shared(why, sizeof why)) {
-        not_judged(why, "from 256 MiB up, timing one copy per event pair gives at least 98%% of the "
-                        "batched figure");
-        not_judged(why, "pinned copies of 256 MiB and more reach 75-100%% of the link's theoretical rate");
+    if (fewest < 3 || !timings_comparable(L, LARGE, why, sizeof why)) {
+        not_judged(why, "%s (lowest %.1f%%)", batched, 100 * worst_vs_batch);
+        not_judged(why, "%s", link);
         return;
     }
-    claim(worst_vs_batch >= 0.98, "from 256 MiB up, timing one copy per event pair gives at least "
-                                  "98%% of the batched figure (lowest %.1f%%)", 100 * worst_vs_batch);
-    if (L->link_known) {
-        printf("   the slowest pinned copy of 256 MiB or more: H2D %.1f GB/s = %.1f%%, D2H %.1f GB/s = "
-               "%.1f%% of the link's %.1f GB/s\n", at[H2D], 100 * link_frac[H2D], at[D2H],
-               100 * link_frac[D2H], L->link_gbps);
-        double f = link_frac[H2D] < link_frac[D2H] ? link_frac[H2D] : link_frac[D2H];
-        claim(f >= 0.75 && f <= 1.0, "pinned copies of 256 MiB and more reach %.1f%% or more of the "
-                                     "link's theoretical rate (75-100%% expected)", 100 * f);
-    } else {
-        not_judged("the PCIe link could not be read (no sysfs entry, no NVML)",
-                   "pinned copies of 256 MiB and more reach 75-100%% of the link's theoretical rate");
+    claim(worst_vs_batch >= 1 - bar, "%s: %.1f%% of it at the lowest, the bar %.1f%% (2%% or the "
+          "spread of that size's repetitions and batches, the larger)", batched,
+          100 * worst_vs_batch, 100 * (1 - bar));
+    if (!L->link_known) {
+        not_judged("the PCIe link could not be read (no sysfs entry, no NVML)", "%s", link);
+        return;
     }
+    /* The link read "now" may have been power-managed below its maximum when it was read; a
+     * copy faster than that reading proves the link ran faster, so compare with the maximum. */
+    double f = link_frac[H2D] < link_frac[D2H] ? link_frac[H2D] : link_frac[D2H];
+    double theory = L->link_gbps;
+    const char *which = "as read now";
+    if (fastest > L->link_gbps && L->link_max_gbps > L->link_gbps) {
+        theory = L->link_max_gbps;
+        f *= L->link_gbps / theory;
+        which = "at the card's maximum (the copies outran the link as read: it was idling lower)";
+    }
+    printf("   the slowest pinned copy of 256 MiB or more: H2D %.1f GB/s, D2H %.1f GB/s; the link's %.1f GB/s "
+           "%s\n", at[H2D], at[D2H], theory, which);
+    claim(f >= 0.70 && fastest <= theory, "pinned copies of 256 MiB and more reach %.1f%% to %.1f%% "
+          "of the link's theoretical rate (70-100%% expected: packet headers, flow control and the "
+          "packet size the host allows take 10-30%%)", 100 * f, 100 * fastest / theory);
 }
 
 bool step_2_bandwidth_sweep(struct lesson *L)
@@ -320,7 +398,8 @@ bool step_2_bandwidth_sweep(struct lesson *L)
            fmt_size(L->opt.max));
     printf("   pageable       malloc'd memory: the driver copies it through its own pinned buffer\n"
            "   pinned         cudaMallocHost: page-locked, the copy engine reads it directly (DMA);\n"
-           "                  locked in place page by page, not made physically contiguous\n"
+           "                  its pages stay put, wherever they are (not guaranteed contiguous;\n"
+           "                  the GPU does not need that: DMA goes page by page through bus addresses)\n"
            "   write-combined cudaHostAlloc(cudaHostAllocWriteCombined): pinned, not cached by the CPU\n"
            "   registered     malloc'd memory page-locked afterwards with cudaHostRegister\n"
            "   each copy: cudaMemcpyAsync on a stream between two events; one warm-up, then the\n"
@@ -330,7 +409,7 @@ bool step_2_bandwidth_sweep(struct lesson *L)
         bool ok = buf_alloc(&b, (enum kind)k, L->opt.max);
         for (int si = 0; ok && si < L->nsizes; si++)
             ok = measure(L, &b, si, H2D) && measure(L, &b, si, D2H) && (gpu_shared_sample(), true);
-        ok = buf_free(&b) && ok;
+        ok = buf_free(&b) && ok && pace_sample(L);
         if (!ok)
             return false;
     }

@@ -38,13 +38,47 @@ bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_m
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-bool timings_comparable(size_t bytes, char *why, size_t len)
+bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t len)
 {
+    if (under_tool(why, len))
+        return false;
     if (bytes < WIDE) {
         snprintf(why, len, "copies under 16 MiB are too short to time (--max 16M or more)");
         return false;
     }
-    return !gpu_shared(why, len);
+    if (gpu_shared(why, len))
+        return false;
+    if (L->pace_n >= 2 && L->pace_max > PACE_BAR * L->pace_min) {
+        snprintf(why, len, "the control copy (%s pinned, host to device, timed %d times during the "
+                 "run) ran at %.1f to %.1f GB/s, %.2fx apart (more than %.1fx): something else used "
+                 "the GPU, its link or host memory meanwhile (a neighbour NVML cannot see, in a "
+                 "container?)", fmt_size(PACE_BYTES), L->pace_n, L->pace_min, L->pace_max,
+                 L->pace_max / L->pace_min, PACE_BAR);
+        return false;
+    }
+    return true;
+}
+
+static bool enqueue_pace(struct lesson *L, void *arg)
+{
+    (void)arg;
+    return checkRuntime(cudaMemcpyAsync(L->dev, L->pace_host, PACE_BYTES, cudaMemcpyHostToDevice,
+                                        L->stream));
+}
+
+bool pace_sample(struct lesson *L)
+{
+    gpu_shared_sample();
+    if (!L->pace_host) /* --max under 16 MiB: no timing claim is judged anyway */
+        return true;
+    double ms;
+    if (!time_median5(L, enqueue_pace, NULL, &ms))
+        return false;
+    double rate = gbps(PACE_BYTES, ms);
+    L->pace_min = L->pace_n && L->pace_min < rate ? L->pace_min : rate;
+    L->pace_max = L->pace_n && L->pace_max > rate ? L->pace_max : rate;
+    L->pace_n++;
+    return true;
 }
 
 size_t side_bytes(const struct lesson *L, size_t cap)

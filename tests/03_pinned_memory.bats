@@ -27,29 +27,39 @@ at_least() {
 
 # ---- on the GPU -------------------------------------------------------------------------
 
-@test "GPU: the lesson passes every check (exit 0, verdict PASS; only the two-GPU claim may be not judged)" {
+@test "GPU: the lesson passes every check (exit 0, verdict PASS; not judged only for what this machine lacks)" {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
     run tail -n 1 <<<"$LESSON_OUT"
-    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed(, 1 not judged)?$'
+    assert_output --regexp '^RESULT: PASS - all [0-9]+ checks passed(, [12] not judged)?$'
     run grep -c -F '[FAIL]' <<<"$LESSON_OUT"
     assert_output 0
-    # at these sizes every claim can be judged, except step 7's on a machine with one GPU
+    # at these sizes every claim can be judged, except step 7's on a machine with one GPU and
+    # step 4 d)'s where the CPU does not treat write-combined pages as such (a virtual machine)
     run grep -F '[n/j]' <<<"$LESSON_OUT"
+    run grep -v -e "this machine contradicts the guidance" <<<"$output"
     if [ "$(gpu_count)" -ge 2 ]; then
         assert_output ""
     else
-        assert_output --partial "PORTABLE in one device's context copies at pinned speed in another device's context - not judged here: one GPU is visible; this needs two"
+        assert_output --regexp "^  \[n/j\]  under unified addressing a cuMemHostAlloc buffer .* - not judged here: one GPU is visible; this needs two$"
     fi
 }
 
-# The output with what may differ between two correct runs replaced: the values of the
-# environment variables, which way a comparison came out, the break-even verdicts, the sign of
-# an extra cost, the two-GPU lines of step 7 and the verdict's counts that depend on them.
+# The output with what may differ between two correct runs, or from one machine to the next,
+# replaced: the values of the environment variables, the platform's lines of step 1, which way
+# a comparison came out, the break-even verdicts, the sign of an extra cost, step 4 d)'s
+# verdict, the two-GPU lines of step 7 and the verdict's counts that depend on them.
 comparable() {
     sed -E -e 's/^( *CUDA_[A-Z_]+=)[^:]*:/\1V:/' -e 's/(zero-copy|the pipeline) wins by/X wins by/' \
         -e 's/per transfer -> .*/per transfer -> VERDICT/' -e 's/-#/#/g' -e '/s context: H2D from device/d' \
-        -e '/received the PORTABLE buffer/d' -e "/in one device's context copies at pinned speed/d" \
+        -e 's/^( *NUMA: ).*/\1N/' -e 's/^( *transparent huge pages: ).*/\1T/' \
+        -e 's/^( *the GPU reaches pageable memory itself ).*/\1P/' -e '/^ *so a copy from pageable memory need not/d' \
+        -e '/^ *\(kernels may touch malloc.d memory/d' -e '/^ *sizes: the sweep stops at/d' \
+        -e '/^ *at the card.s maximum: .* per direction/d' -e '/^ *speeds up under load; one that trained lower/d' \
+        -e 's/(GB\/s; the link.s #.# GB\/s ).*/\1L/' -e 's/ms\/GiB: (the register route was cheaper|cudaMallocHost was cheaper|the same within the noise)/ms\/GiB: C/' \
+        -e '/the CPU reads write-combined memory much slower than ordinary pinned memory/d' \
+        -e 's/-> at best #.# ms \((both copies at once|the kernel)\)/-> at best #.# ms (S)/' \
+        -e '/received the PORTABLE buffer/d' -e "/in another device's context/d" \
         -e 's/^RESULT: PASS - .*/RESULT: PASS/' | tr -s ' '
 }
 
@@ -81,12 +91,21 @@ comparable() {
         fail "the claim says ${least}x, the table's least is ${table_least}x"
 }
 
-@test "GPU: write-combined and registered memory copy as fast as pinned" {
-    assert_claim "to the copy engine, write-combined and registered memory are as fast as pinned from 16 MiB up"
+@test "GPU: registered memory copies as fast as pinned, write-combined no slower" {
+    assert_claim "to the copy engine, registered memory is as fast as pinned and write-combined memory no slower from 16 MiB up"
+}
+
+@test "GPU: step 1 says what of this platform changes the lesson: engines, pageable access, NUMA, huge pages" {
+    run_lesson
+    assert_regex "$LESSON_OUT" '   asynchronous engines \(asyncEngineCount\): [0-9]+: '
+    assert_regex "$LESSON_OUT" '   the GPU reaches pageable memory itself \(cudaDevAttrPageableMemoryAccess [01], ...UsesHostPageTables [01], integrated [01]\): '
+    assert_regex "$LESSON_OUT" '   NUMA: (the GPU hangs off node [0-9]+; this process may run on [0-9]+ CPUs, [0-9]+ of them on that node: |the host does not say)'
+    assert_regex "$LESSON_OUT" '   transparent huge pages: (always|madvise|never|not known)'
+    refute_regex "$LESSON_OUT" 'copy engines \(asyncEngineCount\)'
 }
 
 @test "GPU: large pinned copies reach the batched reference of the same run (and nvbandwidth's, when it is on PATH)" {
-    assert_claim "from 256 MiB up, timing one copy per event pair gives at least 98% of the batched figure"
+    assert_claim "from 256 MiB up, timing one copy per event pair gives the batched figure within the noise"
     h2d="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: H2D \([0-9.]*\) GB\/s.*/\1/p')"
     d2h="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: .*, D2H \([0-9.]*\) GB\/s.*/\1/p')"
     command -v nvbandwidth >/dev/null 2>&1 || return 0 # the same-run reference above is the test
@@ -104,19 +123,21 @@ comparable() {
     assert_claim "pinned copies of 256 MiB and more reach"
 }
 
-@test "GPU: step 3 times the same work for every kind (median and spread) and judges the break-even with its noise" {
-    assert_claim "pinning memory you already have (register + unregister"
-    assert_claim "for a new buffer, malloc + first fill + register + unregister + free"
+@test "GPU: step 3 times the same work for every kind (median and spread), compares like with like, and judges the break-even with its noise" {
+    assert_claim "pinning data you already hold in place costs less than moving it into a new pinned buffer"
     for k in pageable pinned write-combined registered; do
         assert_regex "$LESSON_OUT" "   $k +[0-9.]+ \([0-9.]+\) +[0-9.]+ \([0-9.]+\)"
     done
     assert_regex "$LESSON_OUT" 'pinned, a new buffer +extra +[0-9.-]+ ms/GiB \(noise [0-9.]+\), saves [0-9.-]+ ms/GiB per transfer -> (pays off after [0-9.]+ transfers|extra cost within the noise: pays off from the first transfer|cheaper than pageable: pays off at once|saves nothing at this size)'
     assert_regex "$LESSON_OUT" 'registered, memory you already have +extra'
+    # which route is cheaper for a new buffer is reported as measured, not claimed
+    assert_regex "$LESSON_OUT" 'ms/GiB: (the register route was cheaper|cudaMallocHost was cheaper|the same within the noise) \(noise [0-9.]+\)'
+    refute_regex "$LESSON_OUT" 'is no cheaper than cudaMallocHost'
 }
 
 @test "GPU: step 4 a) at 256 MiB the pageable call returns with its copy, the pinned one at once" {
     assert_claim "every one of these copies delivered its data intact (0 wrong words)"
-    assert_claim "at 256 MiB, from pageable memory cudaMemcpyAsync returns only when the copy is (nearly) done"
+    assert_claim "at 256 MiB, from pageable memory cudaMemcpyAsync returned only when the copy was (nearly) done"
     assert_claim "from pinned memory it returns at once"
 }
 
@@ -128,15 +149,19 @@ comparable() {
     done
     assert_claim "from pinned memory every copy returned before the kernel ahead of it ended"
     assert_claim "device to pageable memory: every size waited for the kernel and the copy"
+    assert_regex "$LESSON_OUT" 'NVIDIA documents only that such a copy "might be synchronous"'
+    refute_regex "$LESSON_OUT" 'returns once the copy has completed' 
     assert_claim "pageable host-to-device copies of 4 KiB returned at once"
     assert_claim "pageable host-to-device copies of 16 MiB waited for the kernel ahead"
 }
 
-@test "GPU: step 4 c) d) the staged copy runs at the CPU's pace; write-combined reads and fills are measured" {
+@test "GPU: step 4 c) d) the staged copy runs at the CPU's pace; write-combined reads: the documented effect, or why not" {
     assert_claim "the staged copy runs at the CPU's pace, not the link's"
-    assert_regex "$LESSON_OUT" 'd\) the CPU reads 4 MiB of ordinary pinned memory at [0-9.]+ GB/s, of write-combined memory'
+    assert_regex "$LESSON_OUT" 'd\) the CPU reads ordinary pinned memory at [0-9.]+ GB/s, write-combined memory at [0-9.]+ GB/s'
     assert_regex "$LESSON_OUT" 'it first filled new memory \(step 3\) at [0-9.]+ GB/s pinned, [0-9.]+ GB/s'
-    refute_regex "$LESSON_OUT" 'hypervisor'
+    # judged where streaming loads show the CPU treats the pages as write-combining; else said
+    # plainly, with the measurement that shows it
+    assert_regex "$LESSON_OUT" '(\[ok\]   the CPU reads write-combined memory much slower than ordinary pinned memory: [0-9.]+x slower with plain loads|\[n/j\]  the CPU reads write-combined memory much slower than ordinary pinned memory \([0-9.]+x here\) - not judged here: this machine contradicts the guidance: streaming loads gained nothing)'
 }
 
 @test "GPU: zero-copy: same address, right results, faster than unpipelined copies; the pipelined estimate names the winner" {
@@ -144,11 +169,17 @@ comparable() {
     assert_claim "the kernel's results in host memory are right (0 wrong words)"
     assert_claim "the explicit way gives the same results (0 wrong words)"
     assert_claim "for one pass over the data, zero-copy is faster than copy in + kernel + copy out one after the other"
-    assert_regex "$LESSON_OUT" 'at best [0-9.]+ ms \([^)]*\); zero-copy took [0-9.]+ ms: (zero-copy|the pipeline) wins by [0-9.]+x'
+    assert_regex "$LESSON_OUT" 'at best [0-9.]+ ms \((both copies at once|the kernel)\); zero-copy took [0-9.]+ ms: (zero-copy|the pipeline) wins by [0-9.]+x'
+    # the estimate uses the rate both directions reach at once, measured beside it
+    assert_regex "$LESSON_OUT" 'both at once [0-9.]+ ms \([0-9.]+ GB/s each way\)'
 }
 
-@test "GPU: both directions at once beat one direction (1.3x or more), data intact" {
+@test "GPU: both directions at once beat one direction (1.3x or more; one asynchronous engine: they take turns), data intact" {
     assert_claim "both copies delivered their data intact (0 wrong words)"
+    if grep -qE 'asyncEngineCount\): 1:' <<<"$LESSON_OUT"; then
+        assert_claim "with asyncEngineCount 1 this GPU runs one copy at a time"
+        return
+    fi
     ratio="$(lesson_number 's/.*the two directions run side by side: \([0-9.]*\)x one direction (up to 2x)$/\1/p')"
     at_least "$ratio" 1.3 "both directions against one"
 }
@@ -163,13 +194,15 @@ comparable() {
     done
 }
 
-@test "GPU: step 7 a PORTABLE buffer is used from another GPU's context (two GPUs; one GPU: not judged, with the reason)" {
+@test "GPU: step 7 a cuMemHostAlloc buffer, PORTABLE and not, is used from another GPU's context (two GPUs; one GPU: not judged, with the reason)" {
     run_lesson
+    assert_regex "$LESSON_OUT" 'under unified addressing every cuMemHostAlloc buffer is mapped and pinned for every'
     if [ "$(gpu_count)" -ge 2 ]; then
         assert_claim "device 1 received the PORTABLE buffer's data intact (0 wrong words)"
-        assert_claim "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context copies at pinned speed"
+        assert_claim "under unified addressing a cuMemHostAlloc buffer of one device's context copies at pinned speed in another device's context, with CU_MEMHOSTALLOC_PORTABLE or without it"
+        assert_regex "$LESSON_OUT" "from its buffer without the flag [0-9.]+ GB/s"
     else
-        assert_regex "$LESSON_OUT" "\[n/j\]  a buffer pinned with CU_MEMHOSTALLOC_PORTABLE .* - not judged here: one GPU is visible; this needs two"
+        assert_regex "$LESSON_OUT" "\[n/j\]  under unified addressing a cuMemHostAlloc buffer .* - not judged here: one GPU is visible; this needs two"
     fi
 }
 
