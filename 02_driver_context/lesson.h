@@ -65,7 +65,7 @@ CUcontext current(bool *ok);                      /* cuCtxGetCurrent */
 CUcontext owner_of(CUdeviceptr p, bool *ok);      /* CU_POINTER_ATTRIBUTE_CONTEXT */
 size_t free_memory(bool *ok);                     /* cuMemGetInfo's free bytes */
 double free_memory_spread(bool *ok);              /* MiB it moved over 10 reads, 10 ms apart */
-extern bool device_refused;  /* a cuCtxCreate got CUDA_ERROR_DEVICE_UNAVAILABLE: exit 77 */
+extern CUresult context_refused; /* a cuCtxCreate got DEVICE_UNAVAILABLE or OUT_OF_MEMORY: exit 77 */
 void fill(unsigned int *h, unsigned int seed);
 int wrong_words(const unsigned int *h, unsigned int seed, unsigned int plus);
 bool free_in(CUcontext ctx, CUdeviceptr *p);      /* cuMemFree with ctx pushed */

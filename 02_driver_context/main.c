@@ -448,13 +448,20 @@ int main(int argc, char **argv)
         step_10_what_a_context_holds();
 
     ok = cleanup(&L) && ok;
-    if (device_refused) {
+    if (context_refused == CUDA_ERROR_DEVICE_UNAVAILABLE) {
         fprintf(stderr, "%s: cannot run here: the driver refused this lesson a context "
                 "(CUDA_ERROR_DEVICE_UNAVAILABLE): a GPU whose compute mode lets one process at a time use "
                 "it (EXCLUSIVE_PROCESS: NVIDIA documents one context at a time) or none (PROHIBITED).\n"
                 "%s: this lesson makes several contexts: run it where every GPU is in DEFAULT compute mode "
                 "(nvidia-smi -q shows the mode), or hide the others with CUDA_VISIBLE_DEVICES.\n",
                 lesson_prog, lesson_prog);
+        return EXIT_CANNOT_RUN;
+    }
+    if (context_refused == CUDA_ERROR_OUT_OF_MEMORY) {
+        fprintf(stderr, "%s: cannot run here: the GPU's free memory does not hold one more context "
+                "(CUDA_ERROR_OUT_OF_MEMORY); this lesson keeps up to four at once.\n%s: stop the "
+                "programs that hold its memory (nvidia-smi lists them), or choose another GPU with "
+                "--device.\n", lesson_prog, lesson_prog);
         return EXIT_CANNOT_RUN;
     }
     printf("\n");

@@ -12,7 +12,7 @@ CUcontext dev_ctx[MAX_DEVICES];
 int dev_ctx_count;
 CUcontext stack[8];
 int depth;
-bool device_refused;
+CUresult context_refused;
 
 const char *error_name(CUresult r)
 {
@@ -43,8 +43,9 @@ const char *name_of(CUcontext c)
     return "another context";
 }
 
-/* A refusal (CUDA_ERROR_DEVICE_UNAVAILABLE: the device's compute mode lets one context, or one
- * process, at a time use it, and that is taken) ends the lesson with exit 77 after its cleanup. */
+/* A refusal ends the lesson with exit 77 after its cleanup: CUDA_ERROR_DEVICE_UNAVAILABLE (the
+ * device's compute mode lets one context, or one process, at a time use it, and that is taken)
+ * or CUDA_ERROR_OUT_OF_MEMORY (free device memory does not hold one more context). */
 bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line)
 {
 #if CUDA_VERSION >= 13000
@@ -54,8 +55,8 @@ bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line)
     CUresult r = cuCtxCreate(ctx, 0, dev);
     const char *call = "cuCtxCreate(&ctx, 0, dev)";
 #endif
-    if (r == CUDA_ERROR_DEVICE_UNAVAILABLE)
-        device_refused = true;
+    if (r == CUDA_ERROR_DEVICE_UNAVAILABLE || r == CUDA_ERROR_OUT_OF_MEMORY)
+        context_refused = r;
     return check_driver_(r, call, file, line);
 }
 
