@@ -124,26 +124,48 @@ bool step_8_the_driver_api(struct findings *f)
            plain, rt->median, joined);
     claim(same1 && same2, "both Driver API runs returned the sequential result bit for bit");
     const struct model *m = model_for(f, chunks);
-    char why[200];
-    double spread = sp1 > sp2 ? sp1 : sp2, reached = m->ideal / plain, cost = largest_op_cost(f);
+    char why[480];
+    double spread = sp1 > sp2 ? sp1 : sp2, cost = largest_op_cost(f);
     if (!steady(spread, why, sizeof why)) {
         not_judged(why, "the Driver API pipeline is as fast as the model allows");
+        not_judged(why, "the legacy memset does not join non-blocking streams");
         return true;
     }
-    if ((chunks >= 2 && (L.connections == 1 || L.launch_blocking)) || shortest_op(m) < 20 * cost)
-        claim(reached < 1.05, "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: no "
-              "faster than the model allows (a bound here, as in step 3)", plain, 100 * reached, m->ideal);
+    /* The model, timed again beside this step: steps 5-7 ran since step 3, and a GPU whose
+     * clocks sag would be judged against a model of a faster moment. */
+    struct model now;
+    if (!measure_model(chunks, f->handoff, &now))
+        return false;
+    double bar = 0.05 + (m->spread > now.spread ? m->spread : now.spread);
+    printf("   the model of %d stream%s, timed again now: %.2f ms (step 3: %.2f ms)\n", chunks,
+           chunks == 1 ? "" : "s", now.ideal, m->ideal);
+    if (now.ideal > (1 + bar) * m->ideal || now.ideal < m->ideal / (1 + bar)) {
+        snprintf(why, sizeof why, "the model allowed %.2f ms in step 3 and %.2f ms now, more than "
+                 "5%% and the spread apart: the GPU's pace (its clocks, its temperature, another "
+                 "program) moved", m->ideal, now.ideal);
+        not_judged(why, "the Driver API pipeline is as fast as the model allows");
+        not_judged(why, "the legacy memset does not join non-blocking streams");
+        return true;
+    }
+    double reached = now.ideal / plain;
+    spread = spread > now.spread ? spread : now.spread;
+    bool shared = chunks >= 2 && queues_shared(chunks, why, sizeof why);
+    if (shared || (chunks >= 2 && (L.launch_blocking || L.engines < 2)) || shortest_op(&now) < 20 * cost)
+        claim(within_bound(now.ideal, plain, spread, cost),
+              "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: no faster than the "
+              "model allows (a bound here, as in step 3, within 5%%, the spread and two operation "
+              "costs)", plain, 100 * reached, now.ideal);
     else
         claim(reached > 0.95 && reached < 1.05,
               "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: as fast as the model "
-              "allows, as the runtime's was", plain, 100 * reached, m->ideal);
+              "allows, as the runtime's was", plain, 100 * reached, now.ideal);
     /* Each memset is one more operation on the GPU: allow its cost, measured in step 1. */
-    double allowance = 1.05 * plain + (chunks - 1) * cost;
+    double allowance = (1.05 + spread) * plain + (chunks - 1) * cost;
     if (chunks < 2)
         not_judged("one stream: nothing to join", "the legacy memset does not join non-blocking streams");
-    else if (L.connections == 1)
-        not_judged("CUDA_DEVICE_MAX_CONNECTIONS=1: one hardware queue holds every stream's work",
-                   "the legacy memset does not join non-blocking streams");
+    else if (shared)
+        not_judged(why, "the legacy memset does not join non-blocking streams (%.2f against %.2f ms "
+                   "here)", joined, plain);
     else
         claim(joined < allowance,
               "the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams: %.2f against "

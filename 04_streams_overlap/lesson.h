@@ -73,7 +73,14 @@ struct lesson {
      * driver at start-up; main.c prints them). */
     bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: every launch and copy waits until done */
     int connections;      /* CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues (default 8) */
-    char drift[256];      /* why the timings are not comparable any more, if they are not */
+    char drift[400];      /* why the timings are not comparable any more, if they are not */
+    char untimed[200];    /* why no timing is judged in this run at all (a tool slows it) */
+    /* What this GPU is (device attributes, read in main.c), for the decisions they change. */
+    int engines;          /* asyncEngineCount: 2+ copies both ways at once, 1 one copy at a time */
+    int compute_mode;     /* cudaComputeModeDefault, ...ExclusiveProcess, ... */
+    int pageable_access;  /* cudaDevAttrPageableMemoryAccess: kernels can read malloc'd memory */
+    int host_page_tables; /* ...UsesHostPageTables: through the host's page tables (ATS, Grace) */
+    int integrated;       /* the GPU shares the host's memory (Jetson and the like) */
 };
 extern struct lesson L;
 
@@ -88,6 +95,7 @@ struct model {
                           * and two hand-offs) */
     double serial;       /* the same operations one after another: H + K + D */
     double spread;       /* the widest spread of the repetitions behind these figures */
+    double overlap;      /* the overlap fraction of the model's own timeline (step 4) */
 };
 
 /* What the steps found, for the steps after them. */
@@ -127,6 +135,12 @@ int one_queue_child(int chunks);
 /* A timing comparison needs steady repetitions: false (and the reason in why) when they
  * spread by more than 10%, as they do when another program shares the GPU or its link. */
 bool steady(double spread, char *why, size_t len);
+/* A claim that rests on timings: judged as claim() does, or not judged (with L.untimed's
+ * reason) when a tool such as compute-sanitizer slows every call of this run. */
+bool tclaim(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Why `streams` streams cannot each have a hardware queue of their own (CUDA_DEVICE_MAX_CONNECTIONS
+ * below `streams`), in why; false when they can. */
+bool queues_shared(int streams, char *why, size_t len);
 double run_spread(const struct run *r);
 /* The spread of n sorted repetitions, over their median: from the second smallest to the
  * second largest when there are 4 or more (one stray repetition each way is not noise). */
@@ -139,6 +153,9 @@ const struct model *model_for(const struct findings *f, int chunks);
  * model is judged as a bound only when that operation is under 20 such costs. */
 double largest_op_cost(const struct findings *f);
 double shortest_op(const struct model *m);
+/* The model as a bound: `measured` is no faster than `ideal` allows, beyond 5%, the spread of the
+ * repetitions behind both, and two operation costs (what passes between operations). */
+bool within_bound(double ideal, double measured, double spread, double cost);
 
 /* main.c: allocate what struct lesson holds, release it (on every path) */
 bool lesson_allocate(const char *size_s);

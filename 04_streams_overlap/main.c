@@ -24,15 +24,19 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
 #include "lesson.h"
+#include "platform.h"
 #include "work.h"
 
 static void usage(FILE *to)
@@ -87,33 +91,91 @@ static bool parse_counts(const char *text, int *counts, int *ncounts)
     }
 }
 
-/* --csv FILE: can it be written? Checked while parsing (a bad path is a bad command line),
- * without creating or emptying anything: the CSV is written only at the end of a run that got
- * that far, to a temporary file beside FILE that then replaces it (write_csv_file). */
-static bool csv_path_writable(const char *path)
+/* --csv FILE: can it be written? Checked while parsing (a bad path is a bad command line, exit 2
+ * before any GPU work), without creating or emptying anything. The CSV is written only at the
+ * end of a run that got that far, to a temporary file in FILE's folder that then replaces FILE
+ * (write_csv_file): so FILE must be a regular file or not exist yet, and its folder must be one
+ * this program can write in. A device (/dev/null), a pipe, a folder, a file of the kernel's
+ * (/proc, /sys) or a folder on a read-only file system is refused with the reason. *target: the
+ * file to replace (a symbolic link's target, so that the link stays a link). */
+static bool csv_path_ok(const char *path, char **target)
 {
-    struct stat st;
-    if (stat(path, &st) == 0)
-        return !S_ISDIR(st.st_mode) && access(path, W_OK) == 0;
-    char *copy = strdup(path);
-    bool ok = copy && access(dirname(copy), W_OK | X_OK) == 0;
-    free(copy);
-    return ok;
+    const char *why = NULL;
+    char buf[160];
+    struct stat st, lst;
+    size_t len = strlen(path);
+    *target = NULL;
+    if (len == 0)
+        why = "an empty path names no file";
+    else if (len + 32 >= PATH_MAX) {
+        snprintf(buf, sizeof buf, "the path is %zu characters long, more than this system's "
+                 "%d less room for a temporary name", len, PATH_MAX);
+        why = buf;
+    } else if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            why = S_ISDIR(st.st_mode) ? "it is a folder" : "it is not a regular file (a device, a "
+                                                           "pipe or a socket): the CSV is written "
+                                                           "to a file of its own that replaces it";
+        else if (access(path, W_OK) != 0)
+            why = strerror(errno);
+        else if (!(*target = realpath(path, NULL)))
+            why = strerror(errno);
+    } else if (errno != ENOENT) {
+        why = strerror(errno);
+    } else if (lstat(path, &lst) == 0) {
+        why = "it is a symbolic link to a file that does not exist";
+    }
+    if (!why) {
+        char *copy = strdup(*target ? *target : path);
+        const char *dir = copy ? dirname(copy) : NULL;
+        struct statfs sf;
+        struct statvfs sv;
+        if (!dir)
+            why = "out of memory";
+        else if (statfs(dir, &sf) == 0 && (sf.f_type == 0x9fa0 /* proc */ ||
+                                           sf.f_type == 0x62656572 /* sysfs */ ||
+                                           sf.f_type == 0x1cd1 /* devpts */))
+            why = "it is in one of the kernel's own file systems (/proc, /sys), not a place for files";
+        else if (statvfs(dir, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+            why = "its folder is on a read-only file system";
+        else if (access(dir, W_OK | X_OK) != 0) {
+            snprintf(buf, sizeof buf, "its folder cannot be written (%s): the CSV is written "
+                     "there first, then renamed", strerror(errno));
+            why = buf;
+        }
+        free(copy);
+    }
+    if (why) {
+        fprintf(stderr, "%s: --csv: cannot write '%.200s%s': %s\n", lesson_prog, path,
+                len > 200 ? "..." : "", why);
+        free(*target);
+        *target = NULL;
+        return false;
+    }
+    if (!*target && !(*target = strdup(path))) {
+        fprintf(stderr, "%s: out of memory reading --csv\n", lesson_prog);
+        return false;
+    }
+    return true;
 }
 
-static bool write_csv_file(const char *path)
+/* The CSV into a new file in path's folder, which then replaces path (so a run cut short leaves
+ * path as it was); an existing file's permissions are kept. */
+static bool write_csv_file(const char *path, const char *shown)
 {
-    size_t len = strlen(path) + sizeof ".tmp.XXXXXX";
-    char *tmp = malloc(len);
+    char *copy = strdup(path), *tmp = NULL;
+    const char *dir = copy ? dirname(copy) : NULL;
     int fd = -1, rows = -1;
-    if (tmp) {
-        snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+    if (dir && asprintf(&tmp, "%s/.streams_overlap.csv.XXXXXX", dir) >= 0)
         fd = mkstemp(tmp);
-    }
+    else
+        tmp = NULL;
     if (fd >= 0) {
-        mode_t mask = umask(0); /* mkstemp makes it 0600; a CSV is as readable as any file */
+        struct stat st;
+        mode_t mask = umask(0); /* mkstemp makes it 0600; a new CSV is as readable as any file */
         umask(mask);
-        FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+        mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+        FILE *f = fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
         rows = f ? write_csv(f) : -1;
         if (f ? fclose(f) != 0 : close(fd) != 0)
             rows = -1;
@@ -123,11 +185,12 @@ static bool write_csv_file(const char *path)
             unlink(tmp);
     }
     free(tmp);
+    free(copy);
     if (rows < 0) {
-        fprintf(stderr, "%s: could not write %s\n", lesson_prog, path);
+        fprintf(stderr, "%s: could not write %s\n", lesson_prog, shown);
         return false;
     }
-    printf("   every operation of every run (%d rows) written to %s\n", rows, path);
+    printf("   every operation of every run (%d rows) written to %s\n", rows, shown);
     return true;
 }
 
@@ -150,6 +213,9 @@ struct options {
     long child; /* --one-queue-child N: step 6's child process (internal) */
     int counts[MAX_COUNTS], ncounts;
     const char *csv_path;
+    char *csv_target; /* the file the CSV replaces (csv_path_ok) */
+    bool one_line;    /* the error said it all in one line: no usage after it */
+    bool elements_given;
 };
 
 /* The command line into *o; false (after the message) when it is bad. */
@@ -168,7 +234,10 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
     while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:h", options, NULL)) != -1) {
         switch (opt) {
         case 'd': good = parse_long(optarg, 0, 1023, "--device", &o->device); break;
-        case 'n': good = parse_long(optarg, 1024, 1L << 30, "--elements", &o->elements); break;
+        case 'n':
+            good = parse_long(optarg, 1024, 1L << 30, "--elements", &o->elements);
+            o->elements_given = true;
+            break;
         case 's': good = parse_counts(optarg, o->counts, &o->ncounts); break;
         case 'w':
             if (strcmp(optarg, "auto") == 0)
@@ -191,16 +260,22 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
         fprintf(stderr, "%s: unexpected argument '%s'\n", lesson_prog, argv[optind]);
         good = false;
     }
-    if (good && o->csv_path && !csv_path_writable(o->csv_path)) {
-        fprintf(stderr, "%s: --csv: cannot write '%s'\n", lesson_prog, o->csv_path);
-        good = false;
-    }
+    if (good && o->csv_path && !csv_path_ok(o->csv_path, &o->csv_target))
+        good = false, o->one_line = true;
     return good;
 }
 
+/* compute-sanitizer (or another CUDA tool) runs the program with its own library injected into
+ * the CUDA driver and slows every call many times: the timings of such a run say nothing about
+ * the GPU, so the lesson judges none (L.untimed, with the reason), and checks the rest. */
+static void detect_tool(void)
+{
+    under_tool(L.untimed, sizeof L.untimed); /* common/platform.h: compute-sanitizer and others */
+}
+
 /* The CUDA environment variables that change what this lesson shows. The driver reads them
- * once, when it starts; the lesson prints them, says what each changes, and judges the changed
- * behaviour instead of failing (README, "Regimes"). */
+ * when it initialises (at this program's first CUDA call); the lesson prints them, says what
+ * each changes, and judges the changed behaviour instead of failing (README, "Regimes"). */
 static void read_environment(void)
 {
     const char *lb = getenv("CUDA_LAUNCH_BLOCKING"), *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
@@ -209,7 +284,7 @@ static void read_environment(void)
     L.connections = 8;
     if (mc && atoi(mc) >= 1)
         L.connections = atoi(mc) > 32 ? 32 : atoi(mc);
-    printf("environment (read by the driver at start-up):\n");
+    printf("environment (read by the driver when it initialised, at the first CUDA call):\n");
     if (L.launch_blocking)
         printf("   CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done\n"
                "   (copies from pinned memory still return at once): the host issues what follows\n"
@@ -221,12 +296,99 @@ static void read_environment(void)
         printf("   CUDA_DEVICE_MAX_CONNECTIONS=%s: %d hardware work queue%s%s\n", mc, L.connections,
                L.connections == 1 ? "" : "s",
                L.connections == 1 ? ": streams wait on each other's work in it (steps 3, 4, 6)"
-                                  : ": streams beyond that many share one");
+                                  : ":\n   streams beyond that many share one, and wait on each other's work in it");
     else
         printf("   CUDA_DEVICE_MAX_CONNECTIONS not set: 8 hardware work queues (the default);\n"
                "   step 6 shows what one queue does\n");
     if (vd)
         printf("   CUDA_VISIBLE_DEVICES=%s: --device counts the visible GPUs only\n", vd);
+    if (L.untimed[0])
+        printf("   %s: every timing claim is [n/j]\n", L.untimed);
+}
+
+/* Host memory the kernel says is available (MemAvailable), in bytes; 0 when unknown. */
+static size_t host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (size_t)kib * 1024;
+}
+
+/* Does the data fit this GPU and this host? This process holds 2 buffers of L.bytes on the
+ * device and 5 on the host (pinned in and out, pageable in and out, the reference), and step 6's
+ * child process as many again while it runs. The default size is halved until it fits half of
+ * what is free (others may need memory meanwhile); a size given with --elements that does not
+ * fit is "cannot run here" (exit 77), with the size that would. */
+static bool fit_memory(const struct options *o, struct findings *f, int *rc)
+{
+    size_t free_b = 0, total_b = 0, host = host_available();
+    if (!checkRuntime(cudaMemGetInfo(&free_b, &total_b)))
+        return false;
+    int procs = L.compute_mode == cudaComputeModeExclusiveProcess ? 1 : 2; /* step 6's child */
+    size_t n = L.n;
+    while (n > 1024 && (2 * procs * n * sizeof(float) > free_b / 2 ||
+                        (host && 5 * procs * n * sizeof(float) > host / 2)))
+        n /= 2;
+    if (n == L.n)
+        return true;
+    char free_s[32], host_s[32], want_s[32];
+    format_bytes(free_b, free_s, sizeof free_s);
+    format_bytes(host, host_s, sizeof host_s);
+    format_bytes(L.bytes, want_s, sizeof want_s);
+    if (o->elements_given) {
+        fprintf(stderr, "%s: --elements %zu needs 2 x %s of device memory and 5 x %s of host memory "
+                "in each of %d process%s; %s of device memory is free and %s of host memory "
+                "available: try --elements %zu\n", lesson_prog, L.n, want_s, want_s, procs,
+                procs == 1 ? "" : "es", free_s, host ? host_s : "(unknown)", n);
+        *rc = EXIT_CANNOT_RUN;
+        return false;
+    }
+    L.n = n;
+    L.bytes = n * sizeof(float);
+    format_bytes(L.bytes, f->size_s, sizeof f->size_s);
+    printf("   (the default 256 MiB each way does not fit: %s of device memory free, %s of host\n"
+           "   memory available, for %d process%s: halved to %s each way)\n", free_s,
+           host ? host_s : "(unknown)", procs, procs == 1 ? "" : "es", f->size_s);
+    return true;
+}
+
+/* What the attributes decide, in a student's words, before the lesson makes a context. */
+static void say_what_this_gpu_decides(void)
+{
+    printf("   asyncEngineCount %d, compute mode %s, pageableMemoryAccess %d (through the host's page\n"
+           "   tables %d), integrated %d\n", L.engines,
+           L.compute_mode == cudaComputeModeDefault            ? "default"
+           : L.compute_mode == cudaComputeModeExclusiveProcess ? "EXCLUSIVE_PROCESS"
+           : L.compute_mode == cudaComputeModeProhibited       ? "PROHIBITED" : "other",
+           L.pageable_access, L.host_page_tables, L.integrated);
+    if (L.engines < 2)
+        printf("   one copy engine (asyncEngineCount %d, as on a MIG slice or a GeForce card under\n"
+               "   WSL2): copies in and out take turns, so step 1 expects no gain from both at once\n"
+               "   and the model (step 3) lets them take turns; its claims are bounds here\n",
+               L.engines);
+    if (L.compute_mode == cudaComputeModeExclusiveProcess)
+        printf("   EXCLUSIVE_PROCESS: this GPU lets one process at a time use it, so step 6's child\n"
+               "   process cannot while this one does: step 6 is not judged here\n");
+    if (L.integrated || L.host_page_tables)
+        printf("   this GPU reads pageable memory itself: the driver need not stage pageable copies,\n"
+               "   so step 5a's claims about them are not judged here\n");
+}
+
+/* The device attributes that decide what this GPU can show (lesson.h, struct lesson). */
+static bool read_attributes(int dev)
+{
+    return checkRuntime(cudaDeviceGetAttribute(&L.engines, cudaDevAttrAsyncEngineCount, dev)) &&
+           checkRuntime(cudaDeviceGetAttribute(&L.compute_mode, cudaDevAttrComputeMode, dev)) &&
+           checkRuntime(cudaDeviceGetAttribute(&L.pageable_access, cudaDevAttrPageableMemoryAccess, dev)) &&
+           checkRuntime(cudaDeviceGetAttribute(&L.host_page_tables,
+                                               cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev)) &&
+           checkRuntime(cudaDeviceGetAttribute(&L.integrated, cudaDevAttrIntegrated, dev));
 }
 
 /* Allocation. Pinned (page-locked) host memory is what the copy engines can read and
@@ -301,8 +463,17 @@ static int child_main(const struct options *o, const struct findings *f)
     L.launch_blocking = getenv("CUDA_LAUNCH_BLOCKING") && strcmp(getenv("CUDA_LAUNCH_BLOCKING"), "1") == 0;
     L.nstreams = (int)o->child;
     int count = 0;
-    if (!requireRuntime(cudaGetDeviceCount(&count)) || o->device >= count ||
-        !checkRuntime(cudaSetDevice((int)o->device)))
+    if (!requireRuntime(cudaGetDeviceCount(&count)) || o->device >= count)
+        return EXIT_CHECK;
+    cudaError_t e = cudaSetDevice((int)o->device);
+    if (e == cudaSuccess)
+        e = cudaFree(NULL); /* the context, made now if cudaSetDevice did not */
+    if (e == cudaErrorDevicesUnavailable) { /* EXCLUSIVE_PROCESS: the parent holds the GPU */
+        fprintf(stderr, "%s: the child process could not use the GPU: %s (the GPU lets one "
+                "process at a time use it)\n", lesson_prog, cudaGetErrorString(e));
+        return EXIT_CANNOT_RUN;
+    }
+    if (!checkRuntime(e))
         return EXIT_CHECK;
     int rc = lesson_allocate(f->size_s) ? one_queue_child((int)o->child) : EXIT_CHECK;
     return lesson_release() && rc == EXIT_OK ? EXIT_OK : EXIT_CHECK;
@@ -326,11 +497,21 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
     }
     f->prop = prop;
     f->device = o->device;
-    if (!checkRuntime(cudaSetDevice((int)o->device)) ||
-        !checkRuntime(cudaGetDeviceProperties(prop, (int)o->device)))
+    /* The properties and attributes need no context: what this GPU decides is said before any
+     * (and so can be tested on a machine without a GPU, through a driver that reports them). */
+    if (!checkRuntime(cudaGetDeviceProperties(prop, (int)o->device)) || !read_attributes((int)o->device)) {
+        prop->name[0] = '\0';
         return true; /* main's checks fail; the verdict says so */
+    }
     printf("device %ld: \"%s\", compute capability %d.%d, %d SMs\n", o->device, prop->name,
            prop->major, prop->minor, prop->multiProcessorCount);
+    say_what_this_gpu_decides();
+    if (!requireRuntime(cudaSetDevice((int)o->device)) || !fit_memory(o, f, rc)) {
+        if (*rc == EXIT_CANNOT_RUN)
+            return false;
+        prop->name[0] = '\0';
+        return true;
+    }
     printf("data: %zu floats, %s in and %s out; %ld timed repetitions after a warm-up, median shown\n",
            L.n, f->size_s, f->size_s, o->reps);
     read_environment();
@@ -345,7 +526,8 @@ int main(int argc, char **argv)
     struct options o = {.elements = 64L << 20, .reps = 5, .counts = {1, 2, 4, 8}, .ncounts = 4};
     bool help = false;
     if (!parse_options(argc, argv, &o, &help)) {
-        usage(stderr);
+        if (!o.one_line)
+            usage(stderr);
         return EXIT_USAGE;
     }
     if (help) {
@@ -361,12 +543,15 @@ int main(int argc, char **argv)
     L.work = (int)o.work;
     L.nstreams = f.maxn > 2 ? f.maxn : 2;
     format_bytes(L.bytes, f.size_s, sizeof f.size_s);
+    detect_tool();
     if (o.child)
         return child_main(&o, &f);
     struct cudaDeviceProp prop = {0};
     int rc = EXIT_CHECK;
-    if (!open_device(&o, &f, &prop, &rc))
+    if (!open_device(&o, &f, &prop, &rc)) {
+        free(o.csv_target);
         return rc;
+    }
 
     bool ok = prop.name[0] && lesson_allocate(f.size_s);
     ok = ok && step_1_stages_alone(&f);
@@ -380,8 +565,9 @@ int main(int argc, char **argv)
     ok = ok && step_8_the_driver_api(&f);
     if (ok && o.csv_path) {
         printf("\n");
-        ok = write_csv_file(o.csv_path);
+        ok = write_csv_file(o.csv_target, o.csv_path);
     }
+    free(o.csv_target);
     ok = lesson_release() && ok;
     printf("\n");
     return verdict(ok);

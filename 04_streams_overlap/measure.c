@@ -4,6 +4,7 @@
  * model. The lesson's steps (steps.c, breaks.c) use it; the CUDA calls they teach are there.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -305,6 +306,10 @@ bool per_op_costs(double ms[OPS])
 
 bool steady(double spread, char *why, size_t len)
 {
+    if (L.untimed[0]) {
+        snprintf(why, len, "%s", L.untimed);
+        return false;
+    }
     if (gpu_shared(why, len))
         return false;
     if (L.drift[0]) {
@@ -319,6 +324,31 @@ bool steady(double spread, char *why, size_t len)
              "copies)",
              100 * spread);
     return false;
+}
+
+bool tclaim(bool cond, const char *fmt, ...)
+{
+    char text[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (L.untimed[0]) {
+        not_judged(L.untimed, "%s", text);
+        return true;
+    }
+    return claim(cond, "%s", text);
+}
+
+bool queues_shared(int streams, char *why, size_t len)
+{
+    if (L.connections >= streams)
+        return false;
+    snprintf(why, len, "CUDA_DEVICE_MAX_CONNECTIONS=%d gives %d stream%s %d hardware queue%s: "
+             "streams that share a queue wait on each other's work (false dependencies, step 6)",
+             L.connections, streams, streams == 1 ? "" : "s", L.connections,
+             L.connections == 1 ? "" : "s");
+    return true;
 }
 
 double spread_of(const double *v, int n)

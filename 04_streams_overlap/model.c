@@ -14,7 +14,9 @@
  *   - its copy out starts when the copy engine out is free and a hand-off after its kernel,
  *     D/N each;
  *   - while both copy engines run, each moves at its shared rate: H/Hs in, D/Ds out (Hs, Ds:
- *     when the copies in and the copies out end, run at once), as they share the link.
+ *     when the copies in and the copies out end, run at once), as they share the link; with
+ *     one copy engine (asyncEngineCount 1) the copies in and out take turns on it: each at
+ *     half its rate while both wait, so together they move no faster than one.
  * A hand-off is an engine waiting for the one before it (step 2 measures it: the sequential
  * run minus the stages' sum, over two). One chunk: the sum of the stages and two hand-offs.
  * With CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel) or one hardware queue the
@@ -33,13 +35,16 @@ static double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
-/* The simulation above, `hand` ms per hand-off: when the last copy out ends, in ms. */
-static double play_pipeline(const struct model *m, double hand)
+/* The simulation above, `hand` ms per hand-off: when the last copy out ends, in ms; each
+ * operation's span into sp (the model's own timeline, for its overlap). */
+static double play_pipeline(const struct model *m, double hand, struct span sp[][OPS])
 {
     int n = m->chunks;
     double h = m->H / n, d = m->D / n, k_step = m->K / n, k1 = m->k1;
     double f_in = m->Hs > 0 ? fmin(1.0, m->H / m->Hs) : 1.0;  /* rate while the other runs */
     double f_out = m->Ds > 0 ? fmin(1.0, m->D / m->Ds) : 1.0;
+    if (L.engines < 2) /* one copy engine: the two directions take turns */
+        f_in = f_out = 0.5;
     double ready_out[MAX_STREAMS];
     double t = 0, sms_free = 0, left_in = h, left_out = 0;
     int in = 0, out = 0; /* the chunk being copied in (n: all in), the next to copy out */
@@ -48,6 +53,7 @@ static double play_pipeline(const struct model *m, double hand)
         if (!out_busy && out < in && ready_out[out] <= t) {
             out_busy = true;
             left_out = d;
+            sp[out][OP_D2H].start = t;
         }
         bool in_busy = in < n;
         double r_in = out_busy ? f_in : 1.0, r_out = in_busy ? f_out : 1.0, next = INFINITY;
@@ -65,10 +71,15 @@ static double play_pipeline(const struct model *m, double hand)
         if (in_busy && left_in <= 1e-9 * h) { /* chunk `in` is on the device: its kernel */
             double start = fmax(sms_free, t + hand);
             sms_free = start + k_step;
+            sp[in][OP_H2D].end = t;
+            sp[in][OP_KERNEL] = (struct span){start, start + k1};
+            if (in + 1 < n)
+                sp[in + 1][OP_H2D].start = t;
             ready_out[in++] = start + k1 + hand;
             left_in = h;
         }
         if (out_busy && left_out <= 1e-9 * d) {
+            sp[out][OP_D2H].end = t;
             out_busy = false;
             out++;
         }
@@ -96,8 +107,16 @@ bool measure_model(int chunks, double handoff, struct model *m)
         m->h1 = m->H / chunks;
         m->d1 = m->D / chunks;
     }
-    m->ideal = play_pipeline(m, handoff);
+    static struct run timeline;
+    timeline = (struct run){.streams = chunks};
+    m->ideal = play_pipeline(m, handoff, timeline.span);
+    m->overlap = overlap_fraction(&timeline);
     return true;
+}
+
+bool within_bound(double ideal, double measured, double spread, double cost)
+{
+    return measured > ideal / (1.05 + spread) - 2 * cost;
 }
 
 double largest_op_cost(const struct findings *f)

@@ -1,16 +1,18 @@
 /*
  * 04_streams_overlap/queue.c - step 6: what breaks the overlap: one hardware queue.
  *
- * The driver feeds the GPU through a few hardware work queues ("connections"; Hyper-Q, since
- * Kepler, 8 by default, CUDA_DEVICE_MAX_CONNECTIONS from 1 to 32, read once when the driver
- * starts). Streams are spread over them. Within one queue the GPU takes the work in the order it
+ * The driver feeds the GPU through a few hardware work queues ("connections"; Hyper-Q, on
+ * GPUs of compute capability 3.5 and later, 8 by default, CUDA_DEVICE_MAX_CONNECTIONS from 1 to
+ * 32, read when the driver initialises). Streams are spread over them. Within one queue the GPU takes the work in the order it
  * was issued, whichever stream it belongs to: an operation that must wait for its own stream also
  * holds back everything queued after it - a false dependency (the explanation; what the step
  * measures is the overlap of the two orders). GPUs before Hyper-Q had one queue, which is why
  * the "by stage" issue order exists.
  *
- * The variable is read at start-up, so the step runs this program again in a child process with
- * CUDA_DEVICE_MAX_CONNECTIONS=1 (--one-queue-child N, an internal option) and reads its lines.
+ * This process's driver has read the variable already, so the step runs this program again in a
+ * child process with CUDA_DEVICE_MAX_CONNECTIONS=1 (--one-queue-child N, an internal option) and
+ * reads its lines. A GPU in EXCLUSIVE_PROCESS compute mode lets one process at a time use it:
+ * there the child could not make a context while this process holds one, and the step says so.
  */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -125,7 +127,7 @@ bool step_6_one_hardware_queue(struct findings *f)
     int chunks = f->maxn >= 2 ? f->maxn : 4;
     gpu_shared_stop_sampling(); /* the child process is this lesson, not company */
     printf("\n6. What breaks the overlap: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)\n"
-           "   the driver reads the variable once, at start-up: this program runs again in a child\n"
+           "   the driver reads the variable when it initialises: this program runs again in a child\n"
            "   process with it, %d chunks in %d streams, each operation followed by its event as in\n"
            "   step 3. One queue takes the work in the order it was issued; an explanation, not\n"
            "   measured here: what must wait for its own stream (a kernel for its copy, an event for\n"
@@ -133,12 +135,19 @@ bool step_6_one_hardware_queue(struct findings *f)
            chunks, chunks);
     printf("   per stream:  H1 K1 D1 H2 K2 D2 ...: chunk 2's copy in is queued behind chunk 1's work\n"
            "   by stage:    H1 H2 ... K1 K2 ... D1 D2 ...: every copy in is queued ahead of the waits\n");
+    if (L.compute_mode == cudaComputeModeExclusiveProcess) {
+        not_judged("this GPU is in EXCLUSIVE_PROCESS compute mode: it lets one process at a time "
+                   "use it, and this process holds it, so a child process could not (run the lesson "
+                   "again with CUDA_DEVICE_MAX_CONNECTIONS=1: its steps 3 and 4 show one queue)", "one hardware queue (a child process)");
+        return true;
+    }
     struct child_run got[3] = {{0}};
     int status = -1;
     if (!run_child(f, chunks, got, &status))
         return false;
     if (status == EXIT_CANNOT_RUN) {
-        not_judged("the child process could not use the GPU (exit 77)", "one hardware queue");
+        not_judged("the child process could not use the GPU (exit 77; the reason is above)",
+                   "one hardware queue");
         return true;
     }
     if (status != 0 || !got[0].seen || !got[1].seen || !got[2].seen) {
@@ -155,11 +164,13 @@ bool step_6_one_hardware_queue(struct findings *f)
     const struct model *m = model_for(f, chunks);
     double allowed = m ? f->seq->median / m->ideal : f->allowed;
     double want = 0.5 * (1 - 1.0 / chunks);
-    char why[200];
-    claim(got[1].overlap < 0.10,
-          "one queue, per stream: no kernel overlaps a copy (%.0f%%): the false dependencies "
-          "serialise the streams", 100 * got[1].overlap);
-    if (L.launch_blocking)
+    char why[480];
+    tclaim(got[1].overlap < 0.10,
+           "one queue, per stream: no kernel overlaps a copy (%.0f%%): the false dependencies "
+           "serialise the streams", 100 * got[1].overlap);
+    if (L.untimed[0])
+        not_judged(L.untimed, "one queue, by stage: copies and kernels still overlap");
+    else if (L.launch_blocking)
         not_judged("CUDA_LAUNCH_BLOCKING=1 (the child inherits it): nothing overlaps in any order",
                    "one queue, by stage: copies and kernels still overlap");
     else if (allowed < 1.02) {

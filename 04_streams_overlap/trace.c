@@ -8,9 +8,14 @@
  * busy time.
  *
  * libcupti is opened with dlopen, so the lesson builds and runs where it is missing (the step is
- * then not judged). The activity API used: cuptiActivityRegisterCallbacks (CUPTI hands us
- * buffers to fill), cuptiActivityEnable/Disable for CUPTI_ACTIVITY_KIND_MEMCPY and
- * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cuptiActivityFlushAll, cuptiActivityGetNextRecord.
+ * then not judged); the one whose soname matches the CUPTI this lesson was built with comes first
+ * (libcupti.so.12 for a CUDA 12 build, .so.13 for CUDA 13: a machine may have both). The
+ * activity API used: cuptiActivityRegisterCallbacks (CUPTI hands us buffers to fill),
+ * cuptiActivityEnable/Disable for CUPTI_ACTIVITY_KIND_MEMCPY and
+ * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, cuptiActivityFlushAll, cuptiActivityGetNextRecord. Where
+ * the headers have the subscriber-based forms (CUPTI 13.5 announces the ones above will be
+ * deprecated), the lesson uses those: cuptiSubscribe_v2, then the _v2 form of each call with the
+ * subscriber handle, and cuptiUnsubscribe at the end.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -51,6 +56,12 @@ typedef CUpti_ActivityKernel9 kernel_record;
 typedef CUpti_ActivityMemcpy5 memcpy_record;
 #endif
 
+/* The subscriber-based activity API: its parameter structs come with these size macros. */
+#if defined(CUpti_SubscriberParams_STRUCT_SIZE) && defined(CUpti_ActivityConfig_STRUCT_SIZE)
+#define CUPTI_V2 1
+#endif
+#define CUPTI_MAJOR (CUPTI_API_VERSION >= 130000 ? 13 : 12)
+
 #define MAX_RECORDS (4 * MAX_STREAMS * OPS)
 struct record {
     int op;
@@ -61,27 +72,33 @@ static int nrecords, dropped;
 
 static struct {
     void *lib;
+    CUptiResult (*flush_all)(uint32_t);
+    CUptiResult (*get_version)(uint32_t *);
+#ifdef CUPTI_V2
+    CUpti_SubscriberHandle subscriber;
+    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+    CUptiResult (*unsubscribe)(CUpti_SubscriberHandle);
+    CUptiResult (*register_callbacks)(CUpti_SubscriberHandle, CUpti_BuffersCallbackRequestFunc_v2,
+                                      CUpti_BuffersCallbackCompleteFunc_v2);
+    CUptiResult (*enable)(CUpti_SubscriberHandle, CUpti_ActivityKind, CUpti_ActivityConfig *);
+    CUptiResult (*disable)(CUpti_SubscriberHandle, CUpti_ActivityKind, CUpti_ActivityConfig *);
+    CUptiResult (*next_record)(CUpti_SubscriberHandle, uint8_t *, size_t, CUpti_Activity **);
+#else
     CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
     CUptiResult (*enable)(CUpti_ActivityKind);
     CUptiResult (*disable)(CUpti_ActivityKind);
-    CUptiResult (*flush_all)(uint32_t);
     CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
-    CUptiResult (*get_version)(uint32_t *);
+#endif
 } C;
 
-static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+static void take_records(uint8_t *buffer, size_t valid)
 {
-    *size = 1 << 20;
-    *buffer = aligned_alloc(8, *size);
-    *max_records = 0;
-}
-
-static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
-                                      size_t valid)
-{
-    (void)ctx, (void)stream, (void)size;
     CUpti_Activity *rec = NULL;
+#ifdef CUPTI_V2
+    while (C.next_record(C.subscriber, buffer, valid, &rec) == CUPTI_SUCCESS) {
+#else
     while (C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
+#endif
         struct record r = {.op = -1};
         if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
             const memcpy_record *m = (const memcpy_record *)rec;
@@ -102,34 +119,125 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buffer);
 }
 
-/* Open libcupti: as the loader finds it, then where toolkits put it. NULL: why not. */
+#ifdef CUPTI_V2
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records,
+                                      CUpti_BufferCallbackRequestInfo *info)
+{
+    (void)info;
+    *size = 1 << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(uint8_t *buffer, size_t size, size_t valid,
+                                      CUpti_BufferCallbackCompleteInfo *info)
+{
+    (void)size, (void)info;
+    take_records(buffer, valid);
+}
+
+/* The subscriber's callback: no callback domain is enabled, so it is never called. */
+static void CUPTIAPI no_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                 const void *data)
+{
+    (void)userdata, (void)domain, (void)id, (void)data;
+}
+#else
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *size = 1 << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+                                      size_t valid)
+{
+    (void)ctx, (void)stream, (void)size;
+    take_records(buffer, valid);
+}
+#endif
+
+/* The three calls that differ between the two forms of the API. */
+static CUptiResult start_recording(void)
+{
+#ifdef CUPTI_V2
+    CUpti_SubscriberParams params = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE};
+    CUptiResult e = C.subscribe(&C.subscriber, no_callback, NULL, &params);
+    if (e != CUPTI_SUCCESS) {
+        C.subscriber = NULL;
+        return e;
+    }
+    e = C.register_callbacks(C.subscriber, buffer_requested, buffer_completed);
+    e = e == CUPTI_SUCCESS ? C.enable(C.subscriber, CUPTI_ACTIVITY_KIND_MEMCPY, NULL) : e;
+    return e == CUPTI_SUCCESS ? C.enable(C.subscriber, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, NULL) : e;
+#else
+    CUptiResult e = C.register_callbacks(buffer_requested, buffer_completed);
+    e = e == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_MEMCPY) : e;
+    return e == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) : e;
+#endif
+}
+
+static void stop_recording(void)
+{
+#ifdef CUPTI_V2
+    if (!C.subscriber)
+        return;
+    C.disable(C.subscriber, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, NULL);
+    C.disable(C.subscriber, CUPTI_ACTIVITY_KIND_MEMCPY, NULL);
+    C.unsubscribe(C.subscriber);
+    C.subscriber = NULL;
+#else
+    C.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    C.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+#endif
+}
+
+/* Open libcupti: the soname of the CUPTI this lesson was built with first, then as the loader
+ * finds libcupti.so, then where toolkits put it. NULL: opened; else why not. */
 static const char *open_cupti(void)
 {
     static char why[160];
     const char *cuda = getenv("CUDA_PATH");
-    char path[512];
-    const char *names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12", NULL};
+    char path[512], soname[32];
+    snprintf(soname, sizeof soname, "libcupti.so.%d", CUPTI_MAJOR);
+    const char *names[] = {soname, "libcupti.so"};
     const char *dirs[] = {"extras/CUPTI/lib64", "lib64", "lib", "targets/x86_64-linux/lib"};
-    for (int i = 0; names[i] && !C.lib; i++)
+    for (int i = 0; i < 2 && !C.lib; i++)
         C.lib = dlopen(names[i], RTLD_NOW);
     for (int r = 0; r < 2 && !C.lib; r++) {
         const char *root = r == 0 ? cuda : "/usr/local/cuda";
-        for (size_t d = 0; root && d < sizeof dirs / sizeof *dirs && !C.lib; d++) {
-            snprintf(path, sizeof path, "%s/%s/libcupti.so", root, dirs[d]);
-            C.lib = dlopen(path, RTLD_NOW);
-        }
+        for (size_t d = 0; root && d < sizeof dirs / sizeof *dirs && !C.lib; d++)
+            for (int i = 0; i < 2 && !C.lib; i++) {
+                snprintf(path, sizeof path, "%s/%s/%s", root, dirs[d], names[i]);
+                C.lib = dlopen(path, RTLD_NOW);
+            }
     }
-    if (!C.lib)
-        return "libcupti.so was not found (the loader's path, $CUDA_PATH, /usr/local/cuda)";
+    if (!C.lib) {
+        snprintf(why, sizeof why, "%s was not found (the loader's path, $CUDA_PATH, "
+                 "/usr/local/cuda)", soname);
+        return why;
+    }
+#ifdef CUPTI_V2
+    *(void **)&C.subscribe = dlsym(C.lib, "cuptiSubscribe_v2");
+    *(void **)&C.unsubscribe = dlsym(C.lib, "cuptiUnsubscribe");
+    *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks_v2");
+    *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable_v2");
+    *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable_v2");
+    *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord_v2");
+    bool have = C.subscribe && C.unsubscribe;
+#else
     *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks");
     *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable");
     *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable");
-    *(void **)&C.flush_all = dlsym(C.lib, "cuptiActivityFlushAll");
     *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord");
+    bool have = true;
+#endif
+    *(void **)&C.flush_all = dlsym(C.lib, "cuptiActivityFlushAll");
     *(void **)&C.get_version = dlsym(C.lib, "cuptiGetVersion");
     uint32_t version = 0;
-    if (!C.register_callbacks || !C.enable || !C.disable || !C.flush_all || !C.next_record ||
-        !C.get_version)
+    if (!have || !C.register_callbacks || !C.enable || !C.disable || !C.flush_all ||
+        !C.next_record || !C.get_version)
         return "libcupti lacks the activity API";
     if (C.get_version(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
         snprintf(why, sizeof why, "libcupti's API version %u is not the %u this lesson was built with",
@@ -212,10 +320,9 @@ bool step_7_the_hardwares_own_record(struct findings *f)
     const struct run *wide = f->wide;
     struct run ev = *wide, cu;
     static struct span spans[MAX_STREAMS][OPS];
-    CUptiResult e1 = C.register_callbacks(buffer_requested, buffer_completed);
-    CUptiResult e2 = e1 == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_MEMCPY) : e1;
-    CUptiResult e3 = e2 == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) : e2;
+    CUptiResult e3 = start_recording();
     if (e3 != CUPTI_SUCCESS) {
+        stop_recording();
         char text[120];
         snprintf(text, sizeof text, "CUPTI could not start recording (CUptiResult %d): another tool "
                  "(compute-sanitizer, a profiler) may hold it", (int)e3);
@@ -236,8 +343,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
              run_once(wide, spans, &ev.total) && checkRuntime(cudaDeviceSynchronize());
     }
     C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    C.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    C.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    stop_recording();
     if (!ok)
         return false;
     memcpy(ev.span, spans, sizeof ev.span);
@@ -278,7 +384,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
     claim(counted[OP_H2D] == wide->streams && counted[OP_KERNEL] == wide->streams &&
               counted[OP_D2H] == wide->streams,
           "CUPTI recorded every operation of the repetition: %d of each kind", wide->streams);
-    char shared[200];
+    char shared[480];
     if (!steady(0, shared, sizeof shared)) { /* another program's copies share the engines */
         not_judged(shared, "each stage's busy time from the events is within 5%% of CUPTI's");
         not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
@@ -288,7 +394,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
         /* An event after an operation is stamped when its stream gets there, a few us after
          * the operation's end; the span before it starts when the engine is free or the
          * stream reached it. Against operations this short, those few us are the picture. */
-        char why[200];
+        char why[480];
         snprintf(why, sizeof why, "the operations take %.0f us or less, under 20 times the %.1f us "
                  "an operation costs: the events' few microseconds of lag are too much of them",
                  1e3 * shortest, 1e3 * cost);

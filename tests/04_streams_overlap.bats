@@ -83,7 +83,7 @@ check() {
 
 @test "asyncEngineCount allows copies in both directions, and both at once beat one" {
     lesson_output
-    engines="$(number 'asyncEngineCount' '.*asyncEngineCount ([0-9]+):.*')"
+    engines="$(number 'asyncEngineCount [0-9]+ \(the number' '.*asyncEngineCount ([0-9]+) \(the number.*')"
     check "e >= 2" -v e="$engines"
     assert_output --regexp '\[ok\]   both directions at once moved [0-9.]+ GB/s'
     total="$(number 'both directions at once moved' '.*moved ([0-9.]+) GB/s.*')"
@@ -310,7 +310,7 @@ check() {
         assert_usage_error
     done
     run "$BIN" --csv /nonexistent-dir/timeline.csv
-    assert_usage_error
+    assert_equal "$status" 2
     assert_output --partial "cannot write"
 }
 
@@ -349,7 +349,92 @@ check() {
     [ ! -e "$BATS_TEST_TMPDIR/new.csv" ]
     # a directory is not a file to write
     run "$BIN" --csv "$BATS_TEST_TMPDIR"
-    assert_usage_error
+    assert_equal "$status" 2
+    assert_output --partial "it is a folder"
+}
+
+# --csv FILE is checked while the options are parsed (exit 2, one line, before any CUDA call):
+# the CSV is written at the end to a new file in FILE's folder that replaces FILE, so FILE must
+# be a regular file (or a new name) in a folder this program can write. Before this check, these
+# were accepted, the GPU run made, and then "could not write" (exit 1), or, as root, /dev/null
+# replaced by a regular file.
+csv04_refused() { # csv04_refused PATH WORDS
+    CUDA_VISIBLE_DEVICES= run timeout 20 "$BIN" --csv "$1"
+    [ "$status" -eq 2 ] || fail "--csv '${1:0:80}' exited $status, not 2: ${output:0:300}"
+    [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ] || fail "not one line: $output"
+    assert_output --partial "--csv: cannot write"
+    assert_output --partial "$2"
+}
+
+@test "--csv at a device, a kernel file, an empty or too long name, a dangling link: exit 2, one line, nothing touched (fuzz finding)" {
+    before="$(stat -c '%F %t:%T' /dev/null)"
+    csv04_refused /dev/null "not a regular file"
+    [ "$(stat -c '%F %t:%T' /dev/null)" = "$before" ] || fail "/dev/null changed"
+    csv04_refused /proc/self/mem "the kernel's own file systems"
+    csv04_refused "" "an empty path"
+    csv04_refused "$BATS_TEST_TMPDIR/$(printf 'a%.0s' {1..5000})" "characters long"
+    csv04_refused "$BATS_TEST_TMPDIR/$(printf 'n%.0s' {1..300}).csv" "File name too long"
+    mkfifo "$BATS_TEST_TMPDIR/fifo"
+    csv04_refused "$BATS_TEST_TMPDIR/fifo" "not a regular file"
+    ln -s "$BATS_TEST_TMPDIR/missing.csv" "$BATS_TEST_TMPDIR/link.csv"
+    csv04_refused "$BATS_TEST_TMPDIR/link.csv" "a symbolic link to a file that does not exist"
+    [ -L "$BATS_TEST_TMPDIR/link.csv" ] && [ ! -e "$BATS_TEST_TMPDIR/missing.csv" ] || fail "the link or its target changed"
+}
+
+@test "--csv at a file in a read-only folder: exit 2, one line, before any CUDA call (fuzz finding)" {
+    dir="$BATS_TEST_TMPDIR/ro"
+    mkdir -p "$dir"
+    echo keep >"$dir/old.csv"
+    if [ "$(id -u)" != 0 ]; then
+        chmod 555 "$dir"
+        csv04_refused "$dir/old.csv" "its folder cannot be written"
+        csv04_refused "$dir/new.csv" "its folder cannot be written"
+        chmod 755 "$dir"
+    else
+        # root writes in any folder whose file system is writable: a read-only bind mount, in
+        # a mount namespace of its own, is the read-only folder root meets
+        unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1"' sh "$dir" 2>/dev/null ||
+            skip "root without a mount namespace: no read-only folder to try (non-root: chmod)"
+        CUDA_VISIBLE_DEVICES= run unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" --csv "$1/old.csv"' sh "$dir" "$BIN"
+        assert_equal "$status" 2
+        assert_output --regexp "cannot write '.*/old.csv': .*[Rr]ead-only file system"
+    fi
+    [ "$(cat "$dir/old.csv")" = keep ]
+}
+
+# The decisions the lesson takes from the device's attributes, said before it makes a context:
+# driven on any machine by the forwarding driver shim of tests/shims (over the stub driver here,
+# over the real one on a GPU machine), which reports another compute mode, engine count, ...
+shim04() {
+    [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims/build is not there yet (the driver shim)"
+    local dir="$BATS_FILE_TMPDIR/shim"
+    [ -f "$dir/libcuda.so.1" ] || bash "$ROOT/tests/shims/build" "$dir" >"$BATS_FILE_TMPDIR/shim.log" 2>&1 ||
+        fail "the shim did not build: $(tail -5 "$BATS_FILE_TMPDIR/shim.log")"
+    echo "$dir"
+}
+
+# After `run` through the shim: the program got as far as the device's attributes (over the stub
+# driver, the shim emulates a device only for the calls it knows).
+reached_attributes() {
+    [[ "$output" != *"stub library"* ]] || skip "the shim over the stub driver does not yet emulate a device for the CUDA runtime: ${output:0:200}"
+}
+
+@test "what the attributes decide is said before the context: one copy engine, EXCLUSIVE_PROCESS, a GPU that reads pageable memory" {
+    dir="$(shim04)"
+    LD_LIBRARY_PATH="$dir" CUDA_SHIM_ASYNC_ENGINES=1 run "$BIN" --streams 2
+    reached_attributes
+    assert_output --partial "asyncEngineCount 1, compute mode default"
+    assert_output --partial "one copy engine (asyncEngineCount 1"
+    assert_output --partial "lets them take turns"
+    LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process run "$BIN" --streams 2
+    assert_output --partial "compute mode EXCLUSIVE_PROCESS"
+    assert_output --partial "step 6 is not judged here"
+    refute_output --partial "one copy engine ("
+    LD_LIBRARY_PATH="$dir" CUDA_SHIM_PAGEABLE=1 CUDA_SHIM_HOST_PAGE_TABLES=1 run "$BIN" --streams 2
+    assert_output --partial "pageableMemoryAccess 1 (through the host's page"
+    assert_output --partial "step 5a's claims about them are not judged here"
+    LD_LIBRARY_PATH="$dir" CUDA_SHIM_PAGEABLE=1 run "$BIN" --streams 2
+    refute_output --partial "step 5a's claims about them are not judged here"
 }
 
 @test "with stdout closed, the story does not end up in the --csv file (fuzz finding)" {
