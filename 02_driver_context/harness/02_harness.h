@@ -1,0 +1,73 @@
+/* Lesson 02's harnesses share this: contexts made and named, the stack read, data copied. */
+#ifndef EX02_HARNESS_H
+#define EX02_HARNESS_H
+#include <string.h>
+#include "harness.h"
+
+static inline bool make_context(CUcontext *ctx, CUdevice dev)
+{
+#if CUDA_VERSION >= 13000
+    return checkDriver(cuCtxCreate(ctx, NULL, 0, dev)); /* CUDA 13 signature */
+#else
+    return checkDriver(cuCtxCreate(ctx, 0, dev));
+#endif
+}
+
+/* The context stack of this thread, top first ("ctxB ctxA"; "none" when empty), each named by
+ * names[i] where it is ctx[i], else "other". Popped and pushed back. */
+static inline int stack_names(char *out, size_t len, const CUcontext *ctx, const char *const *names, int count)
+{
+    CUcontext seen[16];
+    int depth = 0;
+    while (depth < 16) {
+        CUcontext c = NULL;
+        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c || cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
+            break;
+        depth++;
+    }
+    out[0] = '\0';
+    for (int i = 0; i < depth; i++) {
+        const char *name = "other";
+        for (int j = 0; j < count; j++)
+            if (seen[i] == ctx[j])
+                name = names[j];
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", name);
+    }
+    if (!depth)
+        snprintf(out, len, "none");
+    for (int i = depth - 1; i >= 0; i--)
+        (void)cuCtxPushCurrent(seen[i]);
+    return depth;
+}
+
+/* The name of the context that owns device pointer p ("gone" when none does). */
+static inline const char *owner_name(CUdeviceptr p, const CUcontext *ctx, const char *const *names, int count)
+{
+    CUcontext owner = NULL;
+    if (cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) != CUDA_SUCCESS || !owner)
+        return "gone";
+    for (int j = 0; j < count; j++)
+        if (owner == ctx[j])
+            return names[j];
+    return "other";
+}
+
+/* Case k of the seed through device buffer p (n floats): "KEY N SUM", or "KEY failed". */
+static inline void copy_through(const char *key, CUdeviceptr p, size_t n, uint32_t seed, int k)
+{
+    float *v = malloc(n * sizeof(float));
+    bool done = v != NULL;
+    if (done) {
+        harness_fill(v, n, seed, k);
+        done = cuMemcpyHtoD(p, v, n * sizeof(float)) == CUDA_SUCCESS;
+        for (size_t i = 0; i < n; i++)
+            v[i] = -1;
+        done = done && cuMemcpyDtoH(v, p, n * sizeof(float)) == CUDA_SUCCESS;
+    }
+    if (done)
+        harness_report(key, "%zu %.1f", n, harness_sum(v, n));
+    else
+        harness_report(key, "failed");
+    free(v);
+}
+#endif

@@ -1,0 +1,71 @@
+/*
+ * 02_driver_context/harness/entry_point - the grader's side of exercise entry_point: calls
+ * get_mem_info() and get_per_thread_copy() (entry_point.c) and compares what they return with
+ * the symbols libcuda.so.1 exports; calls cuMemGetInfo through the pointer and compares the
+ * total with the runtime's; counts the student's calls of the runtime's entry-point query (the
+ * linker's --wrap): each function must ask the runtime, not look the symbol up itself. It judges nothing (common/harness.h).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
+#include "harness.h"
+#include "entry_point.h"
+
+#if CUDA_VERSION >= 12050
+static int counting, queries;
+
+cudaError_t __real_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+                                                    unsigned long long flags,
+                                                    enum cudaDriverEntryPointQueryResult *status);
+cudaError_t __wrap_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+                                                    unsigned long long flags,
+                                                    enum cudaDriverEntryPointQueryResult *status)
+{
+    queries += counting;
+    return __real_cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status);
+}
+
+typedef CUresult (*mem_info_fn)(size_t *free_b, size_t *total_b);
+#endif
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "Exercise entry_point: calls get_mem_info() and "
+                                             "get_per_thread_copy(), reports what they returned.");
+#if CUDA_VERSION < 12050
+    fprintf(stderr, "%s: cannot run here: cudaGetDriverEntryPointByVersion needs CUDA 12.5 headers or newer\n",
+            lesson_prog);
+    return EXIT_CANNOT_RUN;
+#else
+    if (!requireRuntime(cudaSetDevice(0)))
+        return EXIT_CHECK;
+    void *lib = driver_library_handle(); /* the libcuda.so.1 the runtime uses too */
+    void *mem_info = NULL, *copy = NULL;
+    enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    if (!lib)
+        return EXIT_CHECK;
+    counting = 1;
+    bool got = get_mem_info(&mem_info, &status);
+    int mem_queries = queries;
+    bool got2 = get_per_thread_copy(&copy);
+    counting = 0;
+    harness_report("get_mem_info", "%s %s %s", got ? "true" : "false",
+                   status == cudaDriverEntryPointSuccess ? "success" : "not-success",
+                   !mem_info ? "none" : mem_info == dlsym(lib, "cuMemGetInfo_v2") ? "cuMemGetInfo_v2" : "other");
+    harness_report("get_per_thread_copy", "%s %s", got2 ? "true" : "false",
+                   !copy ? "none" : copy == dlsym(lib, "cuMemcpyAsync_ptsz") ? "cuMemcpyAsync_ptsz" : "other");
+    harness_report("queries", "%d %d", mem_queries, queries - mem_queries);
+    /* the function obtained against the runtime: the total, and the free memory beside two
+     * control samples taken by the runtime just before and after */
+    size_t f1 = 0, t1 = 0, f2 = 0, t2 = 0, f = 0, t = 0;
+    if (mem_info && mem_info == dlsym(lib, "cuMemGetInfo_v2")) {
+        bool called = checkRuntime(cudaMemGetInfo(&f1, &t1)) && ((mem_info_fn)mem_info)(&f, &t) == CUDA_SUCCESS &&
+                      checkRuntime(cudaMemGetInfo(&f2, &t2));
+        harness_report("total", "%s", !called ? "failed" : t == t1 && t == t2 ? "same" : "different");
+    } else {
+        harness_report("total", "not called (not cuMemGetInfo_v2)");
+    }
+    return harness_end(seed, true);
+#endif
+}
