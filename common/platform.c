@@ -253,7 +253,8 @@ static void read_nvml(struct platform *p)
     unsigned cur = 0, pending = 0;
     if (mig) {
         int rc = mig(dev, &cur, &pending);
-        p->mig = rc == 0 ? cur == 1 : rc == 3 /* NOT_SUPPORTED: no MIG on this GPU */ ? 0 : -1;
+        if (p->mig != 1)
+            p->mig = rc == 0 ? cur == 1 : rc == 3 /* NOT_SUPPORTED: no MIG on this GPU */ ? 0 : -1;
     }
     if (p->link_gen < 0) { /* sysfs had nothing (some VMs, containers) */
         const char *names[] = {"nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth",
@@ -315,6 +316,8 @@ CUresult platform_read(int ordinal, struct platform *p)
     }
     if (cuDeviceGetName(p->name, sizeof p->name, dev) != CUDA_SUCCESS)
         p->name[0] = '\0';
+    if (strstr(p->name, " MIG ")) /* a MIG slice's name: "NVIDIA A100-SXM4-40GB MIG 1g.5gb" */
+        p->mig = 1;
     struct { CUdevice_attribute a; int *v; } attrs[] = {
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &p->cc_major},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &p->cc_minor},

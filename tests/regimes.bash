@@ -4,6 +4,18 @@
 # platforms students have, emulated). Each run must end "RESULT: PASS"; claims the regime
 # cannot judge are allowed ("[n/j]") and counted in the verdict line.
 #
+# Platforms emulated (helpers below; the programs and shims are in tests/shims/, built with gcc):
+#   build_shims                       sets SHIMS to a folder holding them (built once per file)
+#   run_regime L LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process ...
+#                                     L behind the forwarding driver (cuda_shim.c: another compute
+#                                     mode, one copy engine, an older driver, HMM, MIG)
+#   run_regime L LD_PRELOAD="$SHIMS/libhugepage.so"   host buffers on transparent huge pages
+#   start_copy_neighbour [DEVICE]     another program copying both ways on the GPU until teardown
+#   start_memory_hog GIB [DEVICE]     another program holding all but GIB of the GPU's memory
+#   run_regime_contained L ...        as run_regime, with L in a PID namespace of its own
+#                                     (unshare -fp --mount-proc), as in a container: NVML lists
+#                                     neither it nor its neighbours
+#
 # With REGIME_LOG=FILE each run appends to FILE the regime, the exit status and the verdict
 # line, then its claims that compare a measurement with a model or a reference measured in the
 # same run (the closing notes quote them).
@@ -35,9 +47,10 @@ run_regime() {
     local envs=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
     [ "${1:-}" = "--" ] && shift
-    run env ${envs[@]+"${envs[@]}"} "$(lesson_bin "$lesson")" "$@"
+    run ${REGIME_PREFIX[@]+"${REGIME_PREFIX[@]}"} env ${envs[@]+"${envs[@]}"} "$(lesson_bin "$lesson")" "$@"
     if [ -n "${REGIME_LOG:-}" ]; then
-        printf '%s %s %s -> exit %s: %s\n' "$lesson" "${envs[*]:-}" "$*" "$status" \
+        printf '%s %s%s %s -> exit %s: %s\n' "$lesson" "${REGIME_PREFIX[*]:+${REGIME_PREFIX[*]} }" \
+            "${envs[*]:-}" "$*" "$status" \
             "$(grep -m1 '^RESULT:' <<<"$output")" >>"$REGIME_LOG"
         # the figures measured against an expectation of the same run, for the notes
         grep -E '^ *\[(ok|FAIL|n/j)\] .*(model|batched|SM ratio|of the link|one direction|rate of this run|faster memcpy|as fast as pinned|within a factor)|^   best: ' \
@@ -46,4 +59,62 @@ run_regime() {
     refute_line --partial "[FAIL]"
     assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
     assert_success
+}
+
+# ---- emulated platforms ---------------------------------------------------------------------
+
+# Sets SHIMS to a folder with tests/shims built (forwarding to this machine's libcuda.so.1);
+# built once per test file. Fails the test, with the compiler's messages, when they do not build.
+build_shims() {
+    SHIMS="$BATS_FILE_TMPDIR/shims"
+    [ -x "$SHIMS/libcuda.so.1" ] && [ -x "$SHIMS/copy_loop" ] && return 0
+    bash "$ROOT/tests/shims/build" "$SHIMS" >"$BATS_FILE_TMPDIR/shims.log" 2>&1 \
+        || fail "tests/shims did not build: $(cat "$BATS_FILE_TMPDIR/shims.log")"
+}
+
+# wait_for_ready FILE PID WHAT: until FILE exists (30 s at most); fails when PID ended first.
+wait_for_ready() {
+    local file="$1" pid="$2" what="$3" i
+    for i in $(seq 300); do
+        [ -e "$file" ] && return 0
+        kill -0 "$pid" 2>/dev/null || fail "$what ended before it was ready: $(cat "$file.log" 2>/dev/null)"
+        sleep 0.1
+    done
+    fail "$what was not ready after 30 s"
+}
+
+# start_copy_neighbour [DEVICE]: another program copying 256 MiB each way at once on DEVICE
+# (default 0) until teardown stops it; returns once its copies run.
+start_copy_neighbour() {
+    require_gpu
+    build_shims
+    local ready="$BATS_TEST_TMPDIR/neighbour.ready"
+    "$SHIMS/copy_loop" --device "${1:-0}" --ready "$ready" >"$ready.log" 2>&1 &
+    BACKGROUND_PID=$!
+    wait_for_ready "$ready" "$BACKGROUND_PID" "the copying neighbour"
+}
+
+# start_memory_hog GIB [DEVICE]: another program holding all but GIB (a decimal number) of
+# DEVICE's memory until teardown; sets HOG_FREE and HOG_TOTAL (bytes, as it left them).
+start_memory_hog() {
+    require_gpu
+    build_shims
+    local ready="$BATS_TEST_TMPDIR/hog.ready"
+    "$SHIMS/hold_memory" --leave "$1" --device "${2:-0}" --ready "$ready" >"$ready.log" 2>&1 &
+    BACKGROUND_PID=$!
+    wait_for_ready "$ready" "$BACKGROUND_PID" "the memory hog"
+    sleep 0.1 # the file is written in one go, but give it the moment
+    read -r HOG_FREE HOG_TOTAL <"$ready"
+}
+
+# run_regime_contained LESSON [VAR=value ...] [-- ARGS ...]: run_regime with the lesson in a
+# PID namespace of its own, as Docker, Kubernetes or Enroot start it. Skips where this machine
+# does not allow one (needs root, or user namespaces); REQUIRE_GPU=1 does not change that.
+run_regime_contained() {
+    require_gpu
+    local why
+    why="$(unshare -fp --mount-proc true 2>&1)" \
+        || skip "cannot make a PID namespace here (unshare -fp --mount-proc: ${why:-failed})"
+    local REGIME_PREFIX=(unshare -fp --mount-proc)
+    run_regime "$@"
 }

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# tests/shims/: the forwarding driver (cuda_shim.c) and the huge-page preload (hugepage.c),
+# without a GPU: the shim forwards to the CUDA toolkit's stub here (also on a GPU machine), so
+# the emulated device, the overrides and the exclusive-process lock are what is checked. The
+# last tests, on a GPU, put the real driver behind it.
+
+load test_helper
+
+setup_file() {
+    local stub
+    stub="$(stub_driver_dir)/libcuda.so.1" || stub=""
+    export STUB_SHIMS="$BATS_FILE_TMPDIR/stub-shims"
+    [ -z "$stub" ] || bash "$ROOT/tests/shims/build" "$STUB_SHIMS" "$stub" >"$STUB_SHIMS.log" 2>&1 || true
+    export PLATFORM_PROBE="$BATS_FILE_TMPDIR/platform_probe"
+    build_common_probe "$ROOT/tests/common/platform_probe.c" "$PLATFORM_PROBE"
+}
+
+setup() {
+    [ -f "$STUB_SHIMS/libcuda.so.1" ] || {
+        [ -f "$STUB_SHIMS.log" ] || skip "no stub libcuda.so in the CUDA toolkit"
+        fail "tests/shims did not build: $(cat "$STUB_SHIMS.log")"
+    }
+    [ -x "$PLATFORM_PROBE" ] || fail "the probe did not build: $(cat "$PLATFORM_PROBE.log")"
+    export TMPDIR="$BATS_TEST_TMPDIR" # the exclusive-mode lock files stay this test's
+}
+
+# stub_shim CMD...: `run` CMD with the shim (over the stub) first on LD_LIBRARY_PATH and no
+# CUDA_SHIM_ variable from outside.
+stub_shim() {
+    run env $(env | sed -n 's/^\(CUDA_SHIM_[A-Z_]*\)=.*/-u \1/p') \
+        LD_LIBRARY_PATH="$STUB_SHIMS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+}
+
+@test "every function the stub exports is forwarded or defined by the shim" {
+    local stub
+    stub="$(stub_driver_dir)/libcuda.so.1"
+    run bash -c 'comm -3 <(nm -D --defined-only "$1" | awk "\$2==\"T\"{print \$3}" | sort -u) \
+                          <(nm -D --defined-only "$2" | awk "\$2==\"T\"{print \$3}" | sort -u)' \
+        sh "$stub" "$STUB_SHIMS/libcuda.so.1"
+    assert_output ""
+    [ "$(wc -l <"$STUB_SHIMS/forwarded.txt")" -gt 300 ] || fail "only $(wc -l <"$STUB_SHIMS/forwarded.txt") functions forwarded"
+}
+
+@test "over the stub, the shim emulates one device that platform_read can read, with the defaults" {
+    stub_shim "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "name=Emulated GPU (CUDA shim over the stub driver)"
+    assert_line "cc=9.0"
+    assert_line "driver_version=13000"
+    assert_line "compute_mode=0"
+    assert_line "async_engines=3"
+    assert_line "pageable_access=0"
+    assert_line "   compute mode Default: any number of processes may use the GPU at once"
+}
+
+@test "the overrides reach platform_read: exclusive mode, one engine, an older driver, HMM, MIG" {
+    stub_shim CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_ASYNC_ENGINES=1 \
+        CUDA_SHIM_DRIVER_VERSION=12040 CUDA_SHIM_PAGEABLE=1 CUDA_SHIM_HOST_PAGE_TABLES=1 \
+        CUDA_SHIM_INTEGRATED=1 "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "compute_mode=3"
+    assert_line "async_engines=1"
+    assert_line "driver_version=12040"
+    assert_line "can_jit=0"
+    assert_line "pageable_access=1"
+    assert_line "host_page_tables=1"
+    assert_line "integrated=1"
+    assert_line "   compute mode Exclusive-process: one process at a time may hold a context on this GPU; a second one is refused"
+    assert_line "   1 asynchronous engine: a copy can run beside kernels, but copies to and from the GPU take turns"
+    assert_line --partial "this program was built with CUDA 13.0: the driver is older than the toolkit, so it runs the program's machine code (SASS) but cannot compile (JIT) its PTX"
+    assert_line --partial "the GPU reads pageable host memory itself (through the host's page tables)"
+    stub_shim CUDA_SHIM_MIG=1g.10gb CUDA_SHIM_COMPUTE_MODE=prohibited "$PLATFORM_PROBE" facts
+    assert_line "name=Emulated GPU (CUDA shim over the stub driver) MIG 1g.10gb"
+    assert_line "mig=1"
+    assert_line "async_engines=1"
+    assert_line "compute_mode=2"
+}
+
+@test "exclusive-process mode: a second process's context is refused while the first holds one" {
+    local held="$BATS_TEST_TMPDIR/held"
+    stub_shim CUDA_SHIM_COMPUTE_MODE=exclusive_process sh -c '
+        "$1/lock_probe" driver --hold "$2" & pid=$!
+        for i in $(seq 100); do [ -e "$2" ] && break; sleep 0.05; done
+        "$1/lock_probe" driver; echo "second: $?"
+        rm -f "$2"; wait $pid; echo "first: $?"
+        "$1/lock_probe" driver; echo "after: $?"' sh "$STUB_SHIMS" "$held"
+    assert_equal "${lines[0]}" "CUresult (0)"
+    assert_equal "${lines[1]}" "CUresult (46)"   # CUDA_ERROR_DEVICE_UNAVAILABLE
+    assert_equal "${lines[2]}" "second: 1"
+    assert_equal "${lines[3]}" "first: 0"
+    assert_equal "${lines[4]}" "CUresult (0)"    # released when the first one ended
+    # in the default mode both get one; prohibited refuses every context
+    stub_shim sh -c '"$1/lock_probe" driver --hold "$2" & for i in $(seq 100); do [ -e "$2" ] && break; sleep 0.05; done
+        "$1/lock_probe" driver; rm -f "$2"; wait' sh "$STUB_SHIMS" "$held"
+    assert_output "$(printf 'CUresult (0)\nCUresult (0)')"
+    stub_shim CUDA_SHIM_COMPUTE_MODE=prohibited "$STUB_SHIMS/lock_probe" driver
+    assert_output "CUresult (46)"
+}
+
+@test "over the stub the runtime still stops with cudaErrorStubLibrary (a lesson: exit 77)" {
+    stub_shim "$STUB_SHIMS/lock_probe" runtime
+    assert_output "cudaErrorStubLibrary (34)"
+    assert_failure
+    # a shim that cannot find what to forward to says so, and nothing succeeds
+    stub_shim CUDA_SHIM_REAL=/nonexistent/libcuda.so.1 "$PLATFORM_PROBE" facts
+    assert_failure
+    assert_output --partial "cuda-shim: cannot open the real driver library /nonexistent/libcuda.so.1"
+}
+
+@test "the huge-page preload advises large host allocations MADV_HUGEPAGE, not small ones" {
+    cat >"$BATS_TEST_TMPDIR/alloc.c" <<'EOF'
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+/* prints "hg" or "-" for the mapping that holds p (/proc/self/smaps' VmFlags) */
+static void flags(const char *what, void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0;
+    uintptr_t a = (uintptr_t)p, lo, hi;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            inside = a >= lo && a < hi;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+            printf("%s %s\n", what, strstr(line, " hg") ? "hg" : "-");
+    }
+    fclose(f);
+}
+int main(void)
+{
+    char *big = malloc(64 << 20), *small = malloc(4096);
+    char *al = aligned_alloc(1 << 21, 8 << 20);
+    big[0] = small[0] = al[0] = 1;
+    flags("malloc 64 MiB", big + (32 << 20));
+    flags("malloc 4 KiB", small);
+    flags("aligned_alloc 8 MiB", al + (4 << 20));
+    free(big); free(small); free(al);
+    return 0;
+}
+EOF
+    cc -O0 -o "$BATS_TEST_TMPDIR/alloc" "$BATS_TEST_TMPDIR/alloc.c"
+    run "$BATS_TEST_TMPDIR/alloc"
+    assert_line "malloc 64 MiB -"
+    LD_PRELOAD="$STUB_SHIMS/libhugepage.so" CUDA_SHIM_HUGEPAGE_TRACE=1 run "$BATS_TEST_TMPDIR/alloc"
+    assert_success
+    assert_line "malloc 64 MiB hg"
+    assert_line "malloc 4 KiB -"
+    assert_line "aligned_alloc 8 MiB hg"
+    assert_line --regexp '^hugepage: advised [0-9]+ bytes$'
+}
+
+# ---- with the real driver behind the shim (GPU) ---------------------------------------------
+
+@test "GPU: behind the shim the real driver answers, and the runtime sees the emulated compute mode" {
+    require_gpu
+    local dir="$BATS_FILE_TMPDIR/real-shims"
+    bash "$ROOT/tests/shims/build" "$dir" >"$dir.log" 2>&1 || fail "$(cat "$dir.log")"
+    run env LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "compute_mode=3"
+    refute_line --partial "Emulated GPU"
+    # a second process's runtime context is refused while the first holds one
+    local held="$BATS_TEST_TMPDIR/held"
+    run env LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process sh -c '
+        "$1/lock_probe" runtime --hold "$2" & pid=$!
+        for i in $(seq 200); do [ -e "$2" ] && break; sleep 0.05; done
+        "$1/lock_probe" runtime; rm -f "$2"; wait $pid' sh "$dir" "$held"
+    assert_equal "${lines[0]}" "cudaSuccess (0)"
+    assert_equal "${lines[1]}" "cudaErrorDevicesUnavailable (46)"
+}
