@@ -152,27 +152,28 @@ static bool environment_claims(int count, bool pci_order, int driver_version)
     }
     if (order && strcmp(order, "PCI_BUS_ID") == 0 && !(visible && *visible))
         claim(pci_order, "CUDA_DEVICE_ORDER=PCI_BUS_ID: the devices are numbered in PCI bus order");
-    CUmoduleLoadingMode mode = CU_MODULE_LAZY_LOADING;
-    if (!checkDriver(cuModuleGetLoadingMode(&mode)))
-        return false;
     bool eager = loading && strcmp(loading, "EAGER") == 0;
     bool lazy = !loading || !*loading || strcmp(loading, "LAZY") == 0;
-    printf("   cuModuleGetLoadingMode -> %s\n",
-           mode == CU_MODULE_EAGER_LOADING ? "CU_MODULE_EAGER_LOADING" : "CU_MODULE_LAZY_LOADING");
     bool asked = eager || (loading && *loading && lazy);
-    if (asked)
-        claim(mode == (eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING),
-              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)", eager ? "EAGER" : "LAZY");
-    else if (lazy && lazy_loading_is_default(driver_version))
-        claim(mode == CU_MODULE_LAZY_LOADING,
-              "the module loading mode is what CUDA_MODULE_LOADING asks for (not set: LAZY, the default "
-              "on Linux since CUDA 12.2, on every platform since 12.3)");
-    else if (lazy) {
+    bool by_default = !asked && lazy && lazy_loading_is_default(driver_version);
+    if (lazy && !asked && !by_default) { /* decided from the driver's version alone */
         char why[128];
         snprintf(why, sizeof why, "the driver supports CUDA %d.%d, older than 12.2, where lazy loading "
                  "became the default", driver_version / 1000, driver_version % 1000 / 10);
         not_judged(why, "CUDA_MODULE_LOADING is not set: loading is lazy");
     }
+    CUmoduleLoadingMode mode = CU_MODULE_LAZY_LOADING;
+    if (!checkDriver(cuModuleGetLoadingMode(&mode)))
+        return false;
+    printf("   cuModuleGetLoadingMode -> %s\n",
+           mode == CU_MODULE_EAGER_LOADING ? "CU_MODULE_EAGER_LOADING" : "CU_MODULE_LAZY_LOADING");
+    if (asked)
+        claim(mode == (eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING),
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)", eager ? "EAGER" : "LAZY");
+    else if (by_default)
+        claim(mode == CU_MODULE_LAZY_LOADING,
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (not set: LAZY, the default "
+              "on Linux since CUDA 12.2, on every platform since 12.3)");
     return true;
 }
 
