@@ -38,7 +38,7 @@ normalize04() {
         -e 's/(written to ).*/\1FILE/' \
         -e 's/best: [0-9]+ streams? (per stream|by stage)/best: N streams ORDER/' \
         -e 's/best order (per stream|by stage)/best order ORDER/' \
-        -e 's/overlap: ([0-9#]+%) (per stream|by stage) \(/overlap: \1 ORDER (/' \
+        -e 's/overlap: ([0-9#]+%) (per stream|by stage), the model/overlap: \1 ORDER, the model/' \
         -e 's/its ideal: [A-Za-z0-9]+ /its ideal: STAGE /' \
         -e 's/ \(the times are not compared: .*\)$//' \
         -e 's/(loses the overlap: )#\.#x over its own sequential run, (overlap #%)/\1\2/' \
