@@ -25,6 +25,29 @@ static CUresult load_broken(struct lesson *L, char *bad_ptx, const char *what)
     return r;
 }
 
+/* b) a syntax error: one instruction misspelt ("ret;" -> "rte;"). Where the driver cannot
+ *    compile this toolkit's PTX at all, it stops at the .version line, before the syntax. */
+static bool syntax_error(struct lesson *L)
+{
+    if (!L->jit_ok) {
+        printf("   b) PTX with \"ret;\" misspelt \"rte;\": not tried\n");
+        not_judged(L->jit_why, "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where");
+        return true;
+    }
+    char *bad_ptx = ptx_edit((const char *)kernels_ptx, NULL, NULL, NULL);
+    char *ret = bad_ptx ? strstr(bad_ptx, "ret;") : NULL;
+    if (!ret) {
+        fprintf(stderr, "%s: no 'ret;' in the PTX to break\n", lesson_prog);
+        free(bad_ptx);
+        return false;
+    }
+    memcpy(ret, "rte;", 4);
+    CUresult r = load_broken(L, bad_ptx, "b) PTX with \"ret;\" misspelt \"rte;\", cuModuleLoadDataEx");
+    claim(r == CUDA_ERROR_INVALID_PTX && L->log->error[0], "a PTX syntax error is CUDA_ERROR_INVALID_PTX, "
+          "and only the error log says where");
+    return true;
+}
+
 /* f) NVRTC on source with a mistake. */
 static bool nvrtc_error(struct lesson *L)
 {
@@ -65,18 +88,8 @@ bool step_6_errors_you_will_meet(struct lesson *L)
     if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(tmp)))
         return false;
 
-    /* b) a syntax error: one instruction misspelt ("ret;" -> "rte;"). */
-    char *bad_ptx = ptx_edit((const char *)kernels_ptx, NULL, NULL, NULL);
-    char *ret = bad_ptx ? strstr(bad_ptx, "ret;") : NULL;
-    if (!ret) {
-        fprintf(stderr, "%s: no 'ret;' in the PTX to break\n", lesson_prog);
-        free(bad_ptx);
+    if (!syntax_error(L))
         return false;
-    }
-    memcpy(ret, "rte;", 4);
-    r = load_broken(L, bad_ptx, "b) PTX with \"ret;\" misspelt \"rte;\", cuModuleLoadDataEx");
-    claim(r == CUDA_ERROR_INVALID_PTX && L->log->error[0], "a PTX syntax error is CUDA_ERROR_INVALID_PTX, "
-          "and only the error log says where");
 
     CUfunction missing = NULL;
     r = cuModuleGetFunction(&missing, L->mod[M_FATBIN], "saxpy");
@@ -95,7 +108,10 @@ bool step_6_errors_you_will_meet(struct lesson *L)
     for (size_t i = 0; i < sizeof known_sm / sizeof known_sm[0] && !newer; i++)
         if (known_sm[i] > L->card_sm)
             newer = known_sm[i];
-    if (newer) {
+    if (newer && !L->jit_ok) {
+        printf("   e) the same PTX marked \".target sm_%d\" on this sm_%d card: not tried\n", newer, L->card_sm);
+        not_judged(L->jit_why, "PTX for a newer architecture than the card's does not load");
+    } else if (newer) {
         char target[32], what[128];
         snprintf(target, sizeof target, ".target sm_%d", newer);
         snprintf(what, sizeof what, "e) the same PTX marked \"%s\" on this sm_%d card", target, L->card_sm);

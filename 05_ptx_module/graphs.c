@@ -102,7 +102,7 @@ bool launch_cost_graphs(struct lesson *L)
                cu_build_ms);
         double one = one_cu < one_rt ? one_cu : one_rt, graph = g_rt > g_cu ? g_rt : g_cu;
         if (n >= GRAPH_MIN_JUDGED)
-            claim(graph < one, "a graph runs the same kernels at less cost per kernel (%.2f us, the dearer "
+            timing_claim(L, graph < one, "a graph runs the same kernels at less cost per kernel (%.2f us, the dearer "
                   "graph) than launching them one by one (%.2f us, the cheaper way)", graph, one);
         else
             not_judged("fewer than 1000 launches: the graph's own launch cost is not spread thin",

@@ -23,7 +23,7 @@ static const char spin_source[] =
 
 enum { SPIN_THREADS = 1024, WAVES_PER_SM = 16, SPIN_RUNS = 3 };
 
-/* The spin kernel in the current context: load, launch `blocks` blocks, median of SPIN_RUNS
+/* The spin kernel in the current context (`ptx`: its PTX, or its cubin): load, launch `blocks` blocks, median of SPIN_RUNS
  * host-timed runs in ms (after one warm-up). < 0 when a call failed. */
 static double time_spin(const char *ptx, unsigned blocks)
 {
@@ -76,7 +76,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     CUgreenCtx green = NULL;
     CUcontext gctx = NULL;
     const char *why = NULL;
-    char *ptx = nvrtc_compile(spin_source, "spin.cu", L->arch_opt);
+    char *ptx = nvrtc_compile(spin_source, "spin.cu", L, NULL); /* PTX, or a cubin (step 1) */
     if (!ptx || !make_green(L, &all_sms, &part_sms, &green, &gctx, &why)) {
         free(ptx);
         return false;
@@ -114,7 +114,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
         not_judged(why, "a kernel on a part of the SMs takes as much longer as the SM ratio says");
         return true;
     }
-    claim(ratio > 0.75 * model && ratio < 1.33 * model,
+    timing_claim(L, ratio > 0.75 * model && ratio < 1.33 * model,
           "on %u of %u SMs the kernel took %.2fx as long, within a third of the SM ratio (%.2fx)", part_sms,
           all_sms, ratio, model);
     return true;

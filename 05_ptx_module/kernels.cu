@@ -26,6 +26,13 @@ extern "C" __global__ void empty(void)
 {
 }
 
+#ifdef KERNELS_FATBIN
+// Only in build/kernels.fatbin (the Makefile's -DKERNELS_FATBIN): one variable more makes its
+// PTX a text that no JIT cache has seen, so that step 2e can tell from the JIT's log whether
+// the driver compiled that PTX or took the fatbin's SASS.
+__device__ int kernels_fatbin_marker;
+#endif
+
 // Host code. NVRTC defines __CUDACC_RTC__ and compiles device code only, so it skips this
 // part; `nvcc -ptx` and `nvcc -cubin` ignore host code anyway.
 #ifndef __CUDACC_RTC__

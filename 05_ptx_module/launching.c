@@ -57,6 +57,16 @@ int axpy_wrong(struct data *d)
     return wrong;
 }
 
+/* What `extra` packs: the parameters, each at its natural alignment, the way the kernel's
+ * parameter list is laid out. A C struct with the same members puts them at the same offsets;
+ * its sizeof (32) adds tail padding after n, so the size to pass is the end of n (28). */
+struct axpy_args {
+    float a;        /* offset 0, then 4 bytes of padding */
+    CUdeviceptr x;  /* offset 8 */
+    CUdeviceptr y;  /* offset 16 */
+    int n;          /* offset 24 */
+};
+
 /* Reset y, launch y = A*x + y (through kernelParams or through `extra`), copy y back into
  * d->out. Returns the number of wrong elements, or -1 when a CUDA call failed. */
 static int run_axpy(CUfunction f, struct data *d, bool use_extra)
@@ -72,15 +82,9 @@ static int run_axpy(CUfunction f, struct data *d, bool use_extra)
         if (!checkDriver(cuLaunchKernel(f, grid, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL)))
             return -1;
     } else {
-        /* extra: the parameters packed into one buffer, each at its natural alignment, the
-         * way the kernel's parameter list is laid out. A C struct has the same layout. */
-        struct axpy_args {
-            float a;        /* offset 0, then 4 bytes of padding */
-            CUdeviceptr x;  /* offset 8 */
-            CUdeviceptr y;  /* offset 16 */
-            int n;          /* offset 24 */
-        } args = {a, d->dx, d->dy, n};
-        size_t size = offsetof(struct axpy_args, n) + sizeof args.n; /* 28: no tail padding */
+        /* extra: the parameters packed into one buffer (struct axpy_args above). */
+        struct axpy_args args = {a, d->dx, d->dy, n};
+        size_t size = offsetof(struct axpy_args, n) + sizeof args.n; /* 28, not sizeof args (32) */
         void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE,
                          &size, CU_LAUNCH_PARAM_END};
         if (!checkDriver(cuLaunchKernel(f, grid, 1, 1, BLOCK, 1, 1, 0, NULL, NULL, extra)))
@@ -94,7 +98,8 @@ bool step_3_get_function_and_launch(struct lesson *L)
 {
     printf("\n3. cuModuleGetFunction, cuFuncGetAttribute, cuLaunchKernel\n");
     int regs = 0, shared = 0, max_threads = 0, ptx_ver = 0, bin_ver = 0, local = 0;
-    CUfunction f = L->fn[M_EX];
+    int from = L->fn[M_EX] ? M_EX : L->fn[M_CUBIN] ? M_CUBIN : M_FATBIN; /* no JIT: SASS */
+    CUfunction f = L->fn[from];
     if (!checkDriver(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f)) ||
         !checkDriver(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f)) ||
         !checkDriver(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f)) ||
@@ -102,13 +107,17 @@ bool step_3_get_function_and_launch(struct lesson *L)
         !checkDriver(cuFuncGetAttribute(&ptx_ver, CU_FUNC_ATTRIBUTE_PTX_VERSION, f)) ||
         !checkDriver(cuFuncGetAttribute(&bin_ver, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f)))
         return false;
-    printf("   %s (from step 2c): %d registers per thread, %d bytes of static shared memory,\n"
+    printf("   %s (from step 2%c): %d registers per thread, %d bytes of static shared memory,\n"
            "   %d bytes of local memory, at most %d threads per block; PTX version %d, SASS for sm_%d\n",
-           L->kernel, regs, shared, local, max_threads, ptx_ver, bin_ver);
+           L->kernel, from == M_EX ? 'c' : from == M_CUBIN ? 'd' : 'e', regs, shared, local, max_threads, ptx_ver,
+           bin_ver);
     if (L->log_regs >= 0)
         claim(regs == L->log_regs, "cuFuncGetAttribute and the JIT log agree: %d registers", regs);
-    claim(max_threads >= BLOCK && bin_ver == L->card_sm,
-          "the function can take %d-thread blocks, and the JIT made SASS for this card (sm_%d)", BLOCK, bin_ver);
+    else
+        not_judged(L->jit_ok ? "the JIT's log named no register count" : L->jit_why,
+                   "cuFuncGetAttribute and the JIT log agree on the registers");
+    claim(max_threads >= BLOCK && bin_ver == L->card_sm, "the function can take %d-thread blocks, and %s SASS for "
+          "this card (sm_%d)", BLOCK, from == M_EX ? "the JIT made" : "the build made", bin_ver);
 
     int wrong = run_axpy(L->fn[M_FILE], &L->d, false);
     if (wrong < 0)
@@ -121,7 +130,10 @@ bool step_3_get_function_and_launch(struct lesson *L)
     if (wrong < 0)
         return false;
     printf("   cuLaunchKernel(..., extra = {BUFFER_POINTER, &args, BUFFER_SIZE, &size, END}):\n"
-           "      args packed as the parameters lie: a at 0, x at 8, y at 16, n at 24 (28 bytes); %d wrong\n",
+           "      args packed as the parameters lie: a at %zu, x at %zu, y at %zu, n at %zu; size %zu, the end\n"
+           "      of n (a C struct of the four is %zu bytes, with tail padding); %d wrong\n",
+           offsetof(struct axpy_args, a), offsetof(struct axpy_args, x), offsetof(struct axpy_args, y),
+           offsetof(struct axpy_args, n), offsetof(struct axpy_args, n) + sizeof(int), sizeof(struct axpy_args),
            wrong);
     claim(wrong == 0, "the extra (packed buffer) launch computed every element right");
     return true;
@@ -131,8 +143,7 @@ bool step_3_get_function_and_launch(struct lesson *L)
 static bool compile_with_nvrtc(struct lesson *L)
 {
     int nv_major = 0, nv_minor = 0;
-    snprintf(L->arch_opt, sizeof L->arch_opt, "--gpu-architecture=compute_%d", L->card_sm);
-    const char *nv_opts[] = {L->arch_opt};
+    const char *nv_opts[] = {L->arch_opt}; /* compute_XX: PTX; sm_XX: a cubin too (step 1) */
     const char *src_name = L->nvrtc_arg ? L->nvrtc_arg : "kernels.cu";
     if (!checkNvrtc(nvrtcVersion(&nv_major, &nv_minor)) ||
         !checkNvrtc(nvrtcCreateProgram(&L->prog, L->nvrtc_src ? L->nvrtc_src : (const char *)kernels_cu,
@@ -154,10 +165,17 @@ static bool compile_with_nvrtc(struct lesson *L)
         !checkNvrtc(nvrtcGetPTX(L->prog, L->nvrtc_ptx)))
         return false;
     L->nvrtc_ptx[ptx_size] = '\0';
+    size_t cubin_size = 0;
+    if (!L->jit_ok && (!checkNvrtc(nvrtcGetCUBINSize(L->prog, &cubin_size)) ||
+                       !(L->nvrtc_cubin = malloc(cubin_size)) || !checkNvrtc(nvrtcGetCUBIN(L->prog, L->nvrtc_cubin))))
+        return false;
     struct ptx_facts nf;
     read_ptx_facts(L->nvrtc_ptx, &nf);
     printf("   NVRTC %d.%d, nvrtcCompileProgram(%s): %.3f ms, %zu bytes of PTX, entries: %s\n", nv_major,
            nv_minor, L->arch_opt, compile_ms, strlen(L->nvrtc_ptx), nf.entries);
+    if (!L->jit_ok)
+        printf("   and, for sm_%d, SASS: nvrtcGetCUBIN gives a cubin of %zu bytes, which needs no JIT\n", L->card_sm,
+               cubin_size);
     return true;
 }
 
@@ -169,17 +187,21 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
     if (!compile_with_nvrtc(L))
         return false;
     double t0 = host_ms();
-    CUresult r = cuModuleLoadData(&L->mod[M_NVRTC], L->nvrtc_ptx);
+    CUresult r = cuModuleLoadData(&L->mod[M_NVRTC], L->jit_ok ? L->nvrtc_ptx : L->nvrtc_cubin);
     L->load_ms[M_NVRTC] = host_ms() - t0;
-    if (!check_driver_(r, "cuModuleLoadData(&mod[M_NVRTC], nvrtc_ptx)", __FILE__, __LINE__) ||
+    if (!check_driver_(r, "cuModuleLoadData(&mod[M_NVRTC], image)", __FILE__, __LINE__) ||
         !checkDriver(cuModuleGetFunction(&L->fn[M_NVRTC], L->mod[M_NVRTC], L->kernel)))
         return false;
     bool same_text = strcmp(L->nvrtc_ptx, (const char *)kernels_ptx) == 0;
     printf("   NVRTC's PTX is byte for byte the same as kernels.ptx from nvcc -ptx: %s\n", same_text ? "yes" : "no");
-    printf("   cuModuleLoadData(NVRTC's PTX): %.3f ms (%s)\n", L->load_ms[M_NVRTC],
-           !same_text ? "new text: a cold JIT"
-           : L->cache_off ? "the text of step 2, but CUDA_CACHE_DISABLE=1: compiled again"
-                          : "the JIT cache has this text already, from step 2");
+    if (L->jit_ok)
+        printf("   cuModuleLoadData(NVRTC's PTX): %.3f ms (%s)\n", L->load_ms[M_NVRTC],
+               !same_text ? "new text: a cold JIT"
+               : L->cache_off ? "the text of step 2, but CUDA_CACHE_DISABLE=1: compiled again"
+                              : "the JIT cache has this text already, from step 2");
+    else
+        printf("   cuModuleLoadData(NVRTC's cubin): %.3f ms (SASS: the driver cannot compile this toolkit's PTX)\n",
+               L->load_ms[M_NVRTC]);
     struct ptx_facts nf;
     read_ptx_facts(L->nvrtc_ptx, &nf);
     claim(has_word(nf.entries, L->kernel), "NVRTC's PTX names the entry point %s", L->kernel);
@@ -187,8 +209,12 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
     printf("   every module's %s, launched with kernelParams, against the host's answer:\n", L->kernel);
     bool all_same = true;
     for (int m = 0; m < M_COUNT; m++) {
-        if (!L->fn[m]) { /* the cubin, built for another card (step 2d) */
-            printf("      %-34s not loaded: SASS for sm_%d\n", module_what[m], kernels_arch);
+        const char *what = m == M_NVRTC && !L->jit_ok ? "NVRTC's cubin" : module_what[m];
+        if (!L->fn[m]) { /* the cubin, built for another card (step 2d); PTX the driver cannot JIT */
+            if (m == M_CUBIN)
+                printf("      %-34s not loaded: SASS for sm_%d\n", what, kernels_arch);
+            else
+                printf("      %-34s not loaded: the driver cannot compile this PTX\n", what);
             continue;
         }
         int wrong = run_axpy(L->fn[m], &L->d, false);
@@ -196,7 +222,8 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
             return false;
         bool same = memcmp(L->d.out, L->d.expect, N * sizeof(float)) == 0;
         all_same = all_same && same;
-        printf("      %-34s %d wrong%s\n", module_what[m], wrong, same ? "" : " (differs)");
+        printf("      %-34s %d wrong%s\n", m == M_FILE && !L->jit_ok && !L->ptx_arg ? "cubin file, cuModuleLoad" : what,
+               wrong, same ? "" : " (differs)");
     }
     claim(all_same, "every loading path, NVRTC's included, gives the same result, bit for bit");
     return true;
@@ -250,11 +277,10 @@ bool step_5_what_a_launch_costs(struct lesson *L)
     double rt_med = print_median("   <<<1, 1>>> (the runtime's launch)    ", rt_us, 6, 2, "us per launch");
     double sync_med = print_median("   cuLaunchKernel + cuCtxSynchronize    ", sync_us, 6, 2, "us per launch");
     double ratio = cu_med / rt_med;
-    claim(ratio > 0.5 && ratio < 2.0, "cuLaunchKernel and <<<>>> cost about the same (ratio %.2f, within a "
-          "factor of 2)", ratio);
-    /* under 100 us: true even under compute-sanitizer, which makes launches ~25 us */
-    claim(cu_med < 100.0 && rt_med < 100.0, "a launch costs the host microseconds, not milliseconds");
-    claim(sync_med > cu_med, "waiting for each launch to finish (%.2f us) costs more than launching (%.2f us)",
-          sync_med, cu_med);
+    timing_claim(L, ratio > 0.5 && ratio < 2.0, "cuLaunchKernel and <<<>>> cost about the same (ratio %.2f, "
+                 "within a factor of 2)", ratio);
+    timing_claim(L, cu_med < 100.0 && rt_med < 100.0, "a launch costs the host microseconds, not milliseconds");
+    timing_claim(L, sync_med > cu_med, "waiting for each launch to finish (%.2f us) costs more than launching "
+                 "(%.2f us)", sync_med, cu_med);
     return launch_cost_graphs(L);
 }

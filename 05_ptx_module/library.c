@@ -124,7 +124,8 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
 #endif
 
 #if CUDART_VERSION >= 12080 /* cudaLibraryLoadData and friends: CUDA 12.8 */
-/* c) the runtime loads PTX: cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel. */
+/* c) the runtime loads PTX: cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel. Where
+ *    the driver cannot compile this toolkit's PTX, the runtime loads the fatbin's SASS. */
 static bool runtime_library(struct lesson *L)
 {
     cudaLibrary_t lib = NULL;
@@ -134,7 +135,8 @@ static bool runtime_library(struct lesson *L)
     void *args[] = {&a, &L->d.dx, &L->d.dy, &n};
     dim3 grid = {(N + BLOCK - 1) / BLOCK, 1, 1}, block = {BLOCK, 1, 1};
     int wrong = -1;
-    bool ok = checkRuntime(cudaLibraryLoadData(&lib, kernels_ptx, NULL, NULL, 0, NULL, NULL, 0)) &&
+    const void *image = L->jit_ok ? (const void *)kernels_ptx : (const void *)kernels_fatbin;
+    bool ok = checkRuntime(cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0)) &&
               checkRuntime(cudaLibraryGetKernel(&kernel, lib, L->kernel)) && axpy_reset(&L->d) &&
               checkRuntime(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, NULL)) &&
               (wrong = axpy_wrong(&L->d)) >= 0;
@@ -142,9 +144,15 @@ static bool runtime_library(struct lesson *L)
         ok = checkRuntime(cudaLibraryUnload(lib)) && ok;
     if (!ok)
         return false;
-    printf("   c) the runtime: cudaLibraryLoadData(kernels_ptx), cudaLibraryGetKernel, cudaLaunchKernel\n"
-           "      of the cudaKernel_t: y = %.1f * x + y on %d floats, %d wrong\n", (double)AXPY_A, N, wrong);
-    claim(wrong == 0, "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)");
+    printf("   c) the runtime: cudaLibraryLoadData(%s), cudaLibraryGetKernel, cudaLaunchKernel\n"
+           "      of the cudaKernel_t: y = %.1f * x + y on %d floats, %d wrong\n",
+           L->jit_ok ? "kernels_ptx" : "kernels_fatbin", (double)AXPY_A, N, wrong);
+    if (L->jit_ok) {
+        claim(wrong == 0, "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)");
+    } else {
+        not_judged(L->jit_why, "the runtime loads PTX with cudaLibraryLoadData");
+        claim(wrong == 0, "the runtime loaded a library (the fatbin's SASS) and launched a kernel from it (CUDA 12.8)");
+    }
     return true;
 }
 #endif
@@ -165,13 +173,29 @@ static bool runtime_kernel_to_driver(struct lesson *L)
     printf("   d) the other way: cudaGetFuncBySymbol(&f, axpy) gives the CUfunction of the <<<>>> kernel:\n"
            "      cuFuncGetAttribute: %d registers; cuLaunchKernel(f, ...): %d wrong\n", regs, wrong);
     claim(regs > 0 && wrong == 0, "a kernel compiled into the program is a CUfunction the Driver API can query and launch");
-#if CUDART_VERSION >= 12010 /* cudaKernel_t and cudaGetKernel: CUDA 12.1 */
+#if CUDART_VERSION >= 12080
+    /* The Runtime API documents cudaKernel_t and CUkernel as one type, to be cast from one to
+     * the other ("Interactions with the CUDA Driver API"), from CUDA 12.8, the release that gave
+     * the runtime its library API (step 7c). */
     cudaKernel_t kernel;
     CUfunction f2;
-    ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) && checkDriver(cuKernelGetFunction(&f2, kernel));
-    if (ok)
-        printf("      cudaGetKernel(&k, axpy) gives its CUkernel; cuKernelGetFunction(k) in this context is\n"
-               "      %s CUfunction\n", f2 == func ? "the same" : "another");
+    ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) &&
+         checkDriver(cuKernelGetFunction(&f2, (CUkernel)kernel)) && axpy_reset(&L->d) &&
+         checkDriver(cuLaunchKernel(f2, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL)) &&
+         (wrong = axpy_wrong(&L->d)) >= 0;
+    if (!ok)
+        return false;
+    printf("      cudaGetKernel(&k, axpy) gives its CUkernel; cuKernelGetFunction(k) in this context is\n"
+           "      %s CUfunction; cuLaunchKernel with it: %d wrong\n", f2 == func ? "the same" : "another", wrong);
+    claim(wrong == 0, "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it (CUDA 12.8)");
+#elif CUDART_VERSION >= 12010 /* cudaKernel_t and cudaGetKernel: CUDA 12.1 */
+    /* Before 12.8 a cudaKernel_t is the runtime's own handle: a 12.4 runtime's, given to
+     * cuKernelGetFunction, was answered CUDA_ERROR_INVALID_HANDLE. It is not passed on here. */
+    char why[200];
+    snprintf(why, sizeof why, "built with CUDA runtime %d.%d; the runtime documents its cudaKernel_t as a CUkernel "
+             "from CUDA 12.8", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    printf("      cudaGetKernel(&k, axpy) gives a cudaKernel_t, for the runtime's own calls here\n");
+    not_judged(why, "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it");
 #endif
     return ok;
 }

@@ -9,6 +9,42 @@
 #include "embedded.h"
 #include "ptx_module.h"
 
+/* The driver cannot compile this build's PTX (step 1 said so from the versions, or it has
+ *  just answered `r` to kernels.ptx): say so, and load the cubin file the build made instead. */
+static bool cubin_file_instead(struct lesson *L, CUresult r)
+{
+    printf("   a) cuModuleLoad(\"kernels.ptx\") -> %s (%d)\n", cu_name(r), (int)r);
+    if (!L->jit_ok) {
+        claim(r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "the driver refuses PTX newer than its JIT: "
+              "CUDA_ERROR_UNSUPPORTED_PTX_VERSION, as the versions said");
+    } else { /* the versions said yes, the driver said no */
+        L->jit_ok = false;
+        snprintf(L->jit_why, sizeof L->jit_why,
+                 "the driver (CUDA %d.%d) answered CUDA_ERROR_UNSUPPORTED_PTX_VERSION to this toolkit's PTX "
+                 "(ISA %d.%d): update the driver, or build with the toolkit it came with",
+                 L->driver_version / 1000, L->driver_version % 1000 / 10, L->ptx_isa / 10, L->ptx_isa % 10);
+        snprintf(L->arch_opt, sizeof L->arch_opt, "--gpu-architecture=sm_%d", L->card_sm);
+        printf("      the driver cannot compile this toolkit's PTX: every step below loads SASS instead\n");
+    }
+    if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(L->mod[M_FILE])))
+        return false;
+    L->mod[M_FILE] = NULL;
+    char path[4200];
+    beside_program("kernels.cubin", path, sizeof path);
+    double t0 = host_ms();
+    if (!checkDriver(cuModuleLoad(&L->mod[M_FILE], path)))
+        return false;
+    L->load_ms[M_FILE] = host_ms() - t0;
+    t0 = host_ms();
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel)))
+        return false;
+    L->get_ms[M_FILE] = host_ms() - t0;
+    printf("      cuModuleLoad(\"kernels.cubin\") instead, the SASS the build made: load %.3f ms,\n"
+           "      cuModuleGetFunction %.3f ms\n", L->load_ms[M_FILE], L->get_ms[M_FILE]);
+    not_judged(L->jit_why, "the JIT is the driver's own compiler, of the driver's version");
+    return true;
+}
+
 /* 2a) a file, by name. cuModuleLoad reads PTX, cubin or fatbin files alike. When it fails,
  *     the same text through cuModuleLoadDataEx gives the JIT's error log. */
 static bool load_from_file(struct lesson *L)
@@ -23,6 +59,8 @@ static bool load_from_file(struct lesson *L)
     double t0 = host_ms();
     CUresult r = cuModuleLoad(&L->mod[M_FILE], path);
     L->load_ms[M_FILE] = host_ms() - t0;
+    if (!L->ptx_arg && (!L->jit_ok || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION))
+        return cubin_file_instead(L, r);
     char *file_ptx = NULL;
     if (r != CUDA_SUCCESS) {
         check_driver_(r, "cuModuleLoad(&mod[M_FILE], path)", __FILE__, __LINE__);
@@ -80,6 +118,13 @@ static bool load_from_file(struct lesson *L)
  *     something to log. */
 static bool load_with_options(struct lesson *L)
 {
+    L->log_regs = -1;
+    if (!L->jit_ok) {
+        printf("   c) cuModuleLoadDataEx(kernels_ptx + one line, 7 options: the JIT's logs and time): not tried\n");
+        not_judged(L->jit_why, "the JIT reports its own time, a part of the load");
+        not_judged(L->jit_why, "the JIT's info log names the kernel %s", L->kernel);
+        return true;
+    }
     char *cold_ptx = ptx_edit((const char *)kernels_ptx, NULL, NULL,
                               "\n// one line more, so the cache has not seen this text\n"
                               ".visible .global .align 4 .u32 lesson_with_options;\n");
@@ -102,8 +147,11 @@ static bool load_with_options(struct lesson *L)
     printf("      load %.3f ms, of which the JIT itself reports %.3f ms; its info log:\n", L->load_ms[M_EX],
            (double)L->log->wall_ms);
     print_log(stdout, L->log->info[0] ? L->log->info : "(empty)");
+    claim(L->log->wall_ms > 0 && L->log->wall_ms <= L->load_ms[M_EX],
+          "the JIT reported its own time (%.3f ms), a part of the %.3f ms the load took",
+          (double)L->log->wall_ms, L->load_ms[M_EX]);
+    claim(strstr(L->log->info, L->kernel) != NULL, "the JIT's info log names the kernel %s", L->kernel);
     /* "Compiling entry function 'axpy' ... Used 10 registers": the kernel's own line. */
-    L->log_regs = -1;
     char entry[300];
     snprintf(entry, sizeof entry, "entry function '%s'", L->kernel);
     const char *used = strstr(L->log->info, entry);
@@ -148,7 +196,12 @@ static bool load_cubin(struct lesson *L)
 }
 
 /* 2e) the fatbinary: SASS for every architecture of ARCH and PTX for the last. The driver
- *     picks the image that fits the card; CU_FUNC_ATTRIBUTE_BINARY_VERSION says which. */
+ *     takes SASS that fits the card where there is some, else compiles the PTX (CUDA C++
+ *     Programming Guide, "Binary Compatibility" and "Application Compatibility").
+ *     CU_FUNC_ATTRIBUTE_BINARY_VERSION is the card's either way, so the JIT's own log tells
+ *     which it did: the fatbin's PTX carries one variable more than kernels.ptx (KERNELS_FATBIN
+ *     in kernels.cu), a text no JIT cache has seen, so compiling it would leave "Compiling
+ *     entry function" lines in the info log. */
 static bool load_fatbin(struct lesson *L)
 {
     struct fatbin_entry e[32];
@@ -168,40 +221,60 @@ static bool load_fatbin(struct lesson *L)
     L->fatbin_has_sass = expect > 0;
     if (!expect && ptx_arch)
         expect = L->card_sm; /* no SASS fits: the JIT compiles the PTX for this card */
+    struct jit_log *log = malloc(sizeof *log);
+    if (!log) {
+        fprintf(stderr, "%s: out of host memory\n", lesson_prog);
+        return false;
+    }
     double t0 = host_ms();
-    if (!checkDriver(cuModuleLoadData(&L->mod[M_FATBIN], kernels_fatbin)))
-        return false;
+    CUresult r = load_with_log(&L->mod[M_FATBIN], kernels_fatbin, log);
     L->load_ms[M_FATBIN] = host_ms() - t0;
+    if (r != CUDA_SUCCESS && !L->fatbin_has_sass && !L->jit_ok) {
+        fprintf(stderr, "%s: cuModuleLoadData(kernels_fatbin) -> %s: it holds SASS for %s, none for this sm_%d card, "
+                "and %s. Build for this card: make ARCH=%d\n", lesson_prog, cu_name(r), sass[0] ? sass : "(none)",
+                L->card_sm, L->jit_why, L->card_sm);
+        L->exit_code = EXIT_CANNOT_RUN;
+        free(log);
+        return false;
+    }
     int bin = 0;
+    bool ok = check_driver_(r, "cuModuleLoadDataEx(&mod[M_FATBIN], kernels_fatbin, 7, options, values)",
+                            __FILE__, __LINE__);
     t0 = host_ms();
-    if (!checkDriver(cuModuleGetFunction(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel)))
-        return false;
+    ok = ok && checkDriver(cuModuleGetFunction(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel));
     L->get_ms[M_FATBIN] = host_ms() - t0;
-    if (!checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_FATBIN], "empty")) ||
-        !checkDriver(cuFuncGetAttribute(&bin, CU_FUNC_ATTRIBUTE_BINARY_VERSION, L->fn[M_FATBIN])))
+    ok = ok && checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_FATBIN], "empty")) &&
+         checkDriver(cuFuncGetAttribute(&bin, CU_FUNC_ATTRIBUTE_BINARY_VERSION, L->fn[M_FATBIN]));
+    bool jit_ran = strstr(log->info, "Compiling entry function") != NULL;
+    float jit_ms = log->wall_ms;
+    free(log);
+    if (!ok)
         return false;
-    printf("   e) cuModuleLoadData(kernels_fatbin), nvcc -fatbin for every architecture of ARCH:\n"
-           "      SASS for %s; PTX for %s\n"
-           "      load %.3f ms, cuModuleGetFunction %.3f ms; CU_FUNC_ATTRIBUTE_BINARY_VERSION: %d\n",
-           sass[0] ? sass : "(none)", ptx[0] ? ptx : "(none)", L->load_ms[M_FATBIN], L->get_ms[M_FATBIN], bin);
+    printf("   e) cuModuleLoadDataEx(kernels_fatbin, the options of c), nvcc -fatbin for every architecture\n"
+           "      of ARCH: SASS for %s; PTX for %s, with one variable more than kernels.ptx: a\n"
+           "      text no JIT cache has seen\n"
+           "      load %.3f ms, cuModuleGetFunction %.3f ms; CU_FUNC_ATTRIBUTE_BINARY_VERSION: %d;\n"
+           "      the JIT's info log: %s (JIT time %.3f ms)\n",
+           sass[0] ? sass : "(none)", ptx[0] ? ptx : "(none)", L->load_ms[M_FATBIN], L->get_ms[M_FATBIN], bin,
+           jit_ran ? "it compiled the kernels" : "empty", (double)jit_ms);
     if (L->fatbin_has_sass)
-        claim(bin == expect, "from the fatbin the driver took the SASS that fits this sm_%d card: sm_%d",
-              L->card_sm, bin);
+        claim(bin == expect && !jit_ran, "from the fatbin the driver took the SASS that fits this sm_%d card (sm_%d): "
+              "the JIT did not run", L->card_sm, bin);
     else
-        claim(bin == expect, "no SASS in the fatbin fits this sm_%d card, so the driver compiled its PTX (%s)",
-              L->card_sm, ptx);
+        claim(bin == expect && jit_ran, "no SASS in the fatbin fits this sm_%d card, so the driver compiled its "
+              "PTX (%s): the JIT's log shows it", L->card_sm, ptx);
     return true;
 }
 
 /* The three costs again, each repeated: a cold JIT (new text every time), a cache hit (text
  * already compiled), SASS (the cubin, or the fatbin where the cubin is for another card).
- * Module load plus cuModuleGetFunction. */
+ * Module load plus cuModuleGetFunction. Where the driver cannot JIT, only the SASS. */
 static bool three_costs(struct lesson *L)
 {
     double cold[REPEATS], hit[REPEATS], cub[REPEATS];
     const void *sass_image = L->mod[M_CUBIN] ? (const void *)kernels_cubin : (const void *)kernels_fatbin;
     bool ok = true;
-    for (int k = 0; k < 3 * REPEATS && ok; k++) {
+    for (int k = L->jit_ok ? 0 : 2 * REPEATS; k < 3 * REPEATS && ok; k++) {
         int i = k % REPEATS;
         char *text = NULL;
         const void *image = sass_image;
@@ -227,24 +300,32 @@ static bool three_costs(struct lesson *L)
     if (!ok)
         return false;
     printf("   each way %d times (module load + cuModuleGetFunction; median, min-max):\n", REPEATS);
+    const char *sass_label = L->mod[M_CUBIN] ? "      cubin, no JIT                    "
+                                             : "      fatbin's SASS, no JIT            ";
+    if (!L->jit_ok) {
+        print_median(sass_label, cub, 8, 3, "ms");
+        printf("      (a cold JIT and a JIT cache hit: not measured, the driver cannot compile this PTX)\n");
+        not_judged(L->jit_why, "a cold JIT is more than 10x slower than loading SASS");
+        not_judged(L->jit_why, "a JIT cache hit costs less than half a cold JIT");
+        return true;
+    }
     double cold_ms = print_median("      cold JIT, a new text each time   ", cold, 8, 3, "ms");
     double hit_ms = print_median("      JIT cache hit, the same text     ", hit, 8, 3, "ms");
-    double cubin_ms = print_median(L->mod[M_CUBIN] ? "      cubin, no JIT                    "
-                                                   : "      fatbin's SASS, no JIT            ", cub, 8, 3, "ms");
+    double cubin_ms = print_median(sass_label, cub, 8, 3, "ms");
     if (L->mod[M_CUBIN] || L->fatbin_has_sass)
-        claim(cold_ms > 10 * cubin_ms, "a cold JIT (%.3f ms) is more than 10x slower than loading the cubin (%.3f ms)",
-              cold_ms, cubin_ms);
+        timing_claim(L, cold_ms > 10 * cubin_ms, "a cold JIT (%.3f ms) is more than 10x slower than loading the cubin "
+                     "(%.3f ms)", cold_ms, cubin_ms);
     else
         not_judged("no SASS built for this card (see ARCH)", "a cold JIT is more than 10x slower than SASS");
     if (L->cache_off)
         not_judged("CUDA_CACHE_DISABLE=1 turns the JIT cache off", "a JIT cache hit (%.3f ms) costs less than "
                    "half a cold JIT (%.3f ms)", hit_ms, cold_ms);
     else
-        claim(hit_ms < cold_ms / 2, "a JIT cache hit (%.3f ms) costs less than half a cold JIT (%.3f ms)", hit_ms,
-              cold_ms);
+        timing_claim(L, hit_ms < cold_ms / 2, "a JIT cache hit (%.3f ms) costs less than half a cold JIT (%.3f ms)",
+                     hit_ms, cold_ms);
     if (!L->ptx_arg) /* --ptx may name a cubin, which needs no JIT */
-        claim(L->load_ms[M_FILE] > 10 * cubin_ms,
-              "the very first load from the PTX file (%.3f ms) was a cold JIT too", L->load_ms[M_FILE]);
+        timing_claim(L, L->load_ms[M_FILE] > 10 * cubin_ms,
+                     "the very first load from the PTX file (%.3f ms) was a cold JIT too", L->load_ms[M_FILE]);
     return true;
 }
 
@@ -256,6 +337,10 @@ bool step_2_loading_the_module(struct lesson *L)
         return false;
 
     /* b) the same bytes from memory: the JIT cache now has them. */
+    if (!L->jit_ok) {
+        printf("   b) cuModuleLoadData(kernels_ptx), the copy built into the program: not tried\n");
+        return load_with_options(L) && load_cubin(L) && load_fatbin(L) && three_costs(L);
+    }
     double t0 = host_ms();
     if (!checkDriver(cuModuleLoadData(&L->mod[M_EMBEDDED], kernels_ptx)))
         return false;
@@ -273,9 +358,5 @@ bool step_2_loading_the_module(struct lesson *L)
 
     if (!load_with_options(L) || !load_cubin(L) || !load_fatbin(L))
         return false;
-    claim(L->log->wall_ms > 0 && L->log->wall_ms <= L->load_ms[M_EX],
-          "the JIT reported its own time (%.3f ms), a part of the %.3f ms the load took",
-          (double)L->log->wall_ms, L->load_ms[M_EX]);
-    claim(strstr(L->log->info, L->kernel) != NULL, "the JIT's info log names the kernel %s", L->kernel);
     return three_costs(L);
 }

@@ -36,6 +36,7 @@
 #include <nvrtc.h>
 
 #include "embedded.h"
+#include "platform.h"
 #include "ptx_module.h"
 
 static void usage(FILE *to)
@@ -80,6 +81,37 @@ static void print_environment(struct lesson *L, CUmoduleLoadingMode mode, int co
            visible ? "=" : "", visible ? visible : "unset", count);
 }
 
+/* Can this driver JIT-compile the PTX of this build (nvcc's, and NVRTC's)? A driver's JIT
+ * reads PTX up to the ISA of its own CUDA version; a newer toolkit writes a newer ISA. Minor
+ * version compatibility lets a 13.0 driver run a 13.5 program's SASS, not compile its PTX.
+ * Decided here from the versions; step 2a checks it against what the driver answers. */
+static bool can_the_driver_jit(struct lesson *L, const struct ptx_facts *facts)
+{
+    int nv_major = 0, nv_minor = 0, isa_major = 0, isa_minor = 0;
+    if (!checkNvrtc(nvrtcVersion(&nv_major, &nv_minor)))
+        return false;
+    int nvrtc_isa = ptx_isa_of_cuda(nv_major * 1000 + nv_minor * 10);
+    L->ptx_isa = sscanf(facts->version, "%d.%d", &isa_major, &isa_minor) == 2 ? isa_major * 10 + isa_minor : 0;
+    L->driver_isa = ptx_isa_of_cuda(L->driver_version);
+    int newest = L->ptx_isa > nvrtc_isa ? L->ptx_isa : nvrtc_isa; /* the newer of the two */
+    L->jit_ok = newest <= L->driver_isa;
+    snprintf(L->jit_why, sizeof L->jit_why,
+             "the driver (CUDA %d.%d, JIT up to PTX ISA %d.%d) cannot compile this toolkit's PTX (ISA %d.%d): "
+             "update the driver, or build with the toolkit it came with", L->driver_version / 1000,
+             L->driver_version % 1000 / 10, L->driver_isa / 10, L->driver_isa % 10, newest / 10, newest % 10);
+    printf("   the driver's JIT reads PTX up to ISA %d.%d (CUDA %d.%d); this build's PTX is ISA %s, NVRTC %d.%d\n"
+           "   writes ISA %d.%d (built with CUDA %d.%d): %s\n", L->driver_isa / 10, L->driver_isa % 10,
+           L->driver_version / 1000, L->driver_version % 1000 / 10, facts->version, nv_major, nv_minor,
+           nvrtc_isa / 10, nvrtc_isa % 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
+           L->jit_ok ? "the driver can compile it" : "too new for it");
+    if (!L->jit_ok)
+        printf("   This driver can run this toolkit's programs (their SASS) but cannot compile their PTX: update\n"
+               "   the driver, or build with the toolkit the driver came with. Until then every step below\n"
+               "   loads SASS (the cubin, the fatbin, NVRTC's cubin), and what needs the JIT is not judged.\n");
+    snprintf(L->arch_opt, sizeof L->arch_opt, "--gpu-architecture=%s_%d", L->jit_ok ? "compute" : "sm", L->card_sm);
+    return true;
+}
+
 /* 1. cuInit, the device, its primary context (the one the runtime uses too), and what the
  *    PTX the program carries says about itself. */
 bool step_1_what_the_build_made(struct lesson *L)
@@ -117,6 +149,7 @@ bool step_1_what_the_build_made(struct lesson *L)
         !checkDriver(cuModuleGetLoadingMode(&mode)))
         return false;
     L->card_sm = major * 10 + minor;
+    L->driver_version = driver_version;
     struct ptx_facts facts;
     read_ptx_facts((const char *)kernels_ptx, &facts);
     printf("   device %ld: \"%s\", compute capability %d.%d (sm_%d); the driver supports CUDA %d.%d\n",
@@ -128,12 +161,20 @@ bool step_1_what_the_build_made(struct lesson *L)
     printf("   both lie next to the program, and the program carries a copy of each (embedded.c)\n");
     printf("   JIT cache: CUDA_CACHE_PATH set to a new empty directory (removed at exit)\n");
     print_environment(L, mode, count);
+    if (!can_the_driver_jit(L, &facts))
+        return false;
     claim(has_word(facts.entries, "axpy") && has_word(facts.entries, "empty"),
           "the PTX names the entry points axpy and empty: extern \"C\" kept the names plain");
     claim(facts.target_sm > 0 && facts.target_sm <= L->card_sm,
-          "its target (%s) is not newer than the card (sm_%d), so the JIT can compile it", facts.target,
+          "its target (%s) is not newer than the card (sm_%d), so code made from it can run here", facts.target,
           L->card_sm);
     return true;
+}
+
+/* Why a file named on the command line cannot be used, from read_file's errno. */
+static const char *file_error(int err)
+{
+    return err == EINVAL ? "not a regular file (a FIFO, a device or a socket): name a file" : strerror(err);
 }
 
 /* The command line into L. Returns -1 to go on, or the exit code (0 for --help, 2 for a bad
@@ -178,7 +219,7 @@ static int parse_options(int argc, char **argv, struct lesson *L)
     /* A file the user named that cannot be read is a command-line mistake (exit 2), found
      * before any CUDA call: --ptx is opened (cuModuleLoad reads it later), --nvrtc read now. */
     if (L->ptx_arg && !readable_file(L->ptx_arg)) {
-        fprintf(stderr, "%s: --ptx %s: %s\n", lesson_prog, L->ptx_arg, strerror(errno));
+        fprintf(stderr, "%s: --ptx %s: %s\n", lesson_prog, L->ptx_arg, file_error(errno));
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -187,7 +228,7 @@ static int parse_options(int argc, char **argv, struct lesson *L)
             fprintf(stderr, "%s: --nvrtc %s: more than %zu MiB: not a CUDA source file\n", lesson_prog,
                     L->nvrtc_arg, NVRTC_SOURCE_LIMIT >> 20);
         else
-            fprintf(stderr, "%s: --nvrtc %s: %s\n", lesson_prog, L->nvrtc_arg, strerror(errno));
+            fprintf(stderr, "%s: --nvrtc %s: %s\n", lesson_prog, L->nvrtc_arg, file_error(errno));
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -215,6 +256,7 @@ static bool release_all(struct lesson *L)
     free(L->d.out);
     free(L->log);
     free(L->nvrtc_ptx);
+    free(L->nvrtc_cubin);
     free(L->nvrtc_log);
     free(L->nvrtc_src);
     return ok;
@@ -235,6 +277,7 @@ int main(int argc, char **argv)
         return rc;
     }
     printf("05_ptx_module: kernels as PTX, loaded and launched through the Driver API\n");
+    under_tool(L.tool, sizeof L.tool); /* compute-sanitizer, a profiler: timings not judged */
 
     bool ok = step_1_what_the_build_made(&L);
     if (L.exit_code >= 0) { /* no device, or --device past the last one */
@@ -252,6 +295,8 @@ int main(int argc, char **argv)
     ok = ok && step_8_a_part_of_the_gpu(&L);
 
     ok = release_all(&L) && ok;
+    if (L.exit_code >= 0) /* step 2e: nothing in the build can run on this card here */
+        return L.exit_code;
     printf("\n");
     return verdict(ok);
 }

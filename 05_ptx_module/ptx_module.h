@@ -40,6 +40,14 @@ struct lesson {
     bool skip_errors;
     int exit_code;   /* >= 0: step 1 ended the program early with this code */
     bool cache_off;  /* CUDA_CACHE_DISABLE=1: the driver keeps no JIT cache */
+    char tool[256];  /* "": no tool; else why timings cannot be judged (under_tool) */
+    /* Can the driver compile (JIT) this build's PTX? Decided in step 1 from the versions (and
+     * again in step 2a if the driver answers CUDA_ERROR_UNSUPPORTED_PTX_VERSION). When it
+     * cannot, every module is loaded from SASS (the cubin, the fatbin, NVRTC's cubin). */
+    bool jit_ok;
+    int driver_version;          /* cuDriverGetVersion: 13000 */
+    int ptx_isa, driver_isa;     /* PTX ISA x 10: this build's PTX (95), the driver's JIT (90) */
+    char jit_why[400];           /* why not, in a student's words, with the versions read */
     /* the device and its primary context */
     CUdevice dev;
     CUcontext primary;
@@ -55,8 +63,8 @@ struct lesson {
     struct data d;
     /* step 4: NVRTC */
     nvrtcProgram prog;
-    char *nvrtc_ptx, *nvrtc_log;
-    char arch_opt[64]; /* --gpu-architecture=compute_XX */
+    char *nvrtc_ptx, *nvrtc_cubin, *nvrtc_log;
+    char arch_opt[64]; /* --gpu-architecture=compute_XX, or sm_XX where the driver cannot JIT */
 };
 
 /* launching.c: axpy's data on the host and the device of the current context. */
@@ -85,17 +93,28 @@ const char *cu_name(CUresult r);
 bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
 #define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
 
-/* NVRTC's PTX for `source`, compiled with `arch_opt` (caller frees; NULL when a call failed). */
-char *nvrtc_compile(const char *source, const char *name, const char *arch_opt);
+/* NVRTC's output for `source`, compiled with L->arch_opt: the image to load (PTX where the
+ * driver can JIT it, else the cubin for this card), and a copy of the PTX in *ptx when ptx is
+ * not NULL. Caller frees both; NULL when a call failed. */
+char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx);
+
+/* The newest PTX ISA (major x 10 + minor) that CUDA `version` (1000 x major + 10 x minor)
+ * writes, and that a driver of that version can JIT-compile; 0 for a version before 11.0. */
+int ptx_isa_of_cuda(int version);
+
+/* A timing claim: judged (claim) unless a tool slows the calls (not judged, L->tool says why). */
+bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData), at most
- * `limit` bytes; NULL with errno set when it cannot be read (EISDIR: a directory; EFBIG: more
- * than `limit` bytes). */
+ * `limit` bytes; NULL with errno set when it cannot be read (EISDIR: a directory; EINVAL: not
+ * a regular file, such as a FIFO or a device, which is never opened for blocking reads;
+ * EFBIG: more than `limit` bytes). */
 char *read_file(const char *path, size_t limit, size_t *size);
 #define NVRTC_SOURCE_LIMIT ((size_t)16 << 20) /* --nvrtc: 16 MiB of source is plenty */
 #define PTX_FILE_LIMIT ((size_t)1 << 30)      /* --ptx, read again for the JIT's log */
 
-/* Can `path` be opened for reading, and is it not a directory? errno says why not. */
+/* Can `path` be opened for reading, and is it a regular file? errno says why not (EISDIR,
+ * EINVAL for a FIFO, a device or a socket). Opening does not wait for a FIFO's writer. */
 bool readable_file(const char *path);
 
 /* The images in a fatbinary: SASS (a cubin) or PTX, and for which architecture. Returns how

@@ -86,10 +86,11 @@ static void one_initialiser(void)
 
 bool seeds_slips(struct lesson *L)
 {
-    char *ptx = nvrtc_compile(seed_source, "seed_004.cu", L->arch_opt);
+    char *ptx = NULL; /* to read the entry names; the image loaded is PTX, or a cubin (step 1) */
+    char *image = nvrtc_compile(seed_source, "seed_004.cu", L, &ptx);
     CUmodule mod = NULL;
     CUdeviceptr buf = 0;
-    bool ok = ptx && checkDriver(cuModuleLoadData(&mod, ptx)) && checkDriver(cuMemAlloc(&buf, 256 * sizeof(float)));
+    bool ok = image && checkDriver(cuModuleLoadData(&mod, image)) && checkDriver(cuMemAlloc(&buf, 256 * sizeof(float)));
     struct ptx_facts facts;
     if (ok)
         read_ptx_facts(ptx, &facts);
@@ -100,6 +101,7 @@ bool seeds_slips(struct lesson *L)
         ok = checkDriver(cuMemFree(buf)) && ok;
     if (mod)
         ok = checkDriver(cuModuleUnload(mod)) && ok;
+    free(image);
     free(ptx);
     return ok;
 }

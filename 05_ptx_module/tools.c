@@ -3,7 +3,9 @@
  * log, cuModuleLoadDataEx with its logs, the median and spread of repeated timings. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "ptx_module.h"
 
 const char *const module_what[M_COUNT] = {
@@ -36,42 +39,102 @@ bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)
     return false;
 }
 
-/* NVRTC's PTX for `source` (named `name` in messages), compiled with `arch_opt`
- * (--gpu-architecture=compute_XX); NUL-terminated, caller frees. NULL when a call failed. */
-char *nvrtc_compile(const char *source, const char *name, const char *arch_opt)
+/* NVRTC's output for `source` (named `name` in messages), compiled with L->arch_opt
+ * (--gpu-architecture=compute_XX: PTX, or sm_XX: a cubin and its PTX). Returns the image to
+ * load: the PTX where the driver can JIT it, else the cubin. NULL when a call failed. */
+char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx)
 {
-    const char *opts[] = {arch_opt};
+    const char *opts[] = {L->arch_opt};
     nvrtcProgram p = NULL;
-    size_t size = 0;
-    char *ptx = NULL;
+    size_t size = 0, cubin_size = 0;
+    char *text = NULL, *cubin = NULL;
     bool ok = checkNvrtc(nvrtcCreateProgram(&p, source, name, 0, NULL, NULL)) &&
               checkNvrtc(nvrtcCompileProgram(p, 1, opts)) && checkNvrtc(nvrtcGetPTXSize(p, &size)) &&
-              (ptx = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetPTX(p, ptx));
+              (text = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetPTX(p, text));
+    if (ok && !L->jit_ok) /* SASS for this card: nvrtcGetCUBIN, with -arch=sm_XX */
+        ok = checkNvrtc(nvrtcGetCUBINSize(p, &cubin_size)) && (cubin = malloc(cubin_size)) != NULL &&
+             checkNvrtc(nvrtcGetCUBIN(p, cubin));
     if (p)
         ok = checkNvrtc(nvrtcDestroyProgram(&p)) && ok;
     if (!ok) {
-        free(ptx);
+        free(text);
+        free(cubin);
         return NULL;
     }
-    ptx[size] = '\0';
-    return ptx;
+    text[size] = '\0';
+    if (!L->jit_ok) { /* load the cubin; the PTX only to read */
+        if (ptx)
+            *ptx = text;
+        else
+            free(text);
+        return cubin;
+    }
+    if (ptx && (*ptx = strdup(text)) == NULL) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int ptx_isa_of_cuda(int version)
+{
+    int major = version / 1000, minor = version % 1000 / 10;
+    /* The PTX ISA manual's release notes: ISA 7.x came with CUDA 11.x, 8.0-8.4 with 12.0-12.4,
+     * 8.5 with 12.5 and 12.6, 8.6-8.8 with 12.7-12.9, 9.x with 13.x. */
+    if (major >= 14)
+        return 1000; /* newer than this lesson: it reads whatever it was built with */
+    if (major == 13)
+        return 90 + minor;
+    if (major == 12)
+        return minor <= 4 ? 80 + minor : minor <= 6 ? 85 : 79 + minor;
+    if (major == 11)
+        return 70 + minor;
+    return 0;
+}
+
+bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (L->tool[0]) {
+        not_judged(L->tool, "%s", text);
+        return true;
+    }
+    return claim(cond, "%s", text);
 }
 
 /* ---- files, the JIT cache directory ---------------------------------------------------- */
 
-/* EISDIR for a directory (fread's EISDIR would otherwise be lost), EFBIG past `limit` (a
- * device such as /dev/zero never ends), else fopen's or fread's own errno. */
-char *read_file(const char *path, size_t limit, size_t *size)
+/* Opens `path` for reading without waiting (a FIFO would block fopen until a writer came),
+ * and keeps it only when it is a regular file: EISDIR for a directory, EINVAL for a FIFO, a
+ * device or a socket. NULL with errno set otherwise. */
+static FILE *open_regular(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
+    int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    FILE *f = NULL;
+    if (!err && (fcntl(fd, F_SETFL, 0) != 0 || (f = fdopen(fd, "rb")) == NULL))
+        err = errno;
+    if (err) {
+        close(fd);
+        errno = err;
         return NULL;
     }
+    return f;
+}
+
+/* EFBIG past `limit`, else open_regular's, fread's own errno or ENOMEM. */
+char *read_file(const char *path, size_t limit, size_t *size)
+{
+    FILE *f = open_regular(path);
+    if (!f)
+        return NULL;
     char *buf = NULL;
     size_t len = 0, cap = 0, got;
     int err = 0;
@@ -107,15 +170,10 @@ char *read_file(const char *path, size_t limit, size_t *size)
 
 bool readable_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    struct stat st;
-    bool dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
-    fclose(f);
-    if (dir)
-        errno = EISDIR;
-    return !dir;
+    FILE *f = open_regular(path);
+    if (f)
+        fclose(f);
+    return f != NULL;
 }
 
 void beside_program(const char *name, char *path, size_t len)

@@ -52,6 +52,13 @@ normalize_05() {
     diff -u <(tr -s ' ' <"$ROOT/tests/expected/05_ptx_module.out") <(normalize_05 <<<"$LESSON_OUT")
 }
 
+@test "GPU: step 1 - the driver's JIT and this build's PTX: versions read, the driver can compile it" {
+    run_lesson
+    assert_regex "$LESSON_OUT" "the driver's JIT reads PTX up to ISA [0-9]+\\.[0-9]+ \\(CUDA [0-9]+\\.[0-9]+\\); this build's PTX is ISA [0-9]+\\.[0-9]+, NVRTC"
+    assert_regex "$LESSON_OUT" "writes ISA [0-9]+\\.[0-9]+ \\(built with CUDA [0-9]+\\.[0-9]+\\): the driver can compile it"
+    [[ "$LESSON_OUT" != *"not judged here: the driver (CUDA"* ]] || fail "a claim was not judged for the JIT"
+}
+
 @test "GPU: step 1 - the CUDA environment variables this lesson depends on, and what each changes" {
     run_lesson
     assert_regex "$LESSON_OUT" 'CUDA_CACHE_DISABLE +(unset|=[^:]*): '
@@ -71,7 +78,8 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'e\) cuModuleLoadData\(kernels_fatbin\)'
     card="$(sed -n -E 's/.*compute capability [0-9.]+ \(sm_([0-9]+)\).*/\1/p' <<<"$LESSON_OUT")"
     assert_regex "$LESSON_OUT" "CU_FUNC_ATTRIBUTE_BINARY_VERSION: $card"
-    assert_claim "from the fatbin the driver took the SASS that fits this sm_$card card: sm_$card"
+    assert_claim "from the fatbin the driver took the SASS that fits this sm_$card card (sm_$card): the JIT did not run"
+    assert_regex "$LESSON_OUT" "the JIT's info log: empty \\(JIT time [0-9.]+ ms\\)"
 }
 
 @test "GPU: step 1 - the PTX names the entry points, for a target the card can run" {
@@ -127,7 +135,8 @@ normalize_05() {
     assert_claim "the extra (packed buffer) launch computed every element right"
     run_lesson
     assert_regex "$LESSON_OUT" 'y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong'
-    assert_regex "$LESSON_OUT" 'a at 0, x at 8, y at 16, n at 24 \(28 bytes\); 0 wrong'
+    assert_regex "$LESSON_OUT" 'a at 0, x at 8, y at 16, n at 24; size 28, the end'
+    assert_regex "$LESSON_OUT" 'of n \(a C struct of the four is 32 bytes, with tail padding\); 0 wrong'
 }
 
 @test "GPU: step 4 - NVRTC's PTX, and every loading path, give the same result" {
@@ -196,6 +205,7 @@ normalize_05() {
 @test "GPU: step 7 - the runtime loads PTX (cudaLibraryLoadData); a <<<>>> kernel as a Driver API handle" {
     assert_claim "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)"
     assert_claim "a kernel compiled into the program is a CUfunction the Driver API can query and launch"
+    assert_claim "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it (CUDA 12.8)"
     run_lesson
     assert_regex "$LESSON_OUT" 'cudaLaunchKernel\s+of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong|of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong'
 }
@@ -424,10 +434,35 @@ normalize_05() {
     done
 }
 
-@test "--nvrtc /dev/zero stops at 16 MiB with a clear message (exit 2), not reading forever" {
-    run timeout 20 "$BIN" --nvrtc /dev/zero
+@test "--nvrtc or --ptx at a FIFO or a device: exit 2 at once, one line, not waiting for a writer" {
+    mkfifo "$BATS_TEST_TMPDIR/fifo"
+    for opt in --ptx --nvrtc; do
+        for file in "$BATS_TEST_TMPDIR/fifo" /dev/zero; do
+            run timeout 10 "$BIN" "$opt" "$file"
+            assert_usage_error
+            assert_line --index 0 "ptx_module: $opt $file: not a regular file (a FIFO, a device or a socket): name a file"
+        done
+    done
+}
+
+@test "--nvrtc naming a file of more than 16 MiB: exit 2 with a clear message" {
+    truncate -s 17M "$BATS_TEST_TMPDIR/big.cu"
+    run "$BIN" --nvrtc "$BATS_TEST_TMPDIR/big.cu"
     assert_usage_error
-    assert_line --index 0 "ptx_module: --nvrtc /dev/zero: more than 16 MiB: not a CUDA source file"
+    assert_line --index 0 "ptx_module: --nvrtc $BATS_TEST_TMPDIR/big.cu: more than 16 MiB: not a CUDA source file"
+}
+
+@test "make PTX_ISA= takes only a PTX ISA version, and writes it into kernels.ptx" {
+    run make -s -C "$LESSON" PTX_ISA=x BUILD="$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/b/kernels.ptx"
+    assert_failure
+    assert_output --partial "PTX_ISA must be a PTX ISA version such as 9.5, not 'x'"
+    run env -u MAKEFLAGS make -s -C "$LESSON" PTX_ISA=9.5 ARCH=90 BUILD="$BATS_TEST_TMPDIR/b" \
+        "$BATS_TEST_TMPDIR/b/kernels.ptx" "$BATS_TEST_TMPDIR/b/kernels.fatbin"
+    assert_success
+    run grep -x '.version 9.5' "$BATS_TEST_TMPDIR/b/kernels.ptx"
+    assert_success
+    [ "$(fatbin_images "$BATS_TEST_TMPDIR/b/kernels.fatbin" | sort | tr '\n' ' ')" = "compute_90 sm_90 " ] \
+        || fail "fatbin holds: $(fatbin_images "$BATS_TEST_TMPDIR/b/kernels.fatbin" | tr '\n' ' ')"
 }
 
 # A driver that has one device and does nothing else: enough to reach the code that follows

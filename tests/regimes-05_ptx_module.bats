@@ -46,3 +46,75 @@ load regimes
     run_regime 05_ptx_module -- --launches 100000 --skip-errors
     assert_line --partial "the same 20000 launches, start to finish"
 }
+
+# A toolkit newer than the driver (CUDA 13.5 writes PTX ISA 9.5; a driver of CUDA 13.0 JIT-compiles
+# up to ISA 9.0: CUDA_ERROR_UNSUPPORTED_PTX_VERSION), emulated with the toolkit here: the lesson
+# built with PTX_ISA=9.5 carries PTX whose .version says 9.5, and a fatbin of the cubin and that
+# PTX. Every module comes from SASS; what needs the JIT is not judged, with both versions.
+@test "05_ptx_module: a toolkit newer than the driver (PTX_ISA=9.5) - SASS everywhere, the JIT's claims not judged with the versions" {
+    require_gpu
+    local b="$BATS_FILE_TMPDIR/ptx-isa-9.5"
+    env -u MAKEFLAGS nice make -s -j8 -C "$ROOT/05_ptx_module" PTX_ISA=9.5 BUILD="$b" "$b/ptx_module" \
+        >"$b.log" 2>&1 || fail "the PTX_ISA=9.5 build failed: $(tail -n 5 "$b.log")"
+    grep -qx '.version 9.5' "$b/kernels.ptx" || fail "kernels.ptx does not say .version 9.5"
+    local LESSON_BUILD
+    LESSON_BUILD="$(realpath --relative-to="$ROOT/05_ptx_module" "$b")"
+    run_regime 05_ptx_module -- --launches 2000
+    if grep -q "): the driver can compile it" <<<"$output"; then
+        skip "this driver JIT-compiles PTX ISA 9.5: nothing to emulate"
+    fi
+    assert_line --regexp "this build's PTX is ISA 9\.5, NVRTC [0-9.]+$"
+    assert_line --partial "This driver can run this toolkit's programs (their SASS) but cannot compile their PTX"
+    assert_line "   a) cuModuleLoad(\"kernels.ptx\") -> CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)"
+    assert_line "  [ok]   the driver refuses PTX newer than its JIT: CUDA_ERROR_UNSUPPORTED_PTX_VERSION, as the versions said"
+    local why="not judged here: the driver \(CUDA [0-9]+\.[0-9]+, JIT up to PTX ISA [0-9]+\.[0-9]+\) cannot compile this toolkit's PTX \(ISA 9\.5\): update the driver, or build with the toolkit it came with"
+    for what in "the JIT is the driver's own compiler" "a cold JIT is more than 10x slower than loading SASS" \
+                "a JIT cache hit costs less than half a cold JIT" "a PTX syntax error is CUDA_ERROR_INVALID_PTX" \
+                "PTX for a newer architecture than the card's does not load" "the runtime loads PTX with cudaLibraryLoadData"; do
+        assert_line --regexp "^  \[n/j\]  $what.* - $why$"
+    done
+    # the SASS paths ran and computed: the cubin file, the fatbin (its PTX could not be the one taken), NVRTC's cubin
+    assert_line --partial 'cuModuleLoad("kernels.cubin") instead, the SASS the build made'
+    assert_line --regexp '^  \[ok\]   from the fatbin the driver took the SASS that fits this sm_[0-9]+ card \(sm_[0-9]+\): the JIT did not run$'
+    assert_line --regexp 'nvrtcGetCUBIN gives a cubin of [0-9]+ bytes'
+    assert_line --regexp "^      NVRTC's cubin +0 wrong$"
+    assert_line --regexp "^      cubin file, cuModuleLoad +0 wrong$"
+    assert_line "  [ok]   every loading path, NVRTC's included, gives the same result, bit for bit"
+    assert_line "  [ok]   the runtime loaded a library (the fatbin's SASS) and launched a kernel from it (CUDA 12.8)"
+    assert_line "  [ok]   PTX newer than the driver is CUDA_ERROR_UNSUPPORTED_PTX_VERSION: update the driver"
+    refute_line --partial "[n/j]  a kernel on a part of the SMs"
+}
+
+# Under compute-sanitizer (as make sanitize runs it): every call is checked and slowed many
+# times, so the claims that compare timings are not judged, and the rest still hold.
+@test "05_ptx_module: under compute-sanitizer (memcheck) - PASS, its timing claims not judged, naming the tool" {
+    require_gpu
+    local sanitizer
+    sanitizer="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
+    [ -x "$sanitizer" ] || skip "no compute-sanitizer"
+    run "$sanitizer" --tool memcheck --error-exitcode 99 --report-api-errors no \
+        "$(lesson_bin 05_ptx_module)" --launches 200
+    assert_success
+    assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed, [0-9]+ not judged$'
+    refute_line --partial "[FAIL]"
+    assert_line --partial "ERROR SUMMARY: 0 errors"
+    for what in "cuLaunchKernel and <<<>>> cost about the same" "a launch costs the host microseconds" \
+                "a JIT cache hit \\(" "a cold JIT \\("; do
+        assert_line --regexp "^  \[n/j\]  $what.* - not judged here: this run is under compute-sanitizer"
+    done
+}
+
+# As in a container beside another job: the lesson in a PID namespace of its own (NVML lists
+# no one), another program copying both ways on the GPU. Step 8 compares the whole GPU before
+# and after the part, so a neighbour makes it not judged rather than wrong.
+@test "05_ptx_module: in a PID namespace of its own beside a program copying on the GPU - every claim holds or is not judged" {
+    start_copy_neighbour
+    run_regime_contained 05_ptx_module -- --launches 2000 --skip-errors
+}
+
+# A GPU with little free memory (an 8 GiB card, or another job holding the rest): the lesson
+# needs a few MiB, and every claim holds.
+@test "05_ptx_module: another program holds all but 2 GiB of the GPU's memory - every claim holds" {
+    start_memory_hog 2
+    run_regime 05_ptx_module -- --launches 2000 --skip-errors
+}
