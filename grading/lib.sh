@@ -1,4 +1,5 @@
 # grading/lib.sh - shared by grading/grade and grading/class (sourced, not run).
+# shellcheck shell=bash
 #
 # The contract with the exercise graders (tests/exercises/*.bats): grading/grade exports
 #   SANDBOX        the path of grading/sandbox-run: every program built from a student's code is

@@ -41,16 +41,16 @@ setup() {
     require_gpu
 }
 %test "add: prints a sum" {
-    run "$EXERCISE_BIN/add"
+    run "$SANDBOX" "$EXERCISE_BIN/add"
     assert_success
     assert_output --partial "sum:"
 }
 %test "add: the sum of 2 and 3 is 5" {
-    run "$EXERCISE_BIN/add"
+    run "$SANDBOX" "$EXERCISE_BIN/add"
     assert_output "sum: 5"
 }
 %test "loop: says done" {
-    run "$EXERCISE_BIN/loop"
+    run "$SANDBOX" "$EXERCISE_BIN/loop"
     assert_output "done"
 }
 EOF
@@ -96,7 +96,11 @@ int main(void) { fputs("add: cannot run here: no CUDA device is visible\n", stde
     echo 'not a folder' >"$C/hal"                                # a stray file: grading fails
     # (formats are made from results.json alone: the tests below make them with grading/formats)
     "$T/grading/class" local "$C" "$O/class" --per-gpu 5 --timeout 6 --format none >"$O.class.log" 2>&1 || rc=$?
-    echo $rc >"$O.class.rc"
+    echo $rc >"$O.class.rc"; rc=0
+    # kim again, on a node whose GPU really stopped working: the grader's own check fails too
+    GRADE_GPU_PROBE=false "$T/grading/grade" --submission "$C/kim" --out "$O/kim-gone" -q >"$O.kim-gone.log" 2>&1 || rc=$?
+    echo $rc >"$O.kim-gone.rc"
+    [ -z "${KEEP_TOY:-}" ] || cp -r "$BATS_FILE_TMPDIR" "$KEEP_TOY"
 }
 
 setup() {
@@ -178,6 +182,7 @@ print(len(r.findall(".//testcase/skipped")), len(r.findall(".//testcase")))' "$S
     assert_line --regexp '^"gus","01_toy","loop",0,5,"failed",'
     assert_line --regexp '^"hal","01_toy","add",0,10,"no result",".*hal is not a folder'
     assert_line '"kim","01_toy","loop",5,5,"passed",""'
+    assert_line --regexp '^"kim","01_toy","add",0,10,"failed",'
     assert_equal "$(grep -c . "$O/class/gradebook.csv")" 17
     for s in ann bob dan eve fay gus hal kim; do
         assert_equal "$(grep -c "^\"$s\"," "$O/class/gradebook.csv")" 2
@@ -198,14 +203,20 @@ print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
     assert_output --partial "timeout timed out"
 }
 
-@test "a program that says it cannot run here (exit 77) is 'not run', not failed; the grading exits 77" {
-    run cat "$O/class/logs/kim.exit"; assert_output 77
-    run row "$(R kim)" add; assert_output "0 not graded"
-    run jq -r '.exercises[0].tests[1].message, .cannot_grade' "$(R kim)"
-    assert_line "not run: the program could not run on this machine: add: cannot run here: no CUDA device is visible"
-    assert_line "cannot grade here: a program could not run on this machine: add: cannot run here: no CUDA device is visible"
-    run grep -c '"kim","01_toy","add",0,10,"not graded","2 of 2 tests did not run' "$O/class/gradebook.csv"
-    assert_output 1
+@test "a program's exit 77 is 'not run' only when the grader's own GPU check fails too (then exit 77)" {
+    # the GPU works for the grader: the program's "cannot run here" is its failure
+    run cat "$O/class/logs/kim.exit"; assert_output 1
+    run row "$(R kim)" add; assert_output "0 failed"
+    run jq -r '.exercises[0].reason, .cannot_grade' "$(R kim)"
+    assert_line --partial "(a program exited 77, \"cannot run here\", but the grader's own check found the GPU usable: counted as failed)"
+    assert_line null
+    # the grader's check fails as well (GRADE_GPU_PROBE=false): not run, exit 77, regraded later
+    run cat "$O.kim-gone.rc"; assert_output 77
+    run row "$O/kim-gone/results.json" add; assert_output "0 not graded"
+    run jq -r '.exercises[0].tests[1].message, .cannot_grade' "$O/kim-gone/results.json"
+    assert_line "not run: a program exited 77 (cannot run here) and the grader's check agrees: the GPU check (false) failed in the sandbox"
+    assert_line "cannot grade here: a program could not run on this machine: the GPU check (false) failed in the sandbox"
+    run row "$O/kim-gone/results.json" loop; assert_output "5 passed"
 }
 
 @test "a cheater gains nothing: grader, Makefile, common/ and other files are ignored and listed" {
@@ -227,9 +238,8 @@ print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
     cp -r "$O/class" "$S"
     run "$T/grading/class" local "$C" "$S" --per-gpu 5 --timeout 6
     assert_success
-    for s in ann bob dan eve fay gus; do assert_output --partial "already graded: $s"; done
+    for s in ann bob dan eve fay gus kim; do assert_output --partial "already graded: $s"; done
     assert_output --partial "grading: hal"
-    assert_output --partial "grading: kim"     # its result said it could not run there
     cmp "$S/gradebook.csv" "$O/class/gradebook.csv"
     run "$T/grading/class" gather "$S"
     cmp "$S/gradebook.csv" "$O/class/gradebook.csv"
