@@ -2,49 +2,117 @@
  * common/gpu_shared.c - is another program using this GPU? (gpu_shared.h says how to use it)
  * Timing claims compare measurements made seconds apart; another program's copies or kernels
  * in between (another lesson running beside this one, say) can move them by far more than the
- * claims allow. NVML (the library behind nvidia-smi, opened with dlopen: no link-time
- * dependency, and a machine without it simply cannot tell) lists the processes with a context
- * on the GPU: this program is one; two or more means company.
+ * claims allow. NVML (the library behind nvidia-smi, opened with dlopen through platform.c: no
+ * link-time dependency, and a machine without it simply cannot tell) lists the processes with
+ * a context on the GPU: this program is one; two or more means company. In a container's PID
+ * namespace the list is empty: the GPU-wide memory, utilisation and PCIe traffic stand in.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "gpu_shared.h"
+#include "platform.h"
 
 struct nvml_process { /* nvmlProcessInfo_t, as nvmlDeviceGetComputeRunningProcesses_v3 fills it */
     unsigned int pid;
     unsigned long long used_memory;
     unsigned int gpu_instance, compute_instance;
 };
+struct nvml_memory_v2 { /* nvmlMemory_v2_t */
+    unsigned int version;
+    unsigned long long total, reserved, free, used;
+};
+struct nvml_utilization { unsigned int gpu, memory; }; /* percent of the last sample period */
+
+#define COMPANY_MIB 64    /* memory in use before this program's context: someone else's */
+#define TRAFFIC_GBPS 1.0  /* PCIe traffic while this program copies nothing: someone else's */
+#define START_DEVICES 64
+
+/* What the GPUs showed when this program started, before it made a context (the utilisation
+ * is only traced: a program that ended a moment ago still shows in it). */
+static struct start {
+    void *device;
+    unsigned long long used;
+    struct nvml_utilization util;
+    bool memory_known, util_known;
+} at_start[START_DEVICES];
+static int at_start_count;
+
+static bool tracing(void)
+{
+    const char *t = getenv("GPU_SHARED_TRACE");
+    return t && *t == '1';
+}
+
+static bool memory_used(void *dev, unsigned long long *used)
+{
+    int (*info)(void *, struct nvml_memory_v2 *) =
+        (int (*)(void *, struct nvml_memory_v2 *))platform_nvml("nvmlDeviceGetMemoryInfo_v2");
+    struct nvml_memory_v2 m = {.version = (unsigned)sizeof m | 2u << 24};
+    if (!info || info(dev, &m) != 0)
+        return false;
+    *used = m.used; /* without the driver's own reserve */
+    return true;
+}
+
+/* Only in a PID namespace, where the list will be blind: NVML before main(). */
+__attribute__((constructor)) static void gpu_shared_at_start(void)
+{
+    if (platform_pid_namespace() != 1)
+        return;
+    int (*count)(unsigned *) = (int (*)(unsigned *))platform_nvml("nvmlDeviceGetCount_v2");
+    int (*by_index)(unsigned, void **) =
+        (int (*)(unsigned, void **))platform_nvml("nvmlDeviceGetHandleByIndex_v2");
+    int (*util)(void *, struct nvml_utilization *) =
+        (int (*)(void *, struct nvml_utilization *))platform_nvml("nvmlDeviceGetUtilizationRates");
+    unsigned n = 0;
+    if (!count || !by_index || count(&n) != 0)
+        return;
+    for (unsigned i = 0; i < n && at_start_count < START_DEVICES; i++) {
+        struct start *s = &at_start[at_start_count];
+        if (by_index(i, &s->device) != 0)
+            continue;
+        s->memory_known = memory_used(s->device, &s->used);
+        s->util_known = util && util(s->device, &s->util) == 0;
+        if (tracing())
+            fprintf(stderr, "gpu_shared: at start, NVML device %u: %llu MiB used, utilisation "
+                    "%u%% (kernels) %u%% (memory)\n", i, s->used >> 20, s->util.gpu,
+                    s->util.memory);
+        at_start_count++;
+    }
+}
 
 static struct {
     bool tried, usable;
     void *device;
     int (*processes)(void *, unsigned int *, struct nvml_process *);
-    unsigned int seen; /* the most processes seen at once */
-    bool stopped;      /* from step 6 on: its child process is this lesson too */
+    int (*pcie)(void *, int, unsigned int *);
+    unsigned int seen;   /* the most processes seen at once */
+    bool stopped;        /* from step 6 on: its child process is this lesson too */
+    bool blind;          /* NVML's list does not show this program: it cannot show others */
+    bool self_listed;    /* NVML's list showed this program once: it can see */
+    double traffic_gbps; /* the most PCIe traffic seen while this program sampled */
+    const struct start *start;
 } N;
 
 static void open_nvml(void)
 {
     N.tried = true;
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
-    if (!lib)
-        return;
-    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
-    int (*by_bus)(const char *, void **) =
-        (int (*)(const char *, void **))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
-    *(void **)&N.processes = dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
-    char bus[32];
     int dev = 0;
-    if (!init || !by_bus || !N.processes || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess || init() != 0 ||
-        by_bus(bus, &N.device) != 0)
+    if (cudaGetDevice(&dev) != cudaSuccess || !(N.device = platform_nvml_device(dev)))
         return;
-    N.usable = true;
+    *(void **)&N.processes = platform_nvml("nvmlDeviceGetComputeRunningProcesses_v3");
+    *(void **)&N.pcie = platform_nvml("nvmlDeviceGetPcieThroughput");
+    for (int i = 0; i < at_start_count; i++)
+        if (at_start[i].device == N.device)
+            N.start = &at_start[i];
+    N.usable = N.processes != NULL;
+    N.blind = platform_pid_namespace() == 1;
 }
 
 void gpu_shared_stop_sampling(void) { N.stopped = true; }
@@ -53,21 +121,72 @@ void gpu_shared_sample(void)
 {
     if (!N.tried && !N.stopped)
         open_nvml();
-    if (N.usable && !N.stopped) {
-        struct nvml_process p[64];
-        unsigned int n = 64;
-        int rc = N.processes(N.device, &n, p);
-        if ((rc == 0 || rc == 7 /* NVML_ERROR_INSUFFICIENT_SIZE: more than 64 */) && n > N.seen)
+    if (!N.usable || N.stopped)
+        return;
+    struct nvml_process p[64];
+    unsigned int n = 64;
+    int rc = N.processes(N.device, &n, p);
+    if (rc == 0 || rc == 7 /* NVML_ERROR_INSUFFICIENT_SIZE: more than 64 */) {
+        if (n > N.seen)
             N.seen = n;
+        bool self = false;
+        for (unsigned i = 0; rc == 0 && i < n; i++)
+            self = self || p[i].pid == (unsigned)getpid();
+        CUcontext ctx = NULL;
+        if (self)
+            N.self_listed = true;
+        else if (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && rc == 0)
+            N.blind = true; /* this program holds a context, and the list does not show it */
+        N.blind = N.blind && !N.self_listed;
+    }
+    /* The link's traffic over the next 20 ms, each way, in KB/s. */
+    unsigned tx = 0, rx = 0;
+    if (N.blind && N.pcie && N.pcie(N.device, 0, &tx) == 0 && N.pcie(N.device, 1, &rx) == 0) {
+        double gbps = (tx > rx ? tx : rx) / 1e6;
+        if (gbps > N.traffic_gbps)
+            N.traffic_gbps = gbps;
+        if (tracing())
+            fprintf(stderr, "gpu_shared: PCIe traffic %.2f GB/s out, %.2f GB/s in\n", tx / 1e6,
+                    rx / 1e6);
     }
 }
 
 bool gpu_shared(char *why, size_t len)
 {
     gpu_shared_sample();
-    if (N.seen < 2)
+    if (N.seen >= 2) {
+        snprintf(why, len, "NVML listed %u processes on this GPU during the run: another "
+                 "program shares it, and timings taken seconds apart are not comparable", N.seen);
+        return true;
+    }
+    if (!N.blind)
         return false;
-    snprintf(why, len, "NVML listed %u processes on this GPU during the run: another program "
-             "shares it, and timings taken seconds apart are not comparable", N.seen);
+    const char *blind = "NVML cannot list processes here (a container's PID namespace), but";
+    const char *end = "another program shares this GPU, and timings taken seconds apart are not "
+                      "comparable";
+    const struct start *s = N.start;
+    if (s && s->memory_known && s->used >= (unsigned long long)COMPANY_MIB << 20) {
+        snprintf(why, len, "%s %llu MiB of the GPU's memory were in use before this program "
+                 "started: %s", blind, s->used >> 20, end);
+        return true;
+    }
+    if (N.traffic_gbps >= TRAFFIC_GBPS) {
+        snprintf(why, len, "%s the PCIe link carried %.1f GB/s while this program copied "
+                 "nothing: %s", blind, N.traffic_gbps, end);
+        return true;
+    }
+    return false;
+}
+
+bool gpu_shared_blind(char *why, size_t len)
+{
+    if (!N.tried && !N.stopped)
+        gpu_shared_sample();
+    if (!N.blind)
+        return false;
+    snprintf(why, len, "cannot tell whether another program shares this GPU: NVML cannot see "
+             "processes here (a container's PID namespace); %s", N.start ?
+             "neither the GPU's memory in use at the start nor its PCIe traffic showed one"
+             : "its PCIe traffic showed none");
     return true;
 }

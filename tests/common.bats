@@ -85,3 +85,57 @@ platform_probe() {
     platform_probe CUDA_INJECTION64_PATH=/opt/tools/libmytracer.so "$PLATFORM_PROBE" tool
     assert_output "tool: this run is under a CUDA tool (libmytracer.so), which was injected through CUDA_INJECTION64_PATH and sees every CUDA call: timings say nothing about the GPU"
 }
+
+# ---- common/gpu_shared.c: company on the GPU, also where NVML cannot list processes (GPU) ------
+
+teardown() {
+    if [ -n "${NEIGHBOUR_PID:-}" ]; then
+        kill "$NEIGHBOUR_PID" 2>/dev/null || true
+        wait "$NEIGHBOUR_PID" 2>/dev/null || true
+    fi
+}
+
+# start_neighbour: tests/shims/copy_loop copying both ways on device 0 (NEIGHBOUR_PID).
+start_neighbour() {
+    local dir="$BATS_FILE_TMPDIR/real-shims" ready="$BATS_TEST_TMPDIR/ready.$RANDOM" i
+    [ -x "$dir/copy_loop" ] || bash "$ROOT/tests/shims/build" "$dir" >"$dir.log" 2>&1 \
+        || fail "tests/shims did not build: $(cat "$dir.log")"
+    "$dir/copy_loop" --ready "$ready" &
+    NEIGHBOUR_PID=$!
+    for i in $(seq 300); do [ -e "$ready" ] && return 0; sleep 0.1; done
+    fail "the copying neighbour did not start"
+}
+
+stop_neighbour() {
+    kill "$NEIGHBOUR_PID"
+    wait "$NEIGHBOUR_PID" || true
+    NEIGHBOUR_PID=
+}
+
+@test "GPU: gpu_shared sees a copying neighbour, also in a PID namespace where NVML lists no process" {
+    require_gpu
+    [ -x "$PLATFORM_PROBE" ] || fail "the probe did not build: $(cat "$PLATFORM_PROBE.log")"
+    local why
+    why="$(unshare -fp --mount-proc true 2>&1)" || skip "cannot make a PID namespace here: $why"
+    # alone: NVML sees this program on the host, and cannot see in the namespace (says so)
+    run "$PLATFORM_PROBE" shared 1
+    assert_output "$(printf 'alone\nsees')"
+    run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 1
+    assert_line "alone"
+    assert_line --partial "blind: cannot tell whether another program shares this GPU: NVML cannot see processes here (a container's PID namespace)"
+    # a neighbour that was there first: listed on the host; its memory, in the namespace
+    start_neighbour
+    run "$PLATFORM_PROBE" shared 1
+    assert_line --regexp '^shared: NVML listed [2-9] processes on this GPU during the run'
+    run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 1
+    assert_line --regexp "^shared: NVML cannot list processes here \(a container's PID namespace\), but [0-9]+ MiB of the GPU's memory were in use before this program started"
+    stop_neighbour
+    # a neighbour that comes later: its copies, in the namespace
+    unshare -fp --mount-proc "$PLATFORM_PROBE" shared 4 >"$BATS_TEST_TMPDIR/late" 2>&1 &
+    local probe=$!
+    sleep 1.5
+    start_neighbour
+    wait "$probe" || fail "the probe failed: $(cat "$BATS_TEST_TMPDIR/late")"
+    run cat "$BATS_TEST_TMPDIR/late"
+    assert_line --regexp "^shared: NVML cannot list processes here \(a container's PID namespace\), but the PCIe link carried [0-9.]+ GB/s while this program copied nothing"
+}

@@ -2,13 +2,20 @@
  * tests/common.bats (and tests/shims' tests) can check its decisions without a GPU:
  *   platform_probe tool         under_tool()'s answer: "tool: <why>" or "no tool"
  *   platform_probe facts [N]    platform_read(N) (requireDriver: exit 77 where CUDA cannot
- *                               run), its fields as name=value lines, then platform_describe */
+ *                               run), its fields as name=value lines, then platform_describe
+ *   platform_probe shared S     on device 0, idle but for a copy, samples gpu_shared for S
+ *                               seconds, then prints "shared: <why>" or "alone", and
+ *                               "blind: <why>" or "sees" (gpu_shared_blind) */
+#define _GNU_SOURCE
 #include "check.h"
 #include "platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "gpu_shared.h"
 
 static int facts(int ordinal)
 {
@@ -30,6 +37,28 @@ static int facts(int ordinal)
     return EXIT_OK;
 }
 
+static int shared(double seconds)
+{
+    void *d = NULL;
+    char why[512];
+    if (!requireRuntime(cudaSetDevice(0)) || !checkRuntime(cudaMalloc(&d, 1 << 20)) ||
+        !checkRuntime(cudaMemset(d, 0, 1 << 20)) || !checkRuntime(cudaDeviceSynchronize()))
+        return EXIT_CHECK;
+    for (double t0 = host_ms(); host_ms() - t0 < seconds * 1e3;) {
+        gpu_shared_sample(); /* this program copies nothing now */
+        usleep(100000);
+    }
+    if (gpu_shared(why, sizeof why))
+        printf("shared: %s\n", why);
+    else
+        printf("alone\n");
+    if (gpu_shared_blind(why, sizeof why))
+        printf("blind: %s\n", why);
+    else
+        printf("sees\n");
+    return checkRuntime(cudaFree(d)) ? EXIT_OK : EXIT_CHECK;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -43,6 +72,8 @@ int main(int argc, char **argv)
     }
     if ((argc == 2 || argc == 3) && strcmp(argv[1], "facts") == 0)
         return facts(argc == 3 ? atoi(argv[2]) : 0);
-    fprintf(stderr, "usage: %s tool | facts [N]\n", lesson_prog);
+    if (argc == 3 && strcmp(argv[1], "shared") == 0)
+        return shared(atof(argv[2]));
+    fprintf(stderr, "usage: %s tool | facts [N] | shared SECONDS\n", lesson_prog);
     return EXIT_USAGE;
 }
