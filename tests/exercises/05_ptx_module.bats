@@ -2,47 +2,77 @@
 # Grader for 05_ptx_module's exercises. Run it through the lesson:
 #     make -C 05_ptx_module check              grades exercises/ (your work)
 #     make -C 05_ptx_module check SOLUTIONS=1  grades the reference solutions
-# EXERCISE_BIN is the folder holding the built programs.
+# EXERCISE_BIN is the folder holding the built programs. Each program is the teacher's harness
+# (05_ptx_module/harness/NAME/) around the student's file: it reports what it saw
+# ("harness: KEY VALUE") on inputs made from a seed chosen here, and these tests judge. The
+# harnesses compile their kernels to SASS for the GPU (NVRTC, a cubin): no test depends on the
+# driver JIT-compiling this toolkit's PTX.
 
 setup() {
     load ../test_helper
+    load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"
+    seed="$(new_seed)"
 }
 
 @test "pack_extra: the extra buffer holds the parameters at their aligned offsets (28 bytes)" {
-    run "$EXERCISE_BIN/pack_extra"
-    assert_line "packed 28 bytes of arguments"
-}
-
-@test "pack_extra: the kernel launched with it computes y = 3x + 1 everywhere" {
-    run "$EXERCISE_BIN/pack_extra"
+    run_exercise "$EXERCISE_BIN/pack_extra" "$seed"
     assert_success
-    assert_line "y = 3x + 1 on 65536 floats: 0 wrong"
-    assert_line --regexp '^RESULT: PASS'
+    assert_harness layout "0 8 16 24" "where pack_args() put a, x, y and n"
+    assert_harness size 28 "the size pack_args() reported"
+    assert_harness_end "$seed"
 }
 
-@test "find_kernel: the kernel is looked up by its mangled C++ name" {
-    run "$EXERCISE_BIN/find_kernel"
-    assert_line --regexp '^kernel name in the module: _Z5scale[A-Za-z0-9_]+$'
+@test "pack_extra: the kernel launched with it computes y = 3x + 1 everywhere (three sizes)" {
+    run_exercise "$EXERCISE_BIN/pack_extra" "$seed"
+    assert_success
+    for k in 0 1 2; do
+        case $k in 0) n=$((1000 + seed % 4096)) ;; 1) n=65536 ;; 2) n=$((4097 + seed % 100)) ;; esac
+        assert_harness "case$k" "$n $(expected_sum "$seed" "$k" "$n" 3 1)" "axpy launched with your buffer on $n floats"
+    done
+    assert_harness_end "$seed"
+}
+
+@test "find_kernel: the kernel is looked up by the mangled name NVRTC gives" {
+    run_exercise "$EXERCISE_BIN/find_kernel" "$seed"
+    assert_success
+    # The harness declares scale's parameters by the seed: (float *, float, int), (float *,
+    # double, int), (float *, float, unsigned int) or (float *, float, long).
+    names=(_Z5scalePffi _Z5scalePfdi _Z5scalePffj _Z5scalePffl)
+    assert_harness kernel_name "true ${names[seed % 4]}" "the name kernel_name() gave"
+    assert_harness lookup found "cuModuleGetFunction with that name"
+    read -r added lowered <<<"$(harness_value calls)"
+    [ "$added" -ge 1 ] && [ "$lowered" -ge 1 ] ||
+        fail "the name must come from NVRTC: nvrtcAddNameExpression called $added time(s), nvrtcGetLoweredName $lowered"
+    assert_harness_end "$seed"
 }
 
 @test "find_kernel: the kernel found that way runs and scales every element" {
-    run "$EXERCISE_BIN/find_kernel"
+    run_exercise "$EXERCISE_BIN/find_kernel" "$seed"
     assert_success
-    assert_line "y = 0.5 y on 65536 floats: 0 wrong"
-    assert_line --regexp '^RESULT: PASS'
+    n0=$((1000 + seed % 4096)) n1=$((65536 + seed % 7))
+    assert_harness case0 "$n0 $(expected_sum "$seed" 0 "$n0" 0.5 0)" "y = 0.5 y on $n0 floats"
+    assert_harness case1 "$n1 $(expected_sum "$seed" 1 "$n1" 0.5 0)" "y = 0.5 y on $n1 floats"
+    assert_harness_end "$seed"
 }
 
-@test "library_kernel: the kernel is loaded once, as a library" {
-    run "$EXERCISE_BIN/library_kernel"
-    assert_line "loaded once, with cuLibraryLoadData"
+@test "library_kernel: the kernel is loaded once, as a library, and unloaded" {
+    run_exercise "$EXERCISE_BIN/library_kernel" "$seed"
+    assert_success
+    assert_harness kernel_load true
+    assert_harness loads "1 0" "libraries and modules loaded (one library, no module)"
+    assert_harness kernel_unload true
+    assert_harness unloads "1 0" "libraries and modules unloaded"
+    assert_harness_end "$seed"
 }
 
-@test "library_kernel: one load runs right in the primary context and in one created after it" {
-    run "$EXERCISE_BIN/library_kernel"
+@test "library_kernel: one load runs right in the primary context and in two created after it" {
+    run_exercise "$EXERCISE_BIN/library_kernel" "$seed"
     assert_success
-    assert_line "context 0 (primary, existed at the load): y = 2 y on 4096 floats: 0 wrong"
-    assert_line "context 1 (created after the load): y = 2 y on 4096 floats: 0 wrong"
-    assert_line --regexp '^RESULT: PASS'
+    n0=$((1000 + seed % 4096)) n1=$((3000 + seed % 4096)) n2=$((3000 + (seed + 11) % 4096))
+    assert_harness case0 "$n0 $(expected_sum "$seed" 0 "$n0" 2 0)" "the primary context (it existed at the load)"
+    assert_harness case1 "$n1 $(expected_sum "$seed" 1 "$n1" 2 0)" "context 1, created after the load"
+    assert_harness case2 "$n2 $(expected_sum "$seed" 2 "$n2" 2 0)" "context 2, created after the load"
+    assert_harness_end "$seed"
 }

@@ -1,0 +1,113 @@
+/*
+ * 05_ptx_module/harness/find_kernel - the grader's side of exercise find_kernel: compiles a C++
+ * kernel `scale` whose parameter types change from run to run (chosen by the seed, so its
+ * mangled name does too) with NVRTC into SASS for this GPU, calling before_compile() and
+ * kernel_name() (find.c) around the compile; reports the name given, whether the module has a
+ * kernel of that name, its results on fresh data, and the student's calls of
+ * nvrtcAddNameExpression and nvrtcGetLoweredName (the linker's --wrap). It judges nothing.
+ */
+#include "05_harness.h"
+#include "find_kernel.h"
+
+static const char *const variants[4] = {
+    "__global__ void scale(float *y, float s, int n)\n",
+    "__global__ void scale(float *y, double s, int n)\n",
+    "__global__ void scale(float *y, float s, unsigned int n)\n",
+    "__global__ void scale(float *y, float s, long n)\n",
+};
+static const char body[] = "{\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    if (i < n)\n"
+                           "        y[i] *= s;\n"
+                           "}\n";
+static int added, lowered;
+
+nvrtcResult __real_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression);
+nvrtcResult __wrap_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+{
+    added++;
+    return __real_nvrtcAddNameExpression(prog, name_expression);
+}
+
+nvrtcResult __real_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **name);
+nvrtcResult __wrap_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **name)
+{
+    lowered++;
+    return __real_nvrtcGetLoweredName(prog, name_expression, name);
+}
+
+static char name[256];
+
+static bool after(nvrtcProgram prog, void *arg)
+{
+    (void)arg;
+    name[0] = '\0';
+    bool ok = kernel_name(prog, name, sizeof name);
+    name[sizeof name - 1] = '\0';
+    harness_report("kernel_name", "%s %s", ok ? "true" : "false", name[0] ? name : "(empty)");
+    return true;
+}
+
+static void run(CUfunction f, int variant, uint32_t seed, int k, size_t n)
+{
+    float *y = malloc(n * sizeof(float));
+    CUdeviceptr dy = 0;
+    float s = 0.5f;
+    double sd = 0.5;
+    int ni = (int)n;
+    unsigned int nu = (unsigned int)n;
+    long nl = (long)n;
+    void *params[3] = {&dy, variant == 1 ? (void *)&sd : (void *)&s,
+                       variant == 2 ? (void *)&nu : variant == 3 ? (void *)&nl : (void *)&ni};
+    bool ok = y && cuMemAlloc(&dy, n * sizeof(float)) == CUDA_SUCCESS;
+    if (ok) {
+        harness_fill(y, n, seed, k);
+        ok = cuMemcpyHtoD(dy, y, n * sizeof(float)) == CUDA_SUCCESS &&
+             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, params, NULL)) &&
+             checkDriver(cuCtxSynchronize()) && cuMemcpyDtoH(y, dy, n * sizeof(float)) == CUDA_SUCCESS;
+    }
+    char key[16];
+    snprintf(key, sizeof key, "case%d", k);
+    if (ok)
+        harness_report(key, "%zu %.1f", n, harness_sum(y, n));
+    else
+        harness_report(key, "failed");
+    if (dy)
+        (void)cuMemFree(dy);
+    free(y);
+}
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "Exercise find_kernel: compiles a C++ kernel around "
+                                             "before_compile() and kernel_name(), looks the name up.");
+    int variant = (int)(seed % 4);
+    char source[512];
+    snprintf(source, sizeof source, "%s%s", variants[variant], body);
+    CUdevice dev;
+    CUcontext ctx = NULL;
+    CUmodule module = NULL;
+    CUfunction f;
+    char *image = NULL;
+    if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
+        return EXIT_CHECK;
+    bool ok = checkDriver(cuCtxSetCurrent(ctx)) &&
+              nvrtc_image(source, "scale.cu", dev, before_compile, after, NULL, &image) &&
+              checkDriver(cuModuleLoadData(&module, image));
+    if (ok) {
+        harness_report("calls", "%d %d", added, lowered);
+        CUresult r = cuModuleGetFunction(&f, module, name);
+        harness_report("lookup", "%s", r == CUDA_SUCCESS ? "found" : "not-found");
+        if (r == CUDA_SUCCESS) {
+            run(f, variant, seed, 0, 1000 + seed % 4096);
+            run(f, variant, seed, 1, 65536 + seed % 7);
+        }
+    }
+    if (module)
+        ok = checkDriver(cuModuleUnload(module)) && ok;
+    free(image);
+    ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
+    return harness_end(seed, ok);
+}

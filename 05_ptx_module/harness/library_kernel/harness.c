@@ -1,0 +1,129 @@
+/*
+ * 05_ptx_module/harness/library_kernel - the grader's side of exercise library_kernel: compiles
+ * `twice` into SASS for this GPU (NVRTC), calls kernel_load() (library.c) with the primary
+ * context current, then in the primary context and in two contexts created after the load
+ * calls kernel_function() and runs it on fresh data; last, kernel_unload(). Reports the
+ * results, and the student's loads and unloads of libraries and modules (the linker's --wrap).
+ * It judges nothing (common/harness.h).
+ */
+#include "05_harness.h"
+#include "library_kernel.h"
+
+static const char source[] = "extern \"C\" __global__ void twice(float *y, int n)\n"
+                             "{\n"
+                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "    if (i < n)\n"
+                             "        y[i] *= 2.0f;\n"
+                             "}\n";
+static int lib_loads, lib_unloads, mod_loads, mod_unloads;
+
+CUresult __real_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jit_options,
+                                  void **jit_values, unsigned int njit, CUlibraryOption *library_options,
+                                  void **library_values, unsigned int nlibrary);
+CUresult __wrap_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jit_options,
+                                  void **jit_values, unsigned int njit, CUlibraryOption *library_options,
+                                  void **library_values, unsigned int nlibrary)
+{
+    CUresult r = __real_cuLibraryLoadData(library, code, jit_options, jit_values, njit, library_options,
+                                          library_values, nlibrary);
+    lib_loads += r == CUDA_SUCCESS;
+    return r;
+}
+CUresult __real_cuLibraryUnload(CUlibrary library);
+CUresult __wrap_cuLibraryUnload(CUlibrary library)
+{
+    CUresult r = __real_cuLibraryUnload(library);
+    lib_unloads += r == CUDA_SUCCESS;
+    return r;
+}
+CUresult __real_cuModuleLoadData(CUmodule *module, const void *image);
+CUresult __wrap_cuModuleLoadData(CUmodule *module, const void *image)
+{
+    CUresult r = __real_cuModuleLoadData(module, image);
+    mod_loads += r == CUDA_SUCCESS;
+    return r;
+}
+CUresult __real_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *o, void **v);
+CUresult __wrap_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *o, void **v)
+{
+    CUresult r = __real_cuModuleLoadDataEx(module, image, n, o, v);
+    mod_loads += r == CUDA_SUCCESS;
+    return r;
+}
+CUresult __real_cuModuleUnload(CUmodule module);
+CUresult __wrap_cuModuleUnload(CUmodule module)
+{
+    CUresult r = __real_cuModuleUnload(module);
+    mod_unloads += r == CUDA_SUCCESS;
+    return r;
+}
+
+static bool make_context(CUcontext *ctx, CUdevice dev)
+{
+#if CUDA_VERSION >= 13000
+    return checkDriver(cuCtxCreate(ctx, NULL, 0, dev));
+#else
+    return checkDriver(cuCtxCreate(ctx, 0, dev));
+#endif
+}
+
+/* kernel_function() in the current context, then `twice` on case k: "caseK N SUM" or failed. */
+static void run(void *handle, uint32_t seed, int k, size_t n)
+{
+    float *y = malloc(n * sizeof(float));
+    CUdeviceptr dy = 0;
+    CUfunction f = NULL;
+    int ni = (int)n;
+    void *params[2] = {&dy, &ni};
+    bool ok = y && kernel_function(handle, &f) && f && cuMemAlloc(&dy, n * sizeof(float)) == CUDA_SUCCESS;
+    if (ok) {
+        harness_fill(y, n, seed, k);
+        ok = cuMemcpyHtoD(dy, y, n * sizeof(float)) == CUDA_SUCCESS &&
+             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, params, NULL)) &&
+             checkDriver(cuCtxSynchronize()) && cuMemcpyDtoH(y, dy, n * sizeof(float)) == CUDA_SUCCESS;
+    }
+    char key[16];
+    snprintf(key, sizeof key, "case%d", k);
+    if (ok)
+        harness_report(key, "%zu %.1f", n, harness_sum(y, n));
+    else
+        harness_report(key, "failed");
+    if (dy)
+        (void)cuMemFree(dy);
+    free(y);
+}
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "Exercise library_kernel: one kernel_load(), then "
+                                             "kernel_function() in three contexts, then kernel_unload().");
+    CUdevice dev;
+    CUcontext primary = NULL, later[2] = {NULL, NULL};
+    char *image = NULL;
+    void *handle = NULL;
+    if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&primary, dev)))
+        return EXIT_CHECK;
+    bool ok = checkDriver(cuCtxSetCurrent(primary)) && nvrtc_image(source, "twice.cu", dev, NULL, NULL, NULL, &image);
+    if (ok) {
+        bool loaded = kernel_load(image, &handle);
+        harness_report("kernel_load", "%s", loaded ? "true" : "false");
+        run(handle, seed, 0, 1000 + seed % 4096);            /* the primary context */
+        for (int c = 0; c < 2 && ok; c++) {                  /* contexts created after the load */
+            ok = make_context(&later[c], dev);
+            run(handle, seed, 1 + c, 3000 + (seed + 11u * (unsigned)c) % 4096);
+        }
+        for (int c = 1; c >= 0; c--)
+            if (later[c])
+                ok = checkDriver(cuCtxDestroy(later[c])) && ok;
+        ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
+        bool unloaded = kernel_unload(handle);
+        harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
+        harness_report("loads", "%d %d", lib_loads, mod_loads);
+        harness_report("unloads", "%d %d", lib_unloads, mod_unloads);
+    }
+    free(image);
+    ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
+    return harness_end(seed, ok);
+}
