@@ -25,3 +25,28 @@ setup() {
     run bash -n "$BATS_TEST_TMPDIR/o2/grade.sbatch"
     assert_success
 }
+
+@test "slurm: a student folder named with shell syntax (tom&jerry, \$(), quotes, spaces) gets its own result" {
+    C="$BATS_TEST_TMPDIR/class"; O="$BATS_TEST_TMPDIR/o"
+    mkdir -p "$C/tom&jerry" "$C/x\$(touch \${IFS}PWNED) it's"
+    run "$ROOT/grading/class" slurm "$C" "$O" --gres none
+    assert_success
+    run shellcheck -S warning "$O/grade.sbatch"
+    [ "$(command -v shellcheck)" = "" ] || assert_success
+    # each task as Slurm would run it (no GPU: each grading says it cannot grade here, exit 77)
+    for i in 0 1; do
+        (cd "$BATS_TEST_TMPDIR" && SLURM_ARRAY_TASK_ID=$i CUDA_VISIBLE_DEVICES= bash "$O/grade.sbatch") \
+            >"$BATS_TEST_TMPDIR/task$i.log" 2>&1 || true
+    done
+    run jq -r '.student' "$O/results/tom&jerry/results.json"
+    assert_output 'tom&jerry'
+    run jq -r '.student' "$O/results/x\$(touch \${IFS}PWNED) it's/results.json"
+    assert_output "x\$(touch \${IFS}PWNED) it's"
+    run find "$BATS_TEST_TMPDIR" "$ROOT" -maxdepth 3 -name PWNED
+    assert_output ''
+    # nothing could be graded here: no gradebook of zeros, exit 77
+    run "$ROOT/grading/class" gather "$O"
+    assert_equal "$status" 77
+    assert_output --partial "nothing could be graded here, no gradebook written"
+    [ ! -e "$O/gradebook.csv" ]
+}
