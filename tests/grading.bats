@@ -150,6 +150,9 @@ R() { echo "$O/class/results/$1/results.json"; }
     assert_output "not run: cannot grade here (no usable GPU): CUDA_VISIBLE_DEVICES is set empty"
     run jq -r '.status' "$S/classroom.json"; assert_output error
     run jq -r '.succeeded' "$S/prairielearn.json"; assert_output false
+    # Gradescope: no score of 0 and no "failed" for what never ran
+    run jq -r '[(.score | tostring), ([.tests[] | .status // "none"] | unique | join(",")), (.output | startswith("NOT RUN: "))] | join(" ")' "$S/gradescope.json"
+    assert_output "null none true"
     command -v python3 >/dev/null 2>&1 || skip "python3 is needed to parse the JUnit XML"
     run python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
