@@ -1,0 +1,40 @@
+/*
+ * Exercise 2 - both_ways: copy to the device and back at the same time.
+ *
+ * This file is yours (the only one graded). The harness (harness/both_ways/) has an upload and
+ * a download of the same size from pinned memory; it calls both_ways_begin() once,
+ * both_ways_issue() in several rounds, and both_ways_end() at the end. As given, both copies go
+ * into ONE stream, w->s1, so the second waits for the first and the pair takes as long as the
+ * two directions one after the other. A PCIe link carries both directions at full speed at
+ * once, and the GPU has separate copy engines for them (step 6 of the lesson).
+ * The harness times, from its own clock, each direction alone, both in two streams of its own
+ * (what the copy engines allow on this card), and your both_ways_issue(), in turns.
+ *   TODO: in both_ways_begin(), create a second stream (keep it in w->mine); in
+ *         both_ways_issue(), issue the device-to-host copy there, so that the two copies
+ *         overlap; in both_ways_end(), destroy what you created. Check each call.
+ * Then your pair gains at least 3/4 of what the harness's own two streams gain, with the data
+ * intact.
+ * Grade it: make check   (from 03_pinned_memory/)
+ */
+#include "both_ways.h"
+
+bool both_ways_begin(struct both_ways *w)
+{
+    (void)w;
+    /* TODO: a second stream, in w->mine[0]. */
+    return true;
+}
+
+bool both_ways_issue(struct both_ways *w)
+{
+    /* Both directions: the part to change. */
+    return checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
+           checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost, w->s1));
+}
+
+bool both_ways_end(struct both_ways *w)
+{
+    (void)w;
+    /* TODO: destroy what both_ways_begin made. */
+    return true;
+}

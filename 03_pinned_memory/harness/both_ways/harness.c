@@ -1,0 +1,107 @@
+/*
+ * 03_pinned_memory/harness/both_ways - the grader's side of exercise both_ways: an upload and a
+ * download of the same odd size from pinned memory. In each of several rounds, the harness
+ * times (host clock, from the call until cudaDeviceSynchronize returns) the upload alone, the
+ * download alone, both in two streams of its own (what the copy engines allow here), and
+ * both_ways_issue() (both_ways.c); the output buffers are poisoned before each of yours. Reports
+ * the medians, the copy engines, the data that arrived, and the streams and events the
+ * student's code created and did not destroy (counted through the linker's --wrap). It judges
+ * nothing (common/harness.h).
+ */
+#include "03_harness.h"
+#include "both_ways.h"
+
+static int counting, streams_left, events_left;
+
+#define COUNTED(ret, name, params, args, counter, delta)                                           \
+    ret __real_##name params;                                                                      \
+    ret __wrap_##name params                                                                       \
+    {                                                                                              \
+        ret r = __real_##name args;                                                                \
+        if (counting && r == cudaSuccess)                                                          \
+            counter += delta;                                                                      \
+        return r;                                                                                  \
+    }
+COUNTED(cudaError_t, cudaStreamCreate, (cudaStream_t * s), (s), streams_left, 1)
+COUNTED(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t * s, unsigned int f), (s, f), streams_left, 1)
+COUNTED(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t * s, unsigned int f, int p), (s, f, p), streams_left, 1)
+COUNTED(cudaError_t, cudaStreamDestroy, (cudaStream_t s), (s), streams_left, -1)
+COUNTED(cudaError_t, cudaEventCreate, (cudaEvent_t * e), (e), events_left, 1)
+COUNTED(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t * e, unsigned int f), (e, f), events_left, 1)
+COUNTED(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), events_left, -1)
+
+/* The harness's own issue of both copies, in two streams, as the copy engines allow. */
+static bool reference_issue(struct both_ways *w, cudaStream_t s2, int which)
+{
+    return (which & 1 ? checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) : true) &&
+           (which & 2 ? checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost, s2)) : true);
+}
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "Exercise both_ways: both_ways_issue() timed against "
+                                             "each direction alone and both in two streams.");
+    size_t n = ((size_t)32 << 20) + seed % 65536, bytes = n * sizeof(float);
+    struct both_ways w = {.bytes = bytes};
+    float *up = NULL, *down = NULL, *back = NULL;
+    void *dev_in = NULL, *dev_out = NULL;
+    cudaStream_t s2 = NULL;
+    int engines = 0;
+    double t[4][ROUNDS];
+    bool ok = requireRuntime(cudaSetDevice(0)) && checkRuntime(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, 0)) &&
+              checkRuntime(cudaMallocHost((void **)&up, bytes)) && checkRuntime(cudaMallocHost((void **)&down, bytes)) &&
+              checkRuntime(cudaMalloc(&dev_in, bytes)) && checkRuntime(cudaMalloc(&dev_out, bytes)) &&
+              checkRuntime(cudaStreamCreate(&w.s1)) && checkRuntime(cudaStreamCreate(&s2)) && (back = malloc(bytes));
+    if (!ok)
+        return EXIT_CHECK;
+    harness_fill(up, n, seed, 0);
+    harness_fill(back, n, seed, 1);
+    ok = checkRuntime(cudaMemcpy(dev_out, back, bytes, cudaMemcpyHostToDevice));
+    w.up = up, w.dev_in = dev_in, w.dev_out = dev_out, w.down = down;
+    harness_report("engines", "%d", engines);
+    counting = 1;
+    bool began = both_ways_begin(&w);
+    counting = 0;
+    harness_report("both_ways_begin", "%s", began ? "true" : "false");
+    bool issued = began;
+    for (int r = -1; ok && issued && r < ROUNDS; r++) {
+        double ms[4];
+        for (int which = 0; ok && which < 4; which++) {
+            if (which == 3) { /* yours: on poisoned outputs */
+                memset(down, 0xff, bytes);
+                ok = checkRuntime(cudaMemset(dev_in, 0xff, bytes));
+            }
+            ok = ok && checkRuntime(cudaDeviceSynchronize());
+            double t0 = host_ms();
+            if (which < 3)
+                ok = ok && reference_issue(&w, s2, which + 1);
+            else {
+                counting = 1;
+                issued = both_ways_issue(&w);
+                counting = 0;
+            }
+            ok = ok && checkRuntime(cudaDeviceSynchronize());
+            ms[which] = host_ms() - t0;
+        }
+        for (int i = 0; ok && r >= 0 && i < 4; i++)
+            t[i][r] = ms[i];
+    }
+    harness_report("both_ways_issue", "%s", issued ? "true" : "false");
+    if (ok && issued) {
+        harness_report("times", "%.3f %.3f %.3f %.3f", median_of(t[0], ROUNDS), median_of(t[1], ROUNDS),
+                       median_of(t[2], ROUNDS), median_of(t[3], ROUNDS));
+        ok = checkRuntime(cudaMemcpy(back, dev_in, bytes, cudaMemcpyDeviceToHost));
+        harness_report("uploaded", "%zu %.1f", n, harness_sum(back, n));
+        harness_report("downloaded", "%zu %.1f", n, harness_sum(down, n));
+    }
+    counting = 1;
+    bool ended = both_ways_end(&w);
+    counting = 0;
+    harness_report("both_ways_end", "%s", ended ? "true" : "false");
+    harness_report("left", "%d %d", streams_left, events_left);
+    free(back);
+    ok = checkRuntime(cudaStreamDestroy(s2)) && checkRuntime(cudaStreamDestroy(w.s1)) && checkRuntime(cudaFree(dev_in)) &&
+         checkRuntime(cudaFree(dev_out)) && checkRuntime(cudaFreeHost(up)) && checkRuntime(cudaFreeHost(down)) && ok;
+    return harness_end(seed, ok);
+}
