@@ -55,7 +55,7 @@ static void cannot_run(const char *why, const char *what_to_do)
 static const char *visible_devices(void)
 {
     const char *v = getenv("CUDA_VISIBLE_DEVICES");
-    return v ? v : "(not set)";
+    return !v ? "not set" : *v ? v : "set empty";
 }
 
 /* Shared by the two APIs once the error is sorted into one of these kinds. */
@@ -89,8 +89,8 @@ static void explain(enum unavailable kind)
     }
     case NO_DEVICE:
         snprintf(buf, sizeof buf,
-                 "check `nvidia-smi`; CUDA_VISIBLE_DEVICES is %s (set it empty and no GPU is "
-                 "visible; unset it to see all).",
+                 "check `nvidia-smi`; CUDA_VISIBLE_DEVICES is %s (set empty, it hides every "
+                 "GPU; unset, all are visible).",
                  visible_devices());
         cannot_run("the driver is installed but no CUDA device is visible.", buf);
         break;
@@ -120,7 +120,9 @@ bool require_runtime_(cudaError_t err, const char *call, const char *file, int l
     default: break;
     }
     if (kind != AVAILABLE) {
-        if (kind != NO_LIBRARY) /* "insufficient driver" would read as "upgrade the driver" */
+        /* One clear message: without the library "insufficient driver" would read as "upgrade
+         * the driver"; the stub's error says no more than the explanation. */
+        if (kind != NO_LIBRARY && kind != STUB)
             check_runtime_(err, call, file, line);
         explain(kind);
     }
@@ -145,7 +147,9 @@ bool require_driver_(CUresult err, const char *call, const char *file, int line)
     default: break;
     }
     if (kind != AVAILABLE) {
-        if (kind != NO_LIBRARY) /* with no library there is no CUDA error to report */
+        /* One clear message: with no library there is no CUDA error to report, and the stub
+         * leaves its error's name and message NULL ("(no name) (34): (no message)"). */
+        if (kind != NO_LIBRARY && kind != STUB)
             check_driver_(err, call, file, line);
         explain(kind);
     }

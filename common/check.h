@@ -15,8 +15,9 @@
  * 2. requireRuntime(op) / requireDriver(op)
  *    For a lesson's FIRST CUDA call only. When the call says that CUDA cannot run on this
  *    machine at all (no driver library, the toolkit's stub driver, a driver too old, no
- *    device), print a plain-English explanation and exit(77), the "cannot run here" code.
- *    Any other result behaves exactly like checkRuntime/checkDriver.
+ *    device), print a plain-English explanation and exit(77), the "cannot run here" code
+ *    (with the call's own error line first, except for no library and the stub, where it
+ *    adds nothing). Any other result behaves exactly like checkRuntime/checkDriver.
  *
  * 3. The Driver API without -lcuda: driver_loader.h (included here) says why and how.
  *

@@ -214,6 +214,8 @@ run_with_stub_driver() {
     LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run "$@"
     assert_equal "$status" 77
     assert_output --partial "libcuda.so.1 is the CUDA toolkit's stub library"
+    # the explanation is the only message: no raw "(no name) (34): (no message)" line before it
+    refute_output --partial "(no name)"
 }
 
 run_with_no_driver() {

@@ -5,7 +5,8 @@
  *                               run), its fields as name=value lines, then platform_describe
  *   platform_probe shared S     on device 0, idle but for a copy, samples gpu_shared for S
  *                               seconds, then prints "shared: <why>" or "alone", and
- *                               "blind: <why>" or "sees" (gpu_shared_blind) */
+ *                               "blind: <why>" or "sees" (gpu_shared_blind)
+ *   platform_probe cuinit       checkDriver(cuInit(0)): check.c's report of a failed call */
 #define _GNU_SOURCE
 #include "check.h"
 #include "platform.h"
@@ -72,8 +73,10 @@ int main(int argc, char **argv)
     }
     if ((argc == 2 || argc == 3) && strcmp(argv[1], "facts") == 0)
         return facts(argc == 3 ? atoi(argv[2]) : 0);
+    if (argc == 2 && strcmp(argv[1], "cuinit") == 0)
+        return checkDriver(cuInit(0)) ? EXIT_OK : EXIT_CHECK;
     if (argc == 3 && strcmp(argv[1], "shared") == 0)
         return shared(atof(argv[2]));
-    fprintf(stderr, "usage: %s tool | facts [N] | shared SECONDS\n", lesson_prog);
+    fprintf(stderr, "usage: %s tool | facts [N] | shared SECONDS | cuinit\n", lesson_prog);
     return EXIT_USAGE;
 }
