@@ -74,8 +74,8 @@ build_shims() {
 
 # wait_for_ready FILE PID WHAT: until FILE exists (30 s at most); fails when PID ended first.
 wait_for_ready() {
-    local file="$1" pid="$2" what="$3" i
-    for i in $(seq 300); do
+    local file="$1" pid="$2" what="$3"
+    for _ in $(seq 300); do
         [ -e "$file" ] && return 0
         kill -0 "$pid" 2>/dev/null || fail "$what ended before it was ready: $(cat "$file.log" 2>/dev/null)"
         sleep 0.1

@@ -36,7 +36,8 @@
  * (13000 unless overridden), cuDeviceGetCount (1), cuDeviceGet, cuDeviceGetName ("Emulated
  * GPU (CUDA shim over the stub driver)"), cuDeviceGetAttribute (a compute capability 9.0 card
  * with 3 engines, then the overrides), cuDeviceTotalMem (80 GiB), cuDeviceGetPCIBusId
- * ("00ff:00:00.0", CUDA_SHIM_BUS_ID, a bus that /sys does not have) answer.
+ * ("00ff:00:00.0", CUDA_SHIM_BUS_ID, a bus that /sys does not have) answer; with
+ * CUDA_VISIBLE_DEVICES set empty, cuInit answers CUDA_ERROR_NO_DEVICE, as the driver does.
  * x86-64 and aarch64 Linux. The shim never changes the card: it only changes answers.
  */
 #define _GNU_SOURCE
@@ -62,6 +63,7 @@ enum {
     ERR_NOT_INITIALIZED = 3,
     ERR_STUB_LIBRARY = 34,
     ERR_DEVICE_UNAVAILABLE = 46,
+    ERR_NO_DEVICE = 100,
     ERR_INVALID_DEVICE = 101,
     ERR_NOT_FOUND = 500,
 };
@@ -236,6 +238,9 @@ static CUresult shim_init(unsigned flags)
         S.fake = true;
     S.init_rc = rc;
     trace("cuInit -> %d%s", rc, S.fake ? " (the stub: emulating one device)" : "");
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (S.fake && visible && !*visible)
+        return ERR_NO_DEVICE; /* as the driver answers when the list hides every GPU */
     return S.fake ? OK : rc;
 }
 CUresult cuInit(unsigned flags) { return shim_init(flags); }

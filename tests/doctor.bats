@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# tools/doctor (make doctor) without a GPU: the machines where CUDA cannot run (no driver, the
+# toolkit's stub, no visible device: exit 77 with the reason), and, through the forwarding
+# driver in tests/shims over the stub, the lines an emulated machine gets (exclusive-process
+# and prohibited compute modes, one copy engine, a driver older than the toolkit). On a GPU,
+# the last test runs it on the real machine.
+
+load test_helper
+
+setup_file() {
+    local stub
+    stub="$(stub_driver_dir)/libcuda.so.1" || stub=""
+    export SHIMS="$BATS_FILE_TMPDIR/shims"
+    [ -z "$stub" ] || bash "$ROOT/tests/shims/build" "$SHIMS" "$stub" >"$SHIMS.log" 2>&1 || true
+}
+
+setup() {
+    export TMPDIR="$BATS_TEST_TMPDIR" # the shim's lock files stay this test's
+    export DOCTOR_CACHE="$BATS_FILE_TMPDIR/doctor" # its probe built once for the file
+}
+
+need_shims() {
+    [ -f "$SHIMS/libcuda.so.1" ] || {
+        [ -f "$SHIMS.log" ] || skip "no stub libcuda.so in the CUDA toolkit"
+        fail "tests/shims did not build: $(cat "$SHIMS.log")"
+    }
+}
+
+# doctor_with_shim [VAR=value ...]: `run` make doctor's script on the emulated device.
+doctor_with_shim() {
+    need_shims
+    run env $(env | sed -n 's/^\(CUDA_SHIM_[A-Z_]*\)=.*/-u \1/p') \
+        LD_LIBRARY_PATH="$SHIMS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ARCH=90 "$@" \
+        bash "$ROOT/tools/doctor"
+}
+
+@test "no driver: exit 77, says there is no NVIDIA driver and what to do" {
+    run_without_driver bash "$ROOT/tools/doctor"
+    assert_equal "$status" 77
+    assert_line "  [none]  no NVIDIA driver: libcuda.so.1 could not be loaded."
+    assert_line "cannot run here: no NVIDIA driver: libcuda.so.1 could not be loaded."
+    assert_line --partial "[ok]    nvcc V"
+    refute_line --partial "[FIX]"
+}
+
+@test "the toolkit's stub driver: exit 77, names the stub, with no raw CUDA error" {
+    local dir
+    dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit"
+    LD_LIBRARY_PATH="$dir" run bash "$ROOT/tools/doctor"
+    assert_equal "$status" 77
+    assert_line "cannot run here: libcuda.so.1 is the CUDA toolkit's stub library (lib64/stubs), which only lets programs link; it cannot talk to a GPU."
+    assert_line --partial "-> remove the stubs directory from LD_LIBRARY_PATH"
+    refute_output --partial "(no name)"
+}
+
+@test "CUDA_VISIBLE_DEVICES set empty: exit 77, no visible device" {
+    doctor_with_shim CUDA_VISIBLE_DEVICES=
+    assert_equal "$status" 77
+    assert_line "cannot run here: the driver is installed but no CUDA device is visible."
+    assert_line --partial "CUDA_VISIBLE_DEVICES is set empty"
+}
+
+@test "an emulated GPU as expected: ready, exit 0, each fact on its line" {
+    doctor_with_shim
+    assert_success
+    assert_line "  [ok]    driver (CUDA 13.0), toolkit CUDA 13.0: the driver runs this toolkit's programs"
+    assert_line "  GPU 0: Emulated GPU (CUDA shim over the stub driver) (compute capability 9.0, PCI 00ff:00:00.0)"
+    assert_line "  [ok]    the build's ARCH has machine code (sm_90) for it"
+    assert_line "  [ok]    compute mode Default: several processes may use the GPU at once"
+    assert_line "  [ok]    3 asynchronous engines: copies in both directions can run at once, beside kernels"
+    assert_line --regexp '^ready: make run'
+}
+
+@test "exclusive-process mode and one copy engine: notes that say what the lessons cannot show" {
+    doctor_with_shim CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_ASYNC_ENGINES=1
+    assert_success
+    assert_line --partial "[note]  compute mode Exclusive-process: one process at a time may use this GPU"
+    assert_line --partial "[note]  1 asynchronous engine(s): copies to and from the GPU take turns"
+}
+
+@test "exclusive-process mode with the GPU held by another process, and prohibited mode: something to fix, exit 1" {
+    need_shims
+    local held="$BATS_TEST_TMPDIR/held" i
+    CUDA_SHIM_COMPUTE_MODE=exclusive_process LD_LIBRARY_PATH="$SHIMS" "$SHIMS/lock_probe" driver --hold "$held" &
+    for i in $(seq 100); do [ -e "$held" ] && break; sleep 0.05; done
+    doctor_with_shim CUDA_SHIM_COMPUTE_MODE=exclusive_process
+    rm -f "$held"
+    wait
+    assert_equal "$status" 1
+    assert_line "  [FIX]   compute mode Exclusive-process, and another process holds the GPU: a program cannot make a context (CUresult 46)"
+    assert_line "1 thing(s) to fix (the [FIX] lines above), then make doctor again"
+    doctor_with_shim CUDA_SHIM_COMPUTE_MODE=prohibited
+    assert_equal "$status" 1
+    assert_line "  [FIX]   compute mode Prohibited: no program may use this GPU"
+}
+
+@test "a driver older than the toolkit's major version: something to fix, exit 1" {
+    doctor_with_shim CUDA_SHIM_DRIVER_VERSION=12040
+    assert_equal "$status" 1
+    assert_line "  [FIX]   driver (CUDA 12.4) is older than the toolkit's major version (CUDA 13.0): programs built with it do not start (cudaErrorInsufficientDriver)"
+}
+
+@test "an ARCH without code for the GPU: the build's ARCH is named, with the make line that fixes it" {
+    doctor_with_shim ARCH=100
+    assert_equal "$status" 1
+    assert_line "  [FIX]   the build's ARCH (100) has nothing sm_90 can run"
+    assert_line "          -> make clean; make ARCH=90"
+}
+
+@test "GPU: make doctor on this machine" {
+    require_gpu
+    run make -s --no-print-directory -C "$ROOT" doctor
+    [ "$status" = 0 ] || [ "$status" = 1 ] || fail "exit $status: $output"
+    assert_line --regexp '^  GPU 0: .* \(compute capability [0-9]+\.[0-9], PCI [0-9a-f:.]+\)$'
+    assert_line --regexp '^  \[ok\]    driver [0-9.]+ \(CUDA [0-9.]+\), toolkit CUDA [0-9.]+: the driver runs this toolkit.s programs and compiled its PTX'
+    assert_line --regexp '^  \[(ok|note)\]   .*PCIe Gen[0-9] x[0-9]+'
+}
