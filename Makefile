@@ -12,7 +12,7 @@ BATS ?= bats
 BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
 
-.PHONY: all programs run test grade clean help $(LESSONS) $(LESSONS:%=program-%)
+.PHONY: all programs run test grade clean help doctor $(LESSONS) $(LESSONS:%=program-%)
 all: $(LESSONS)
 $(LESSONS):
 	@$(MAKE) --no-print-directory -C $@ all
@@ -72,6 +72,10 @@ grade:
 clean:
 	@for d in $(LESSONS); do $(MAKE) --no-print-directory -C $$d clean; done
 
+# Before anything runs: what this machine will show and what it cannot judge (tools/doctor).
+doctor:
+	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(ARCH)' BATS='$(BATS)' bash tools/doctor
+
 help:
 	@echo 'Targets:'
 	@echo '  make              build every lesson and its exercises (safe with -j)'
@@ -82,6 +86,7 @@ help:
 	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; without a GPU it says it cannot grade here'
 	@echo '                    (SOLUTIONS=1, SUBMISSION=dir, OUT=dir FORMAT=all, GRADE_ARGS=...; see TEACHING.md)'
 	@echo '  make clean        remove all build output'
+	@echo '  make doctor       before anything runs: what this machine will show, what it cannot judge and what to do (exit 0 ready, 1 fix, 77 no GPU)'
 	@echo '  make help         this text'
 	@echo '  make -C 01_hello_runtime run|check|sanitize|clean|help   one lesson: check grades its'
 	@echo '                    exercises, sanitize runs it under compute-sanitizer (needs a GPU)'
