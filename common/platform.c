@@ -245,7 +245,8 @@ static void read_nvml(struct platform *p)
     if (!dev)
         return;
     typedef int (*uint_fn)(void *, unsigned int *);
-    int (*release)(char *, unsigned) = (int (*)(char *, unsigned))platform_nvml("nvmlSystemGetDriverVersion");
+    int (*release)(char *, unsigned) =
+        (int (*)(char *, unsigned))platform_nvml("nvmlSystemGetDriverVersion");
     if (release && release(p->driver_release, sizeof p->driver_release) != 0)
         p->driver_release[0] = '\0';
     int (*mig)(void *, unsigned *, unsigned *) =
@@ -257,8 +258,9 @@ static void read_nvml(struct platform *p)
             p->mig = rc == 0 ? cur == 1 : rc == 3 /* NOT_SUPPORTED: no MIG on this GPU */ ? 0 : -1;
     }
     if (p->link_gen < 0) { /* sysfs had nothing (some VMs, containers) */
-        const char *names[] = {"nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth",
-                               "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth"};
+        const char *names[] = {
+            "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth",
+            "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth"};
         int *out[] = {&p->link_gen, &p->link_width, &p->link_gen_max, &p->link_width_max};
         for (int i = 0; i < 4; i++) {
             uint_fn f = (uint_fn)platform_nvml(names[i]);
@@ -325,7 +327,8 @@ CUresult platform_read(int ordinal, struct platform *p)
         {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, &p->async_engines},
         {CU_DEVICE_ATTRIBUTE_INTEGRATED, &p->integrated},
         {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, &p->pageable_access},
-        {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, &p->host_page_tables},
+        {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
+         &p->host_page_tables},
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         if (cuDeviceGetAttribute(attrs[i].v, attrs[i].a, dev) != CUDA_SUCCESS)
@@ -334,9 +337,11 @@ CUresult platform_read(int ordinal, struct platform *p)
     if (cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS)
         p->mem_total = total;
     CUcontext ctx = NULL;
+    CUdevice ctx_dev = -1;
     size_t free_b = 0, total_b = 0;
-    if (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS)
-        p->mem_free = free_b; /* a context is there: ask it (else NVML, below) */
+    if (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && cuCtxGetDevice(&ctx_dev) == CUDA_SUCCESS &&
+        ctx_dev == dev && cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS)
+        p->mem_free = free_b; /* a context on this device is current: ask it (else NVML) */
     char bus[32];
     if (cuDeviceGetPCIBusId(bus, sizeof bus, dev) == CUDA_SUCCESS)
         sysfs_bus_id(bus, p->bus_id, sizeof p->bus_id);
@@ -361,6 +366,60 @@ static void version_text(int v, char *buf, size_t len)
     snprintf(buf, len, "CUDA %d.%d", v / 1000, v % 1000 / 10);
 }
 
+static const char *compute_mode_text(int mode)
+{
+    switch (mode) {
+    case CU_COMPUTEMODE_DEFAULT:
+        return "Default: any number of processes may use the GPU at once";
+    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS:
+        return "Exclusive-process: one process at a time may hold a context on this GPU; a "
+               "second one is refused";
+    case CU_COMPUTEMODE_PROHIBITED:
+        return "Prohibited: no process may use this GPU";
+    default:
+        return "unknown";
+    }
+}
+
+static const char *thp_text(const char *thp)
+{
+    if (strcmp(thp, "always") == 0)
+        return "always (malloc'd buffers get 2 MiB pages: their first touch costs less)";
+    if (strcmp(thp, "madvise") == 0)
+        return "madvise (only memory advised MADV_HUGEPAGE gets 2 MiB pages)";
+    return *thp ? thp : "unknown";
+}
+
+static void describe_numa(const struct platform *p)
+{
+    const char *bind = "host memory may be far from the GPU; numactl --cpunodebind --membind "
+                       "binds near it";
+    if (p->numa_nodes <= 1)
+        printf("   NUMA: one node: every CPU is as near the GPU as any other\n");
+    else if (p->numa_node < 0 || p->cpus_near < 0)
+        printf("   NUMA: %d nodes; the machine does not say which one the GPU hangs off\n",
+               p->numa_nodes);
+    else
+        printf("   NUMA: the GPU hangs off node %d of %d; %d of the %d CPUs this process may use "
+               "are on it%s%s%s\n", p->numa_node, p->numa_nodes, p->cpus_near, p->cpus_allowed,
+               p->cpus_near < p->cpus_allowed ? " (" : "",
+               p->cpus_near < p->cpus_allowed ? bind : "",
+               p->cpus_near < p->cpus_allowed ? ")" : "");
+}
+
+static void describe_link(const struct platform *p)
+{
+    if (p->link_gen < 0) {
+        printf("   PCIe link: unknown (neither /sys nor NVML says)\n");
+        return;
+    }
+    bool below = p->link_gen < p->link_gen_max || p->link_width < p->link_width_max;
+    printf("   PCIe link: Gen%d x%d now (%.1f GB/s each way in theory), Gen%d x%d at most%s\n",
+           p->link_gen, p->link_width, platform_link_gbps(p->link_gen, p->link_width),
+           p->link_gen_max, p->link_width_max,
+           below ? " (an idle link may slow down to save power and speed up under load)" : "");
+}
+
 void platform_describe(const struct platform *p, unsigned facts)
 {
     char a[32], b[32];
@@ -375,75 +434,56 @@ void platform_describe(const struct platform *p, unsigned facts)
                : ": the driver is older than the toolkit, so it runs the program's machine code "
                  "(SASS) but cannot compile (JIT) its PTX");
     }
-    if (facts & PF_COMPUTE_MODE) {
-        const char *mode =
-            p->compute_mode == CU_COMPUTEMODE_DEFAULT ? "Default: any number of processes may use the GPU at once"
-            : p->compute_mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS ? "Exclusive-process: one process at a time may hold a context on this GPU; a second one is refused"
-            : p->compute_mode == CU_COMPUTEMODE_PROHIBITED ? "Prohibited: no process may use this GPU"
-            : "unknown";
-        printf("   compute mode %s\n", mode);
-    }
+    if (facts & PF_COMPUTE_MODE)
+        printf("   compute mode %s\n", compute_mode_text(p->compute_mode));
     if (facts & PF_COPY_ENGINES) {
         if (p->async_engines >= 2)
-            printf("   %d asynchronous engines: copies to and from the GPU can run at the same time, beside kernels\n",
-                   p->async_engines);
+            printf("   %d asynchronous engines: copies to and from the GPU can run at the same "
+                   "time, beside kernels\n", p->async_engines);
         else if (p->async_engines == 1)
-            printf("   1 asynchronous engine: a copy can run beside kernels, but copies to and from the GPU take turns\n");
-        else if (p->async_engines == 0)
-            printf("   no asynchronous engine: copies do not overlap kernels\n");
+            printf("   1 asynchronous engine: a copy can run beside kernels, but copies to and "
+                   "from the GPU take turns\n");
         else
-            printf("   asynchronous engines: unknown\n");
+            printf("   asynchronous engines: %s\n", p->async_engines == 0
+                   ? "none: copies do not overlap kernels" : "unknown");
     }
     if (facts & PF_MIG)
-        printf("   MIG: %s\n", p->mig == 1 ? "on: the GPU is split into instances and this program gets a slice of it"
+        printf("   MIG: %s\n", p->mig == 1 ? "on: the GPU is split into instances, and this "
+                                             "program gets a slice of it"
                                 : p->mig == 0 ? "off (the whole GPU)" : "unknown (no NVML)");
     if (facts & PF_PAGEABLE) {
         if (p->integrated == 1)
-            printf("   integrated GPU: it shares the host's memory; a copy moves data within the same memory\n");
+            printf("   integrated GPU: it shares the host's memory; a copy moves data within "
+                   "the same memory\n");
         if (p->pageable_access == 1)
-            printf("   the GPU reads pageable host memory itself (%s): a copy from malloc'd memory need not be staged through a pinned buffer\n",
+            printf("   the GPU reads pageable host memory itself (%s): a copy from malloc'd "
+                   "memory need not be staged through a pinned buffer\n",
                    p->host_page_tables == 1 ? "through the host's page tables" : "HMM");
         else if (p->pageable_access == 0)
-            printf("   the GPU cannot read pageable host memory: the driver stages copies from it through pinned buffers\n");
+            printf("   the GPU cannot read pageable host memory: the driver stages copies from "
+                   "it through pinned buffers\n");
     }
-    if (facts & PF_NUMA) {
-        if (p->numa_nodes <= 1 || p->numa_node < 0)
-            printf("   NUMA: %s\n", p->numa_nodes > 1 ? "the machine does not say which node the GPU hangs off"
-                                                     : "one node: every CPU is as near the GPU as any other");
-        else
-            printf("   NUMA: the GPU hangs off node %d of %d; %d of the %d CPUs this process may use are on it%s\n",
-                   p->numa_node, p->numa_nodes, p->cpus_near, p->cpus_allowed,
-                   p->cpus_near == p->cpus_allowed ? "" : p->cpus_near == 0
-                   ? " (none: host memory may be far from the GPU; numactl --cpunodebind --membind binds near it)"
-                   : " (host memory may be far from the GPU; numactl --cpunodebind --membind binds near it)");
-    }
+    if (facts & PF_NUMA)
+        describe_numa(p);
     if (facts & PF_THP)
-        printf("   transparent huge pages: %s\n",
-               strcmp(p->thp, "always") == 0 ? "always (malloc'd buffers get 2 MiB pages: their first touch costs less)"
-               : strcmp(p->thp, "madvise") == 0 ? "madvise (only memory advised MADV_HUGEPAGE gets 2 MiB pages)"
-               : strcmp(p->thp, "never") == 0 ? "never" : "unknown");
-    if (facts & PF_LINK) {
-        if (p->link_gen < 0)
-            printf("   PCIe link: unknown (neither /sys nor NVML says)\n");
-        else
-            printf("   PCIe link: Gen%d x%d now (%.1f GB/s each way in theory), Gen%d x%d at most%s\n",
-                   p->link_gen, p->link_width, platform_link_gbps(p->link_gen, p->link_width),
-                   p->link_gen_max, p->link_width_max,
-                   p->link_gen < p->link_gen_max || p->link_width < p->link_width_max
-                   ? " (an idle link may slow down to save power and speed up under load)" : "");
-    }
+        printf("   transparent huge pages: %s\n", thp_text(p->thp));
+    if (facts & PF_LINK)
+        describe_link(p);
     if (facts & PF_MEMORY) {
         if (p->mem_free)
             printf("   GPU memory: %.1f GiB free of %.1f GiB\n", p->mem_free / 1073741824.0,
                    p->mem_total / 1073741824.0);
         else
-            printf("   GPU memory: %.1f GiB (how much is free: unknown)\n", p->mem_total / 1073741824.0);
+            printf("   GPU memory: %.1f GiB (how much is free: unknown)\n",
+                   p->mem_total / 1073741824.0);
     }
     if (facts & PF_PROCESSES) {
-        if (p->pid_namespace == 1 || p->nvml_lists_self == 0)
-            printf("   processes: this program runs in a container's PID namespace, where NVML cannot list the processes on the GPU\n");
+        if (p->nvml_lists_self == 0 || (p->nvml_lists_self < 0 && p->pid_namespace == 1))
+            printf("   processes: this program runs in a container's PID namespace, where NVML "
+                   "cannot list the processes on the GPU\n");
         else if (p->others >= 0)
-            printf("   processes: NVML lists %d other process%s on this GPU\n", p->others, p->others == 1 ? "" : "es");
+            printf("   processes: NVML lists %d other process%s on this GPU\n", p->others,
+                   p->others == 1 ? "" : "es");
         else
             printf("   processes: unknown (no NVML)\n");
     }

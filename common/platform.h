@@ -17,9 +17,13 @@
  * 2. platform_read(ordinal, &p) fills struct platform for CUDA device `ordinal` (as
  *    cudaGetDevice numbers it): from the Driver API (cuInit, cuDeviceGetAttribute, ... through
  *    common/driver_loader.c), NVML (opened with dlopen; absent in some containers), /sys and
- *    /proc. It creates no context (lesson 01 counts on that) and returns cuInit's or
- *    cuDeviceGet's error when the driver cannot be used (call it with requireDriver() as the
- *    first CUDA call, or with checkDriver() later). A fact it cannot read is -1 (or "" / 0).
+ *    /proc. It calls cuInit (a lesson that shows the driver before initialisation reads the
+ *    platform after that), creates no context, and returns cuInit's or cuDeviceGet's error
+ *    when the driver cannot be used (call it with requireDriver() as the first CUDA call, or
+ *    with checkDriver() later). A fact it cannot read is -1 (or "" / 0). Over the toolkit's
+ *    stub, tests/shims' forwarding driver answers it (an emulated device): a lesson that reads
+ *    the platform first can print what it decides before the stub stops it (the runtime stops
+ *    at its first call there).
  *
  * 3. platform_describe(&p, facts) prints "This machine:" and one indented line per fact asked
  *    for (PF_* flags, OR-ed), each with what it means for what a program can show here:
