@@ -9,8 +9,9 @@
 # An exercise with a file exercises/NAME/files (the names of the files the student owns, one a
 # line) is built from those files only, of exercises/NAME/ (or solutions/NAME/), and from the
 # teacher's harness: harness/NAME/*.c *.cu (or the lesson's harness/*.c *.cu when there is no
-# harness/NAME/), which holds main() and judges; harness/NAME/wrap names the functions the
-# harness counts (linked with --wrap=FUNCTION: the harness defines __wrap_FUNCTION).
+# harness/NAME/), which holds main() and reports what it saw (the tests judge);
+# harness/NAME/wrap (or harness/NAME.wrap) names the functions the harness counts (linked
+# with --wrap=FUNCTION: the harness defines __wrap_FUNCTION).
 # make exercise-from EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir builds INTO/NAME the same way
 # from the student's files found in FROM (the tests grade wrong and alternative solutions so).
 # BUILD=dir (on the command line) builds into another folder; HOST_SANITIZE=1 uses build-hostsan.
@@ -83,7 +84,7 @@ $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 # every .c and .cu file of its folder) and the harness's, see the top of this file.
 student_srcs = $(if $(wildcard exercises/$(2)/files),$(addprefix $(1)/$(2)/,$(filter %.c %.cu,$(shell cat 'exercises/$(2)/files'))),$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu))
 harness_srcs = $(if $(wildcard harness/$(1)/),$(wildcard harness/$(1)/*.c harness/$(1)/*.cu),$(if $(wildcard exercises/$(1)/files),$(wildcard harness/*.c harness/*.cu)))
-harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 2>/dev/null),-Xlinker --wrap=$(f))
+harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 'harness/$(1).wrap' 2>/dev/null),-Xlinker --wrap=$(f))
 define exercise_rule
 $(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS)
 	@mkdir -p $$(call q,$$(@D))

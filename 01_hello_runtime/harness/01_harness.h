@@ -2,7 +2,7 @@
 #ifndef EX01_HARNESS_H
 #define EX01_HARNESS_H
 #include <stdlib.h>
-#include "harness.h"
+#include "exercise_harness.h"
 
 /* Case k of the seed: n floats through a buffer of the current context (cuMemAlloc, there and
  * back). Reports "caseK N SUM", or "caseK none" when it could not be done. */

@@ -2,7 +2,7 @@
 #ifndef EX02_HARNESS_H
 #define EX02_HARNESS_H
 #include <string.h>
-#include "harness.h"
+#include "exercise_harness.h"
 
 static inline bool make_context(CUcontext *ctx, CUdevice dev)
 {

@@ -4,7 +4,7 @@
 #define EX03_HARNESS_H
 #include <stdlib.h>
 #include <string.h>
-#include "harness.h"
+#include "exercise_harness.h"
 
 #define ROUNDS 7
 

@@ -1,13 +1,15 @@
 /*
  * 04_streams_overlap/harness/harness.h - what an exercise's pipeline.c sees.
  *
- * Every exercise is three files: pipeline.c (yours to edit), main.c (the harness: options,
- * buffers, the sequential baseline, timing and verification; do not edit) and kernel.cu
- * (the lesson's kernel). The harness calls the four functions below, which pipeline.c
- * defines, times exercise_issue() (from the call until cudaDeviceSynchronize returns),
- * compares the result with the sequential run bit for bit, and passes when your pipeline
- * is faster than the sequential run by the pass mark it prints (half way from 1x to the best
- * speed-up the pipeline's model allows, measured in the same run on this card).
+ * Every exercise is one file of yours, pipeline.c (exercises/NAME/files names it: the only file
+ * a grader takes from you); the rest is the harness's (harness/harness_main.c: options, buffers,
+ * the sequential baseline, timing and verification; harness/kernel.cu: the lesson's kernel).
+ * The harness calls the four functions below, which pipeline.c defines, times
+ * exercise_issue() (from the call until cudaDeviceSynchronize returns, by its own clock),
+ * compares the result with the sequential run bit for bit on output it poisoned first, and
+ * passes when your pipeline is faster than the sequential run by the pass mark it prints (half
+ * way from 1x to the best speed-up the pipeline's model allows, measured in the same run on this
+ * card and knowing how many copy engines it has).
  */
 #ifndef LESSON04_HARNESS_H
 #define LESSON04_HARNESS_H

@@ -1,6 +1,7 @@
 /*
- * 04_streams_overlap/harness/harness_main.c - the fixed part of every exercise (each
- * exercise's main.c includes this file). Do not edit: your work is pipeline.c.
+ * 04_streams_overlap/harness/harness_main.c - the fixed part of every exercise, built from the
+ * teacher's tree with the student's pipeline.c (common/lesson.mk: exercises/NAME/files names the
+ * one file that is the student's; main() and the kernel, harness/kernel.cu, are the harness's).
  *
  *   1. allocate (host memory through your exercise_host_alloc) and make your streams;
  *   2. the sequential baseline: the whole copy in, kernel and copy out in your first
@@ -9,9 +10,13 @@
  *      return (host time: it also counts any time your calls keep the host waiting);
  *   4. the claims: same result bit for bit, and faster than the baseline by at least the pass
  *      mark, which comes from this run on this card: half way from 1x to the best speed-up
- *      the pipeline's model allows (the three stages timed alone from pinned memory: the
- *      slowest stage plus one chunk of each of the others), so that a correct pipeline passes
- *      on any card and one that does not overlap fails on any card.
+ *      the pipeline's model allows (the three stages timed alone from pinned memory: with two
+ *      copy engines, the slowest stage plus one chunk of each of the others; with one, the
+ *      copies in and out share it: the longer of both copies and the kernel, plus one chunk
+ *      of the shorter), so that a correct pipeline passes on any card and one that does not
+ *      overlap fails on any card.
+ * The input comes from --seed (fresh for each grading run); the grader (tests/exercises)
+ * judges the lines "harness: KEY VALUE" (common/exercise_harness.h), the last "harness: end SEED".
  * --work auto (the default) sets the kernel's work so that it takes about 1.2x a copy on this
  * card, as the lesson does: a balance where overlap can pay off.
  */
@@ -22,13 +27,46 @@
 #include <string.h>
 
 #include "harness.h"
+#include "exercise_harness.h"
 
 #define MAX_REPS 50
+
+/* Exercise "driver" is linked with --wrap for the copies (harness/driver.wrap): the harness
+ * counts the student's Driver API and runtime copies during exercise_issue(). In the other
+ * exercises nothing is wrapped, the counters stay 0 and the weak __real_ functions are unused. */
+static int counting, driver_copies, runtime_copies;
+CUresult __real_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s) __attribute__((weak));
+CUresult __real_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s) __attribute__((weak));
+cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k, cudaStream_t s)
+    __attribute__((weak));
+CUresult __wrap_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s)
+{
+    driver_copies += counting;
+    return __real_cuMemcpyHtoDAsync_v2(d, h, b, s);
+}
+CUresult __wrap_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s)
+{
+    driver_copies += counting;
+    return __real_cuMemcpyDtoHAsync_v2(h, d, b, s);
+}
+cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k, cudaStream_t s)
+{
+    runtime_copies += counting;
+    return __real_cudaMemcpyAsync(dst, src, b, k, s);
+}
+
+static bool counted_issue(const struct pipeline *p)
+{
+    counting = 1;
+    bool ok = exercise_issue(p);
+    counting = 0;
+    return ok;
+}
 
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: %s [--device N] [--elements N] [--streams N] [--work N] [--reps N]\n"
+            "usage: %s [--device N] [--elements N] [--streams N] [--work N] [--reps N] [--seed N]\n"
             "A 04_streams_overlap exercise: times your pipeline (pipeline.c) against the same\n"
             "work in sequence, checks its result, and passes at the pass mark it prints: half\n"
             "way from 1x to the speed-up the pipeline's model allows on this card.\n"
@@ -38,6 +76,7 @@ static void usage(FILE *to)
             "  -w, --work N|auto  multiply-adds per element (default auto: the kernel takes\n"
             "                     about 1.2x a copy on this card)\n"
             "  -r, --reps N       timed repetitions after a warm-up (default 3)\n"
+            "  -S, --seed N       the input's seed (default 1)\n"
             "  -h, --help         this text\n"
             "exit status: 0 passed, 1 a check or CUDA call failed, 2 bad command line, 77 no GPU\n",
             lesson_prog, HARNESS_MAX_STREAMS);
@@ -86,7 +125,7 @@ static bool stage_alone(const struct pipeline *p, float *pinned, int op, int rep
 /* The model: the three stages alone from pinned memory; with --work auto, first the work that
  * makes the kernel about 1.2x the slower copy. *allowed: the best speed-up of `streams` chunks
  * over the sequential sum (the slowest stage plus one chunk of each of the others). */
-static bool model(struct pipeline *p, bool auto_work, int reps, double st[3], double *allowed)
+static bool model(struct pipeline *p, bool auto_work, int reps, int engines, double st[3], double *allowed)
 {
     float *pinned = NULL;
     bool ok = checkRuntime(cudaMallocHost((void **)&pinned, p->n * sizeof(float)));
@@ -107,6 +146,10 @@ static bool model(struct pipeline *p, bool auto_work, int reps, double st[3], do
     if (ok) {
         int slow = st[1] > st[0] ? (st[1] > st[2] ? 1 : 2) : (st[0] > st[2] ? 0 : 2);
         double ideal = st[slow] + (st[0] + st[1] + st[2] - st[slow]) / p->streams;
+        if (engines < 2) { /* one copy engine: the copies in and out take turns on it */
+            double copies = st[0] + st[2], longer = copies > st[1] ? copies : st[1];
+            ideal = longer + (copies + st[1] - longer) / p->streams;
+        }
         *allowed = (st[0] + st[1] + st[2]) / ideal;
     }
     return ok;
@@ -136,18 +179,19 @@ static bool timed(const struct pipeline *p, bool (*issue)(const struct pipeline 
 
 /* The model, the sequential baseline, your pipeline, and the claims. False: a CUDA call failed. */
 static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long device,
-                  const char *name)
+                  const char *name, int engines)
 {
     size_t bytes = p->n * sizeof(float);
     double st[3], allowed;
-    if (!model(p, auto_work, reps, st, &allowed))
+    if (!model(p, auto_work, reps, engines, st, &allowed))
         return false;
     double pass_mark = 1 + 0.5 * (allowed - 1);
     printf("%s on device %ld, \"%s\": %zu floats, %d streams, work %d%s\n", lesson_prog, device,
            name, p->n, p->streams, p->work, auto_work ? " (auto: the kernel about 1.2x a copy)" : "");
     printf("the model (stages alone, pinned): copy in %.2f ms, kernel %.2f ms, copy out %.2f ms;\n"
-           "%d chunks allow at most %.2fx over the sequential sum\n",
-           st[0], st[1], st[2], p->streams, allowed);
+           "%d chunks allow at most %.2fx over the sequential sum (%d copy engine%s%s)\n",
+           st[0], st[1], st[2], p->streams, allowed, engines, engines == 1 ? "" : "s",
+           engines < 2 ? ": the copies in and out take turns" : "");
 
     double t_seq, t_pipe;
     if (!timed(p, sequential, reps, &t_seq))
@@ -155,10 +199,10 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
     memcpy(ref, p->host_out, bytes);
     size_t stride = p->n / 4096 ? p->n / 4096 : 1, wrong = 0;
     for (size_t i = 0; i < p->n; i += stride) {
-        float want = work_on_host(work_input(i), p->work);
+        float want = work_on_host(p->host_in[i], p->work);
         wrong += memcmp(&want, &ref[i], sizeof want) != 0;
     }
-    if (!timed(p, exercise_issue, reps, &t_pipe))
+    if (!timed(p, counted_issue, reps, &t_pipe))
         return false;
     bool same = memcmp(p->host_out, ref, bytes) == 0;
     printf("sequential:    %8.2f ms\n", t_seq);
@@ -170,6 +214,10 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
     claim(t_seq / t_pipe >= pass_mark,
           "your pipeline is %.2fx faster than the sequential run (%.2fx needed: the pass mark)",
           t_seq / t_pipe, pass_mark);
+    /* For the grader: the same facts, and sums it can check against the seed. */
+    harness_report("result", "%s %s", wrong == 0 ? "right" : "wrong", same ? "identical" : "different");
+    harness_report("speedup", "%.3f %.3f %.3f", t_seq / t_pipe, pass_mark, allowed);
+    harness_report("copies", "%d %d", driver_copies, runtime_copies); /* "driver" only: see the top */
     return true;
 }
 
@@ -177,16 +225,17 @@ int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
     argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
-    long device = 0, elements = 16L << 20, streams = 8, work = 0 /* auto */, reps = 3;
+    long device = 0, elements = 16L << 20, streams = 8, work = 0 /* auto */, reps = 3, seed = 1;
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'}, {"elements", required_argument, NULL, 'n'},
         {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
         {"reps", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
+        {"seed", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     int opt;
     bool good = true;
-    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:h", options, NULL)) != -1) {
+    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:h", options, NULL)) != -1) {
         switch (opt) {
         case 'd': good = parse_long(optarg, 0, 1023, "--device", &device); break;
         case 'n': good = parse_long(optarg, 1024, 1L << 30, "--elements", &elements); break;
@@ -198,6 +247,7 @@ int main(int argc, char **argv)
                 good = parse_long(optarg, 1, 1000000, "--work (or 'auto')", &work);
             break;
         case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &reps); break;
+        case 'S': good = parse_long(optarg, 1, 2147483646L, "--seed", &seed); break;
         case 'h': usage(stdout); return EXIT_OK;
         default: good = false; break;
         }
@@ -226,10 +276,12 @@ int main(int argc, char **argv)
     size_t bytes = p.n * sizeof(float);
     float *ref = NULL;
     struct cudaDeviceProp prop;
+    int engines = 2;
     /* cudaFree(NULL) makes sure the device's primary context exists and is current, so that an
      * exercise may allocate with the Driver API (exercise "driver") in the runtime's context. */
     if (!checkRuntime(cudaSetDevice((int)device)) || !checkRuntime(cudaFree(NULL)) ||
-        !checkRuntime(cudaGetDeviceProperties(&prop, (int)device))) {
+        !checkRuntime(cudaGetDeviceProperties(&prop, (int)device)) ||
+        !checkRuntime(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, (int)device))) {
         ok = false;
         goto cleanup;
     }
@@ -249,9 +301,14 @@ int main(int argc, char **argv)
         ok = false;
         goto cleanup;
     }
-    for (size_t i = 0; i < p.n; i++)
-        p.host_in[i] = work_input(i);
-    ok = judge(&p, ref, work == 0, (int)reps, device, prop.name);
+    /* Fresh input from the seed: values in [-1, 1), as work_input() gives (MINSTD). */
+    uint64_t s = harness_case_seed((uint32_t)seed, 0);
+    for (size_t i = 0; i < p.n; i++) {
+        s = s * 48271u % 2147483647u;
+        p.host_in[i] = (float)(s % 65536u) / 32768.0f - 1.0f;
+    }
+    harness_report("input", "%zu %d %.1f", p.n, p.streams, harness_sum(p.host_in, p.n) * 32768.0);
+    ok = judge(&p, ref, work == 0, (int)reps, device, prop.name, engines);
 
 cleanup:
     for (int i = 0; i < p.streams; i++)
@@ -268,5 +325,7 @@ cleanup:
     if (p.host_out)
         exercise_host_free(p.host_out);
     free(ref);
+    if (ok)
+        harness_report("end", "%ld", seed);
     return verdict(ok);
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <nvrtc.h>
-#include "harness.h"
+#include "exercise_harness.h"
 
 /* Compiles `source` for device dev: *image (malloc'd) is a cubin, or PTX when NVRTC cannot
  * target this GPU's SASS ("image" in the report). before/after (may be NULL) run on the program

@@ -2,44 +2,90 @@
 # tests/exercises/04_streams_overlap.bats - grades the exercises of 04_streams_overlap.
 #   make -C 04_streams_overlap check               your work (exercises/)
 #   make -C 04_streams_overlap check SOLUTIONS=1   the reference solutions
-# EXERCISE_BIN is the directory that holds the built exercise programs.
-load ../test_helper
+# EXERCISE_BIN is the directory that holds the built exercise programs: the teacher's harness
+# (04_streams_overlap/harness/) around the student's pipeline.c. The harness times the pipeline
+# by its own clock and reports "harness: KEY VALUE" lines; these tests judge them.
 
-# Runs exercise $1 and checks what every exercise must show: the same result as the
-# sequential run, and a speed-up ("speed-up: X.XXx") at least the pass mark the harness
-# computed in the same run on this card ("pass mark: Y.YYx": half way from 1x to what the
-# pipeline's model allows), never a number tuned on one card.
+setup() {
+    load ../test_helper
+    load harness
+}
+
+# The sum the harness reports of its input (values (x % 65536) / 32768 - 1, times 32768), for
+# the seed and n floats, computed here.
+input_sum() {
+    awk -v seed="$1" -v n="$2" 'BEGIN {
+        s = seed % 2147483646 + 1; sum = 0
+        for (i = 0; i < n; i++) { s = (s * 48271) % 2147483647; sum += (s % 65536) - 32768 }
+        printf "%.1f\n", sum }'
+}
+
+# Runs exercise $1 with a fresh seed (and the options after it) and checks what every exercise
+# must show: the same result as the sequential run, and a speed-up at least the pass mark the
+# harness computed in the same run on this card (half way from 1x to what the pipeline's model
+# allows with this card's copy engines), never a number tuned on one card.
 grade() {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
-    run "$EXERCISE_BIN/$1"
+    local e="$1" seed speedup mark allowed
+    shift
+    seed="$(new_seed)"
+    run_exercise "$EXERCISE_BIN/$e" --seed "$seed" "$@"
     echo "$output"
-    assert_output --partial "[ok]   your pipeline's result is identical to the sequential one"
-    local speedup mark
-    speedup="$(echo "$output" | sed -nE 's/^speed-up: +([0-9.]+)x$/\1/p')"
-    mark="$(echo "$output" | sed -nE 's/^pass mark: +([0-9.]+)x .*/\1/p')"
-    [ -n "$speedup" ] || fail "no speed-up line"
-    [ -n "$mark" ] || fail "no pass mark line"
+    assert_harness_end "$seed"
+    assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it"
+    read -r speedup mark allowed <<<"$(harness_value speedup)"
     awk -v m="$mark" 'BEGIN { exit !(m >= 1.2) }' ||
         fail "pass mark ${mark}x: the model allows too little overlap here to tell a pipeline from none"
     awk -v s="$speedup" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
         fail "speed-up ${speedup}x: the copies and kernels do not overlap yet (${mark}x needed)"
     assert_success
-    assert_output --partial "RESULT: PASS"
+    if [ "$#" -gt 0 ]; then # the odd size: check the input is this seed's
+        read -r n streams sum <<<"$(harness_value input)"
+        [ "$sum" = "$(input_sum "$seed" "$n")" ] || fail "the input the harness reported is not this run's"
+    fi
 }
 
 @test "streams: asynchronous copies in one stream per chunk overlap" {
     grade streams
 }
 
+@test "streams: the same at an odd size and stream count (3000017 floats, 7 streams)" {
+    grade streams --elements 3000017 --streams 7
+}
+
 @test "pinned: page-locked host buffers let the copies overlap the kernels" {
     grade pinned
+}
+
+@test "pinned: the same at an odd size and stream count (3000017 floats, 7 streams)" {
+    grade pinned --elements 3000017 --streams 7
 }
 
 @test "legacy: the streams overlap again despite the legacy-default-stream memset" {
     grade legacy
 }
 
+@test "legacy: the same at an odd size and stream count (3000017 floats, 7 streams)" {
+    grade legacy --elements 3000017 --streams 7
+}
+
 @test "driver: the Driver API's asynchronous copies in CU_STREAM_NON_BLOCKING streams overlap despite the legacy memset" {
     grade driver
+}
+
+@test "driver: the same at an odd size and stream count (3000017 floats, 7 streams)" {
+    grade driver --elements 3000017 --streams 7
+}
+
+@test "driver: the copies are the Driver API's (cuMemcpyHtoDAsync / cuMemcpyDtoHAsync), not the runtime's" {
+    require_gpu
+    [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
+    seed="$(new_seed)"
+    run_exercise "$EXERCISE_BIN/driver" --seed "$seed" --elements 1048576 --streams 4 --reps 1
+    assert_harness_end "$seed"
+    read -r drv rt <<<"$(harness_value copies)"
+    # a warm-up and one timed run, 4 chunks, one copy in and one out each
+    [ "$rt" = 0 ] && [ "$drv" -ge 16 ] ||
+        fail "exercise_issue made $drv Driver API asynchronous copies and $rt runtime cudaMemcpyAsync calls: the copies must be the Driver API's"
 }

@@ -15,7 +15,7 @@ new_seed() {
 }
 
 # expected_sum SEED K N A B: the sum over the N values of case K of A * x + B, the values as
-# common/harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
+# common/exercise_harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
 expected_sum() {
     awk -v seed="$1" -v k="$2" -v n="$3" -v a="$4" -v b="$5" 'BEGIN {
         s = (seed + k * 7919) % 2147483646 + 1; sum = 0

@@ -4,11 +4,11 @@
  * block sizes, then on launches that fail (2048 threads per block; a launch the harness makes
  * fail), and reports the results, the device allocations left and the copies back after a
  * failed launch (the student's cudaMalloc, cudaFree and cudaMemcpy calls are counted through
- * the linker's --wrap). It judges nothing (common/harness.h).
+ * the linker's --wrap). It judges nothing (common/exercise_harness.h).
  */
 #include <stdlib.h>
 
-#include "harness.h"
+#include "exercise_harness.h"
 #include "check_launch.h"
 
 extern int harness_sabotage, harness_launches;

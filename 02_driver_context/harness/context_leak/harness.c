@@ -4,7 +4,7 @@
  * the results, the contexts the tasks created and did not destroy (their cuCtxCreate and
  * cuCtxDestroy calls counted through the linker's --wrap), the stack at the end, and the device
  * memory the tasks did not give back beside a control sample: what one context with one such
- * buffer takes on this GPU, measured first. It judges nothing (common/harness.h).
+ * buffer takes on this GPU, measured first. It judges nothing (common/exercise_harness.h).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -3,12 +3,12 @@
  * get_mem_info() and get_per_thread_copy() (entry_point.c) and compares what they return with
  * the symbols libcuda.so.1 exports; calls cuMemGetInfo through the pointer and compares the
  * total with the runtime's; counts the student's calls of the runtime's entry-point query (the
- * linker's --wrap): each function must ask the runtime, not look the symbol up itself. It judges nothing (common/harness.h).
+ * linker's --wrap): each function must ask the runtime, not look the symbol up itself. It judges nothing (common/exercise_harness.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
-#include "harness.h"
+#include "exercise_harness.h"
 #include "entry_point.h"
 
 #if CUDA_VERSION >= 12050

@@ -4,7 +4,7 @@
  * (library.c); between them the harness, playing the library's work, allocates a buffer in the
  * current context and fills it with fresh data. Reports the library's context, the buffer's
  * owner, the stack after library_end(), the data the application reads back with the runtime,
- * and the references to the primary context left. It judges nothing (common/harness.h).
+ * and the references to the primary context left. It judges nothing (common/exercise_harness.h).
  */
 #include <stdint.h>
 

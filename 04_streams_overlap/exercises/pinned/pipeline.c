@@ -14,7 +14,7 @@
  */
 #include <stdlib.h>
 
-#include "../../harness/harness.h"
+#include "harness.h"
 
 float *exercise_host_alloc(size_t bytes) { return malloc(bytes); }
 

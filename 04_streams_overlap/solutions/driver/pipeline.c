@@ -9,7 +9,7 @@
  */
 #include <stdint.h>
 
-#include "../../harness/harness.h"
+#include "harness.h"
 
 static CUdeviceptr dptr(const float *p) { return (CUdeviceptr)(uintptr_t)p; }
 

@@ -11,7 +11,7 @@
  * per-thread changes nothing in this file, which gcc compiles: C code gets the per-thread
  * default stream with -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1, or by passing cudaStreamPerThread.
  */
-#include "../../harness/harness.h"
+#include "harness.h"
 
 float *exercise_host_alloc(size_t bytes)
 {

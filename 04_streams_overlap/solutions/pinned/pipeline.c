@@ -7,7 +7,7 @@
  * (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) is the same; cudaHostRegister pins
  * memory that malloc returned.) Pinned memory is freed with cudaFreeHost.
  */
-#include "../../harness/harness.h"
+#include "harness.h"
 
 float *exercise_host_alloc(size_t bytes)
 {

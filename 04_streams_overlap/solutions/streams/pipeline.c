@@ -8,7 +8,7 @@
  * (cudaMemcpyAsync into a single stream would be asynchronous for the host, but the stream
  * would still run one operation at a time: asynchrony is not concurrency.)
  */
-#include "../../harness/harness.h"
+#include "harness.h"
 
 float *exercise_host_alloc(size_t bytes)
 {

@@ -1,5 +1,5 @@
 /*
- * common/harness.h - what the exercises' harnesses share (NN_name/harness/NAME/, built from the
+ * common/exercise_harness.h - what the exercises' harnesses share (NN_name/harness/NAME/, built from the
  * teacher's tree, never from a submission; common/lesson.mk says how an exercise is built).
  *
  * A harness holds main(): it calls the functions the student wrote, observes their effect
@@ -10,8 +10,8 @@
  * a pasted figure cannot pass. The last line is "harness: end SEED": output cut short by a
  * student's exit() has none.
  */
-#ifndef LESSON_HARNESS_H
-#define LESSON_HARNESS_H
+#ifndef LESSON_EXERCISE_HARNESS_H
+#define LESSON_EXERCISE_HARNESS_H
 
 #include <stdarg.h>
 #include <stdint.h>
