@@ -344,3 +344,11 @@ for s in r.findall("testsuite"):
     assert_equal "$status" 77
     assert_output --partial "missing      the submission has no folder $last (lesson missing)"
 }
+
+@test "shellcheck: grading/, tests/run, .ci/run and tests/hostile/make-class are clean" {
+    command -v shellcheck >/dev/null 2>&1 || skip "shellcheck is not installed (.ci/run installs it)"
+    cd "$ROOT"
+    run shellcheck -x grading/grade grading/class grading/formats grading/sample-class grading/sandbox-run \
+        grading/lib.sh tests/run .ci/run tests/hostile/make-class
+    assert_success
+}
