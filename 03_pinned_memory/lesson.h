@@ -2,7 +2,7 @@
  * state every step reads and writes (struct lesson), the steps and the apparatus they use.
  *
  *   main.c       options and main(): the table of contents, one call per step
- *   sweep.c      steps 1 and 2: the device and its link; the bandwidth sweep
+ *   sweep.c      steps 1 and 2: the platform and the link; the bandwidth sweep
  *   cost.c       step 3: what pinning costs and when it pays off
  *   staging.c    step 4: why pageable memory is slower (staging)
  *   async.c      step 4 b): copies queued behind a kernel: when cudaMemcpyAsync returns
@@ -78,8 +78,7 @@ struct lesson {
     const char *link_source;
     double link_max_gbps; /* theoretical, per direction, at the link's maximum generation and width */
     /* the platform (step 1) */
-    bool pageable_direct;     /* the copy engine may read pageable memory itself (ATS, integrated) */
-    char pageable_how[160];   /* how this GPU reaches pageable memory, in words */
+    bool pageable_direct;     /* the GPU reads pageable memory itself (HMM, ATS, integrated) */
     char sizes_cut[200];      /* why the default sizes were cut ("" when they were not) */
     /* the control copy: PACE_BYTES pinned host to device, timed between the steps (GB/s) */
     void *pace_host;
@@ -113,7 +112,8 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 bool pace_sample(struct lesson *L);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
-bool step_1_device_and_link(struct lesson *L);   /* sweep.c */
+bool step_1_platform(struct lesson *L);          /* sweep.c: before any context */
+bool step_1_link(struct lesson *L);              /* sweep.c */
 bool step_2_bandwidth_sweep(struct lesson *L);   /* sweep.c */
 bool step_3_pinning_cost(struct lesson *L);      /* cost.c */
 bool step_4_staging(struct lesson *L);           /* staging.c */
@@ -126,10 +126,7 @@ bool step_7_driver_api(struct lesson *L);        /* driver_api.c */
 /* Reads the link of the GPU at bus_id into L (sysfs first, NVML second); false if neither
  * knows it. Sets link_gen, link_width, link_max_gen, link_max_width, link_source. */
 bool link_probe(struct lesson *L, const char *bus_id);
-/* Step 1's lines on NUMA (which node the GPU hangs off, and whether this process runs there)
- * and transparent huge pages (the kernel's setting). */
-void print_numa(const char *bus_id);
-void print_huge_pages(void);
+
 double gen_gts(int gen);
 double gen_encoding(int gen);
 const char *gen_encoding_text(int gen);
@@ -143,8 +140,11 @@ typedef bool (*enqueue_fn)(struct lesson *L, void *arg);
  * recorded in L->stream: ms[r] is the r-th repetition's time in milliseconds (events). */
 bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms);
 
-/* One warm-up, then 5 timed repetitions: their median in milliseconds. */
+/* One warm-up, then 5 timed repetitions: their median in milliseconds (and their spread,
+ * (max-min)/median). */
 bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms);
+bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *median_ms,
+                         double *spread);
 
 /* ---- timing.c: small helpers ---------------------------------------------------------------- */
 double gbps(size_t bytes, double ms);

@@ -5,8 +5,6 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dlfcn.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lesson.h"
@@ -118,77 +116,4 @@ static bool link_from_nvml(struct lesson *L, const char *bus_id)
 bool link_probe(struct lesson *L, const char *bus_id)
 {
     return link_from_sysfs(L, bus_id) || link_from_nvml(L, bus_id);
-}
-
-/* ---- NUMA and huge pages (step 1) ------------------------------------------------------ */
-
-/* Marks in `set` the CPUs of a sysfs list such as "0-15,32-47"; false if unreadable. */
-static bool read_cpulist(const char *path, cpu_set_t *set)
-{
-    FILE *f = fopen(path, "r");
-    char text[4096];
-    bool ok = f && fgets(text, sizeof text, f);
-    if (f)
-        fclose(f);
-    CPU_ZERO(set);
-    for (char *p = text; ok && *p && *p != '\n';) {
-        char *end;
-        long a = strtol(p, &end, 10), b = a;
-        if (end == p)
-            return false;
-        if (*end == '-')
-            b = strtol(end + 1, &end, 10);
-        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
-            CPU_SET((int)c, set);
-        p = *end == ',' ? end + 1 : end;
-    }
-    return ok;
-}
-
-void print_numa(const char *bus_id)
-{
-    char dir[64], path[128];
-    double node = -1;
-    sysfs_name(bus_id, dir, sizeof dir);
-    if (!read_sysfs_number(dir, "numa_node", &node) || node < 0) {
-        printf("   NUMA: the host does not say which node the GPU hangs off (one node, or not told)\n");
-        return;
-    }
-    cpu_set_t near, mine, both;
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", (int)node);
-    if (!read_cpulist(path, &near) || sched_getaffinity(0, sizeof mine, &mine) != 0) {
-        printf("   NUMA: the GPU hangs off node %d (its CPUs could not be read)\n", (int)node);
-        return;
-    }
-    CPU_AND(&both, &near, &mine);
-    int n_mine = CPU_COUNT(&mine), n_both = CPU_COUNT(&both), n = (int)node;
-    printf("   NUMA: the GPU hangs off node %d; this process may run on %d CPUs, %d of them on that "
-           "node: ", n, n_mine, n_both);
-    if (n_both == n_mine)
-        printf("near the GPU\n");
-    else
-        printf("%s (numactl --cpunodebind=%d --membind=%d runs it near)\n",
-               n_both ? "partly near" : "far from it (through the far node a copy can lose much of its rate)",
-               n, n);
-}
-
-void print_huge_pages(void)
-{
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-    char text[128] = "";
-    bool ok = f && fgets(text, sizeof text, f);
-    if (f)
-        fclose(f);
-    char *open = ok ? strchr(text, '[') : NULL, *close = open ? strchr(open, ']') : NULL;
-    if (!close) {
-        printf("   transparent huge pages: not known here\n");
-        return;
-    }
-    *close = '\0';
-    printf("   transparent huge pages: %s (%s)\n", open + 1,
-           strcmp(open + 1, "always") == 0
-               ? "malloc'd memory gets 2 MiB pages where it can: fewer page faults, so pageable "
-                 "memory is cheaper to make (step 3)"
-           : strcmp(open + 1, "madvise") == 0 ? "only memory a program asks for gets 2 MiB pages"
-                                              : "4 KiB pages only");
 }

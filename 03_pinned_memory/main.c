@@ -208,7 +208,9 @@ static size_t host_available(void)
 static bool fit_sizes(struct lesson *L)
 {
     size_t free_dev = 0, total_dev = 0, host = host_available(), max = L->opt.max;
-    if (!checkRuntime(cudaSetDevice((int)L->opt.device)) ||
+    /* the first call that makes a context: where it cannot (the toolkit's stub driver, reached
+     * through a shim that answered the queries before it), exit 77 with the reason */
+    if (!requireRuntime(cudaSetDevice((int)L->opt.device)) ||
         !checkRuntime(cudaMemGetInfo(&free_dev, &total_dev)))
         return false;
     if (L->opt.max_given)
@@ -304,10 +306,10 @@ int main(int argc, char **argv)
     /* the steps, in order; after each, the control copy is timed again (timing.c): from step 1
      * on, whose copies have woken the link from its idle speed */
     static bool (*const steps[])(struct lesson *) = {
-        step_1_device_and_link, step_2_bandwidth_sweep, step_3_pinning_cost, step_4_staging,
-        step_5_zero_copy,       step_6_both_ways,       step_7_driver_api,
+        step_1_link,      step_2_bandwidth_sweep, step_3_pinning_cost, step_4_staging,
+        step_5_zero_copy, step_6_both_ways,       step_7_driver_api,
     };
-    bool ok = fit_sizes(&L);
+    bool ok = step_1_platform(&L) && fit_sizes(&L);
     if (ok)
         make_sizes(&L);
     ok = ok && lesson_open(&L);

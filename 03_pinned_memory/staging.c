@@ -208,7 +208,8 @@ static bool write_combined(struct lesson *L)
         double wc_plain = host_read_gbps(wc, bytes, false);
         double wc_stream = streaming ? host_read_gbps(wc, bytes, true) : 0;
         printf("   d) the CPU reads ordinary pinned memory at %.2f GB/s, write-combined memory at %.2f GB/s\n"
-               "   (%.1fx slower) with plain loads", pinned_plain, wc_plain, pinned_plain / wc_plain);
+               "   (pinned/write-combined %.1fx) with plain loads", pinned_plain, wc_plain,
+               pinned_plain / wc_plain);
         if (streaming)
             printf(", at %.2f GB/s with streaming loads (MOVNTDQA)", wc_stream);
         printf(";\n   it first filled new memory (step 3) at %.2f GB/s pinned, %.2f GB/s write-combined\n",

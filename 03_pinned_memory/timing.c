@@ -27,13 +27,21 @@ bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void 
     return true;
 }
 
-bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms)
+bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *median_ms,
+                         double *spread)
 {
     double t[5];
     if (!time_events(L, 1, 5, work, arg, t))
         return false;
     *median_ms = median_of(t, 5);
+    if (spread)
+        *spread = (t[4] - t[0]) / t[2];
     return true;
+}
+
+bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms)
+{
+    return time_median5_spread(L, work, arg, median_ms, NULL);
 }
 
 /* ---- small helpers ------------------------------------------------------------------------ */

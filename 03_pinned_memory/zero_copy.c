@@ -67,8 +67,8 @@ static bool pipeline_estimate(struct lesson *L, struct pass *host, double kernel
         return false;
     double best = both_ms > kernel_ms ? both_ms : kernel_ms;
     size_t bytes = host->words * 4;
-    printf("   pipelined explicit copies (estimate): copy in %.3f ms and copy out %.3f ms alone; both at\n"
-           "   once %.3f ms (%.1f GB/s each way); the kernel %.3f ms\n"
+    printf("   pipelined explicit copies (estimate): copy in %.3f ms and copy out %.3f ms alone;\n"
+           "   both at once %.3f ms (%.1f GB/s each way); the kernel %.3f ms\n"
            "   -> at best %.3f ms (%s); zero-copy took %.3f ms: %s wins by %.2fx\n",
            in_ms, out_ms, both_ms, gbps(bytes, both_ms), kernel_ms, best,
            both_ms >= kernel_ms ? "both copies at once" : "the kernel", zc_ms,
