@@ -33,8 +33,10 @@ SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
 INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include $(if $(wildcard harness/),-I$(CURDIR)/harness)
-# q: one word for the shell, in single quotes, whatever the name holds ($(), spaces, quotes).
-q = '$(subst ','\'',$(1))'
+# q: one word for the shell whatever the name holds ($(), spaces, quotes, ...): as it is when it
+# holds only letters, digits and _./+-= (what the output shows), else in single quotes.
+unsafe = $(strip $(subst =,,$(subst -,,$(subst +,,$(subst /,,$(subst .,,$(subst _,,$(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(subst Z,,$(subst Y,,$(subst X,,$(subst W,,$(subst V,,$(subst U,,$(subst T,,$(subst S,,$(subst R,,$(subst Q,,$(subst P,,$(subst O,,$(subst N,,$(subst M,,$(subst L,,$(subst K,,$(subst J,,$(subst I,,$(subst H,,$(subst G,,$(subst F,,$(subst E,,$(subst D,,$(subst C,,$(subst B,,$(subst A,,$(subst z,,$(subst y,,$(subst x,,$(subst w,,$(subst v,,$(subst u,,$(subst t,,$(subst s,,$(subst r,,$(subst q,,$(subst p,,$(subst o,,$(subst n,,$(subst m,,$(subst l,,$(subst k,,$(subst j,,$(subst i,,$(subst h,,$(subst g,,$(subst f,,$(subst e,,$(subst d,,$(subst c,,$(subst b,,$(subst a,,$(1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
+q = $(if $(call unsafe,$(1)),'$(subst ','\'',$(1))',$(1))
 qall = $(foreach w,$(1),$(call q,$(w)))
 ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
@@ -48,10 +50,11 @@ COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COM
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
-.PHONY: all program run check sanitize clean help FORCE
+.PHONY: all program exercises run check sanitize clean help FORCE
 .DEFAULT_GOAL := all
 all: $(BIN) $(EXERCISE_BINS)
 program: $(BIN)
+exercises: $(EXERCISE_BINS)
 
 ifeq ($(NVCC_FOUND),)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
@@ -82,7 +85,10 @@ $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 
 # An exercise (or its solution): the student's files (those exercises/NAME/files lists, else
 # every .c and .cu file of its folder) and the harness's, see the top of this file.
-student_srcs = $(if $(wildcard exercises/$(2)/files),$(addprefix $(1)/$(2)/,$(filter %.c %.cu,$(shell cat 'exercises/$(2)/files'))),$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu))
+student_srcs = $(if $(wildcard exercises/$(2)/files),$(addprefix $(1)/$(2)/,$(filter %.c %.cu,$(shell cat 'exercises/$(2)/files'))),$(call safe_names,$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.cu)))
+# nvcc runs the link through a shell of its own, quoted or not: a file whose name holds
+# anything but letters, digits and _./+-= is left out of the build (and said so).
+safe_names = $(foreach f,$(1),$(if $(call unsafe,$(f)),$(warning $(f): left out of the build: a file name may hold only letters, digits and _./+-=),$(f)))
 harness_srcs = $(if $(wildcard harness/$(1)/),$(wildcard harness/$(1)/*.c harness/$(1)/*.cu),$(if $(wildcard exercises/$(1)/files),$(wildcard harness/*.c harness/*.cu)))
 harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 'harness/$(1).wrap' 2>/dev/null),-Xlinker --wrap=$(f))
 define exercise_rule
@@ -150,11 +156,12 @@ clean::
 
 # The lesson's own targets (the .PHONY line of its Makefile) are listed by help with the
 # Makefile's comment line "# make TARGET ..." for each.
-LESSON_TARGETS := $(filter-out all program run check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
+LESSON_TARGETS := $(filter-out all program exercises exercise-from run check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
 
 help:
 	@echo 'make            build build/$(NAME) and the exercises'
 	@echo 'make program    build build/$(NAME) only, not the exercises'
+	@echo 'make exercises  build the exercises and their solutions only'
 	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
 	@echo 'make check      grade your exercises: points per exercise; without a GPU it says it cannot grade here (SOLUTIONS=1: the reference solutions)'
 	@echo 'make sanitize   run it under compute-sanitizer: memcheck (leaks too), racecheck, synccheck, initcheck'
