@@ -36,50 +36,11 @@ load regimes
 }
 
 
-# ---- the machines students have, emulated (tests/shims: bash tests/shims/build DIR) ----------
-
-# The shims, built once per file into its temporary folder.
-shim_dir() {
-    local dir="$BATS_FILE_TMPDIR/shims"
-    if [ ! -x "$dir/libcuda.so.1" ]; then
-        bash "$ROOT/tests/shims/build" "$dir" >"$BATS_FILE_TMPDIR/shims.log" 2>&1 ||
-            fail "tests/shims/build failed: $(cat "$BATS_FILE_TMPDIR/shims.log")"
-    fi
-    echo "$dir"
-}
-
-# regime_through LESSON WRAPPER... [-- ARGS...]: as run_regime, with the lesson's program started
-# through a wrapper (unshare, compute-sanitizer).
-regime_through() {
-    require_gpu
-    local lesson="$1"; shift
-    local wrap=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do wrap+=("$1"); shift; done
-    [ "${1:-}" = "--" ] && shift
-    run "${wrap[@]}" "$(lesson_bin "$lesson")" "$@"
-    refute_line --partial "[FAIL]"
-    assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
-    assert_success
-}
-
-# Starts "$@" in the background (teardown stops it) and waits up to 30 s for FILE to appear.
-start_beside() {
-    local ready="$1"; shift
-    "$@" &
-    BACKGROUND_PID=$!
-    for _ in $(seq 300); do
-        [ -e "$ready" ] && return 0
-        kill -0 "$BACKGROUND_PID" 2>/dev/null || fail "the neighbour ($*) stopped before it was ready"
-        sleep 0.1
-    done
-    fail "the neighbour ($*) was not ready after 30 s"
-}
+# ---- the machines students have, emulated (tests/regimes.bash, tests/shims) -----------------
 
 @test "01_hello_runtime: EXCLUSIVE_PROCESS compute mode (the shim over the real driver): children one at a time, the parent's context given back" {
-    require_gpu
-    local dir
-    dir="$(shim_dir)"
-    run_regime 01_hello_runtime LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
+    build_shims
+    run_regime 01_hello_runtime LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
         CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock"
     assert_line --partial "compute mode of device 0 (cuDeviceGetAttribute): EXCLUSIVE_PROCESS: this GPU lets one process at a time use it"
     refute_line --partial "[n/j]"
@@ -89,13 +50,15 @@ start_beside() {
 
 @test "01_hello_runtime: EXCLUSIVE_PROCESS and another process holding the GPU (the shim): exit 77, the GPU is taken" {
     require_gpu
-    local dir
-    dir="$(shim_dir)"
-    start_beside "$BATS_TEST_TMPDIR/held" env LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
-        CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" "$dir/lock_probe" runtime --hold "$BATS_TEST_TMPDIR/held"
-    LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
+    build_shims
+    local held="$BATS_TEST_TMPDIR/held"
+    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
+        "$SHIMS/lock_probe" runtime --hold "$held" >"$held.log" 2>&1 &
+    BACKGROUND_PID=$!
+    wait_for_ready "$held" "$BACKGROUND_PID" "the process holding the GPU"
+    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
         run "$(lesson_bin 01_hello_runtime)"
-    rm -f "$BATS_TEST_TMPDIR/held"
+    rm -f "$held"
     assert_equal "$status" 77
     assert_line --partial "cannot run here: the GPU is busy or unavailable"
     assert_line --partial "[n/j]  which first calls start the primary context (step 2's 4 claims) - not judged here: the driver gave some child processes no context"
@@ -103,19 +66,12 @@ start_beside() {
 }
 
 @test "01_hello_runtime: in a PID namespace of its own (a container) beside a neighbour copying on the GPU" {
-    require_gpu
-    unshare -fp --mount-proc true 2>/dev/null || skip "unshare -fp --mount-proc is not allowed here (needs root)"
-    local dir
-    dir="$(shim_dir)"
-    start_beside "$BATS_TEST_TMPDIR/copying" "$dir/copy_loop" --ready "$BATS_TEST_TMPDIR/copying"
-    regime_through 01_hello_runtime unshare -fp --mount-proc
+    start_copy_neighbour
+    run_regime_contained 01_hello_runtime
 }
 
-@test "01_hello_runtime: a GPU with little free memory (another process holds all but 2 GiB): children that got no context run again alone" {
-    require_gpu
-    local dir
-    dir="$(shim_dir)"
-    start_beside "$BATS_TEST_TMPDIR/held" "$dir/hold_memory" --leave 2 --ready "$BATS_TEST_TMPDIR/held"
+@test "01_hello_runtime: a GPU with little free memory (another process holds all but 2 GiB): a child without room runs again alone" {
+    start_memory_hog 2
     run_regime 01_hello_runtime
     refute_line --partial "[n/j]"
     refute_line --partial "the child process failed"
@@ -126,8 +82,9 @@ start_beside() {
     local cs
     cs="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
     [ -x "$cs" ] || skip "no compute-sanitizer here"
-    regime_through 01_hello_runtime "$cs" --tool memcheck --error-exitcode 99 --report-api-errors no \
-        --target-processes application-only
+    local REGIME_PREFIX=("$cs" --tool memcheck --error-exitcode 99 --report-api-errors no
+                         --target-processes application-only)
+    run_regime 01_hello_runtime
     assert_line --regexp '^========= ERROR SUMMARY: 0 errors$'
     assert_line --regexp '^  \[n/j\]  a launch returns before its kernel ends - not judged here: this run is under compute-sanitizer'
 }

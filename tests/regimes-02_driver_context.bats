@@ -37,80 +37,38 @@ load regimes
     assert_output 4
 }
 
-# ---- the machines students have, emulated (tests/shims: bash tests/shims/build DIR) ----------
-
-shim_dir() {
-    local dir="$BATS_FILE_TMPDIR/shims"
-    if [ ! -x "$dir/libcuda.so.1" ]; then
-        bash "$ROOT/tests/shims/build" "$dir" >"$BATS_FILE_TMPDIR/shims.log" 2>&1 ||
-            fail "tests/shims/build failed: $(cat "$BATS_FILE_TMPDIR/shims.log")"
-    fi
-    echo "$dir"
-}
-
-# regime_through LESSON WRAPPER... [-- ARGS...]: as run_regime, with the lesson's program started
-# through a wrapper (unshare, compute-sanitizer).
-regime_through() {
-    require_gpu
-    local lesson="$1"; shift
-    local wrap=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do wrap+=("$1"); shift; done
-    [ "${1:-}" = "--" ] && shift
-    run "${wrap[@]}" "$(lesson_bin "$lesson")" "$@"
-    refute_line --partial "[FAIL]"
-    assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
-    assert_success
-}
-
-start_beside() {
-    local ready="$1"; shift
-    "$@" &
-    BACKGROUND_PID=$!
-    for _ in $(seq 300); do
-        [ -e "$ready" ] && return 0
-        kill -0 "$BACKGROUND_PID" 2>/dev/null || fail "the neighbour ($*) stopped before it was ready"
-        sleep 0.1
-    done
-    fail "the neighbour ($*) was not ready after 30 s"
-}
+# ---- the machines students have, emulated (tests/regimes.bash, tests/shims) -----------------
 
 @test "02_driver_context: EXCLUSIVE_PROCESS compute mode (the shim over the real driver): one process, its several contexts" {
-    require_gpu
-    local dir
-    dir="$(shim_dir)"
-    run_regime 02_driver_context LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
+    build_shims
+    run_regime 02_driver_context LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
         CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" -- --repeat 1
     assert_line --partial "its compute mode (cuDeviceGetAttribute): EXCLUSIVE_PROCESS: this GPU lets one process at a time use it"
 }
 
 @test "02_driver_context: EXCLUSIVE_PROCESS and another process holding the GPU (the shim): exit 77, the context refused" {
     require_gpu
-    local dir
-    dir="$(shim_dir)"
-    start_beside "$BATS_TEST_TMPDIR/held" env LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
-        CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" "$dir/lock_probe" driver --hold "$BATS_TEST_TMPDIR/held"
-    LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
+    build_shims
+    local held="$BATS_TEST_TMPDIR/held"
+    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
+        "$SHIMS/lock_probe" driver --hold "$held" >"$held.log" 2>&1 &
+    BACKGROUND_PID=$!
+    wait_for_ready "$held" "$BACKGROUND_PID" "the process holding the GPU"
+    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
         run "$(lesson_bin 02_driver_context)" --repeat 1
-    rm -f "$BATS_TEST_TMPDIR/held"
+    rm -f "$held"
     assert_equal "$status" 77
     assert_line --partial "cannot run here: the driver refused this lesson a context (CUDA_ERROR_DEVICE_UNAVAILABLE)"
     refute_line --partial "RESULT:"
 }
 
 @test "02_driver_context: in a PID namespace of its own (a container) beside a neighbour copying on the GPU" {
-    require_gpu
-    unshare -fp --mount-proc true 2>/dev/null || skip "unshare -fp --mount-proc is not allowed here (needs root)"
-    local dir
-    dir="$(shim_dir)"
-    start_beside "$BATS_TEST_TMPDIR/copying" "$dir/copy_loop" --ready "$BATS_TEST_TMPDIR/copying"
-    regime_through 02_driver_context unshare -fp --mount-proc -- --repeat 3
+    start_copy_neighbour
+    run_regime_contained 02_driver_context -- --repeat 3
 }
 
 @test "02_driver_context: a GPU with little free memory (another process holds all but 3 GiB)" {
-    require_gpu
-    local dir
-    dir="$(shim_dir)"
-    start_beside "$BATS_TEST_TMPDIR/held" "$dir/hold_memory" --leave 3 --ready "$BATS_TEST_TMPDIR/held"
+    start_memory_hog 3
     run_regime 02_driver_context -- --repeat 3
 }
 
@@ -119,7 +77,8 @@ start_beside() {
     local cs
     cs="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
     [ -x "$cs" ] || skip "no compute-sanitizer here"
-    regime_through 02_driver_context "$cs" --tool memcheck --error-exitcode 99 --report-api-errors no -- --repeat 1
+    local REGIME_PREFIX=("$cs" --tool memcheck --error-exitcode 99 --report-api-errors no)
+    run_regime 02_driver_context -- --repeat 1
     assert_line --regexp '^========= ERROR SUMMARY: 0 errors$'
     assert_line --regexp '^  \[n/j\]  a context is costly to make: .* - not judged here: this run is under compute-sanitizer'
 }
