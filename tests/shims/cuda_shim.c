@@ -222,14 +222,19 @@ static CUresult shim_get_attribute(int *v, int attr, CUdevice dev)
         if (rc == OK)
             *v = fake_attribute(attr);
     } else {
-        rc = (real_get_attribute ? real_get_attribute
-                                 : (CUresult(*)(int *, int, CUdevice))real("cuDeviceGetAttribute"))(v, attr, dev);
+        CUresult (*get)(int *, int, CUdevice) = real_get_attribute;
+        if (!get)
+            *(void **)&get = real("cuDeviceGetAttribute");
+        rc = get(v, attr, dev);
     }
     if (rc == OK)
         override_attribute(v, attr);
     return rc;
 }
-CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice dev) { return shim_get_attribute(v, attr, dev); }
+CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice dev)
+{
+    return shim_get_attribute(v, attr, dev);
+}
 
 static CUresult shim_init(unsigned flags)
 {
@@ -296,7 +301,10 @@ static CUresult shim_device_name(char *name, int len, CUdevice dev)
     }
     return rc;
 }
-CUresult cuDeviceGetName(char *name, int len, CUdevice dev) { return shim_device_name(name, len, dev); }
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    return shim_device_name(name, len, dev);
+}
 
 static CUresult shim_total_mem(size_t *bytes, CUdevice dev)
 {
@@ -321,7 +329,10 @@ static CUresult shim_bus_id(char *bus, int len, CUdevice dev)
     }
     return ((CUresult(*)(char *, int, CUdevice))real("cuDeviceGetPCIBusId"))(bus, len, dev);
 }
-CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice dev) { return shim_bus_id(bus, len, dev); }
+CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice dev)
+{
+    return shim_bus_id(bus, len, dev);
+}
 
 /* ---- contexts: exclusive-process and prohibited modes ---------------------------------- */
 
@@ -431,7 +442,9 @@ static CUresult shim_retain(CUcontext *ctx, CUdevice dev)
         trace("cuDevicePrimaryCtxRetain(%d) -> 0 (emulated)", dev);
         return OK;
     }
-    rc = ((CUresult(*)(CUcontext *, CUdevice))(real_retain ? real_retain : real("cuDevicePrimaryCtxRetain")))(ctx, dev);
+    CUresult (*retain)(CUcontext *, CUdevice);
+    *(void **)&retain = real_retain ? real_retain : real("cuDevicePrimaryCtxRetain");
+    rc = retain(ctx, dev);
     if (rc != OK)
         give(dev, 1);
     trace("cuDevicePrimaryCtxRetain(%d) -> %d", dev, rc);
@@ -441,7 +454,9 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) { return shim_re
 
 static CUresult shim_release(CUdevice dev)
 {
-    CUresult rc = S.fake ? OK : ((CUresult(*)(CUdevice))(real_release ? real_release : real("cuDevicePrimaryCtxRelease_v2")))(dev);
+    CUresult (*release)(CUdevice);
+    *(void **)&release = real_release ? real_release : real("cuDevicePrimaryCtxRelease_v2");
+    CUresult rc = S.fake ? OK : release(dev);
     if (rc == OK)
         give(dev, 1);
     return rc;
@@ -451,7 +466,9 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return shim_release(dev); }
 
 static CUresult shim_reset(CUdevice dev)
 {
-    CUresult rc = S.fake ? OK : ((CUresult(*)(CUdevice))(real_reset ? real_reset : real("cuDevicePrimaryCtxReset_v2")))(dev);
+    CUresult (*reset)(CUdevice);
+    *(void **)&reset = real_reset ? real_reset : real("cuDevicePrimaryCtxReset_v2");
+    CUresult rc = S.fake ? OK : reset(dev);
     /* the primary context is gone whatever its count; created contexts stay */
     if (rc == OK) {
         int mine = 0;
@@ -470,34 +487,38 @@ CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return shim_reset(dev); }
 
 /* cuCtxCreate: v2 (ctx, flags, dev), v3 (ctx, affinity params, n, flags, dev), v4 (ctx,
  * CUctxCreateParams *, flags, dev: CUDA 13). */
-CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
+/* After the real cuCtxCreate answered rc for a context take() allowed. */
+static CUresult created_one(CUresult rc, CUcontext *ctx, CUdevice dev)
 {
-    CUresult rc = take(dev);
-    if (rc == OK && (rc = ((CUresult(*)(CUcontext *, unsigned, CUdevice))real("cuCtxCreate_v2"))(ctx, flags, dev)) == OK)
+    if (rc == OK)
         remember(*ctx, dev);
-    else if (rc != ERR_DEVICE_UNAVAILABLE)
+    else
         give(dev, 1);
     return rc;
+}
+
+CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
+{
+    CUresult (*create)(CUcontext *, unsigned, CUdevice);
+    *(void **)&create = real("cuCtxCreate_v2");
+    CUresult rc = take(dev);
+    return rc != OK ? rc : created_one(create(ctx, flags, dev), ctx, dev);
 }
 
 CUresult cuCtxCreate_v3(CUcontext *ctx, void *params, int n, unsigned flags, CUdevice dev)
 {
+    CUresult (*create)(CUcontext *, void *, int, unsigned, CUdevice);
+    *(void **)&create = real("cuCtxCreate_v3");
     CUresult rc = take(dev);
-    if (rc == OK && (rc = ((CUresult(*)(CUcontext *, void *, int, unsigned, CUdevice))real("cuCtxCreate_v3"))(ctx, params, n, flags, dev)) == OK)
-        remember(*ctx, dev);
-    else if (rc != ERR_DEVICE_UNAVAILABLE)
-        give(dev, 1);
-    return rc;
+    return rc != OK ? rc : created_one(create(ctx, params, n, flags, dev), ctx, dev);
 }
 
 CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags, CUdevice dev)
 {
+    CUresult (*create)(CUcontext *, void *, unsigned, CUdevice);
+    *(void **)&create = real("cuCtxCreate_v4");
     CUresult rc = take(dev);
-    if (rc == OK && (rc = ((CUresult(*)(CUcontext *, void *, unsigned, CUdevice))real("cuCtxCreate_v4"))(ctx, params, flags, dev)) == OK)
-        remember(*ctx, dev);
-    else if (rc != ERR_DEVICE_UNAVAILABLE)
-        give(dev, 1);
-    return rc;
+    return rc != OK ? rc : created_one(create(ctx, params, flags, dev), ctx, dev);
 }
 
 CUresult cuCtxDestroy_v2(CUcontext ctx)
@@ -545,8 +566,9 @@ static const struct {
 static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version,
                                       uint64_t flags, int *status)
 {
-    CUresult rc = ((CUresult(*)(const char *, void **, int, uint64_t, int *))real("cuGetProcAddress_v2"))(
-        symbol, pfn, version, flags, status);
+    CUresult (*get)(const char *, void **, int, uint64_t, int *);
+    *(void **)&get = real("cuGetProcAddress_v2");
+    CUresult rc = get(symbol, pfn, version, flags, status);
     trace("cuGetProcAddress(%s, %d) -> %d", symbol ? symbol : "(null)", version, rc);
     if (!symbol)
         return rc;
@@ -568,7 +590,8 @@ static CUresult shim_get_proc_address(const char *symbol, void **pfn, int versio
     }
     return rc;
 }
-CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, int *status)
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
+                             int *status)
 {
     return shim_get_proc_address(symbol, pfn, version, flags, status);
 }
