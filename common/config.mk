@@ -5,8 +5,9 @@
 #   NVCC        the CUDA compiler (default: $(CUDA_PATH)/bin/nvcc, or nvcc on PATH)
 #   CC          the host C compiler (default: cc)
 #   ARCH        GPU architectures, e.g. ARCH=90 or ARCH="80 90" or ARCH=sm_90
-#               (default: the visible GPU's; with none, every architecture of
-#               75 80 86 89 90 100 120 that this nvcc can build: nvcc --list-gpu-code)
+#               (default: the visible GPUs' that this nvcc can build, nvcc --list-gpu-code;
+#               with none visible, every architecture of 75 80 86 89 90 100 120 it can build;
+#               a GPU it cannot build for stops the build saying what to install)
 #               PTX for the last one is always embedded so newer GPUs can JIT it.
 #   CFLAGS      host C optimisation/extra flags (default -O2); also given to the link
 #   LDFLAGS     extra link flags (-L..., -Wl,...), given to the link through nvcc
@@ -23,16 +24,62 @@ else
 endif
 NVCC_FOUND := $(shell command -v $(NVCC) 2>/dev/null)
 
-# Default architecture: what nvidia-smi reports for the visible GPUs ("9.0" -> 90), else
-# each architecture of ARCH_CANDIDATES that the installed nvcc can build SASS for (CUDA 12.0
-# to 12.7 stop at 90, 12.8 adds 100 and 120; CUDA 13 starts at 75). Computed once, exported.
+# Default architecture: what nvidia-smi reports for the visible GPUs ("9.0" -> 90) that the
+# installed nvcc can build SASS for (nvcc --list-gpu-code); with no GPU visible, each
+# architecture of ARCH_CANDIDATES that this nvcc can build (CUDA 12.0 to 12.7 stop at 90, 12.8
+# adds 100 and 120; CUDA 13 starts at 75). Computed once, exported. A GPU this nvcc cannot
+# build for (a V100, sm_70, with CUDA 13; an RTX 50, sm_120, with CUDA 12.7 or older) stops the
+# build with what to do (ARCH_UNSUPPORTED_MESSAGE below); where another visible GPU can be
+# built for, the build is for that one and a note names the other.
 ARCH_CANDIDATES := 75 80 86 89 90 100 120
 ifeq ($(origin ARCH),undefined)
-  ARCH := $(strip $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
-            | grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sort -u | tr '\n' ' '))
-  ifeq ($(strip $(ARCH)),)
-    NVCC_ARCHS := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
+  GPU_ARCHS := $(strip $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
+                 | grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sort -n -u | tr '\n' ' '))
+  NVCC_ARCHS := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
+  ifneq ($(GPU_ARCHS),)
+    # an nvcc that lists nothing (missing, or older than --list-gpu-code): the GPU's, unchecked
+    ARCH := $(if $(NVCC_ARCHS),$(filter $(NVCC_ARCHS),$(GPU_ARCHS)),$(GPU_ARCHS))
+    ARCH_UNSUPPORTED := $(if $(NVCC_ARCHS),$(filter-out $(NVCC_ARCHS),$(GPU_ARCHS)))
+  else
     ARCH := $(or $(filter $(NVCC_ARCHS),$(ARCH_CANDIDATES)),$(ARCH_CANDIDATES))
+  endif
+  ifneq ($(ARCH_UNSUPPORTED),)
+    NVCC_RELEASE := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+    NVCC_OLDEST := $(shell printf '%s\n' $(NVCC_ARCHS) | sort -n | head -1)
+    ARCH_NVCC_RANGE := sm_$(NVCC_OLDEST) to sm_$(shell printf '%s\n' $(NVCC_ARCHS) | sort -n | tail -1)
+    # older than the oldest this nvcc builds: a newer toolkit dropped it; else a newer GPU
+    ARCH_TOO_OLD := $(shell for a in $(ARCH_UNSUPPORTED); do [ $$a -lt $(NVCC_OLDEST) ] && echo $$a; done)
+    ifneq ($(ARCH_TOO_OLD),)
+      ifeq ($(shell [ $(NVCC_OLDEST) -ge 75 ] && echo 13),13)
+        ARCH_WHAT_TO_DO := CUDA 13 builds for sm_75 (Turing) and newer only: this GPU needs a CUDA 12.x \
+toolkit (12.x builds for sm_50 to sm_90). Install one beside this one (NVIDIA's cuda-toolkit-12-9 \
+package, or your distribution's nvidia-cuda-toolkit 12.x) and build with \
+make CUDA_PATH=/path/to/cuda-12; the driver that runs this GPU runs what CUDA 12 builds.
+      else
+        ARCH_WHAT_TO_DO := This GPU is older than any this toolkit supports: install an older CUDA \
+toolkit that still builds for it and build with make CUDA_PATH=/path/to/it.
+      endif
+    else
+      ARCH_WHAT_TO_DO := This GPU is newer than this nvcc: install the CUDA toolkit your driver \
+supports (nvidia-smi prints it as "CUDA Version"; sm_100 and sm_120 need CUDA 12.8 or newer) \
+and build with make CUDA_PATH=/path/to/it, or put its bin folder first on PATH.
+    endif
+    ifeq ($(strip $(ARCH)),)
+      define ARCH_UNSUPPORTED_MESSAGE
+The GPU here is $(addprefix sm_,$(ARCH_UNSUPPORTED)) (nvidia-smi), and this nvcc ($(NVCC), CUDA $(NVCC_RELEASE))
+cannot build for it: it builds for $(ARCH_NVCC_RANGE) (nvcc --list-gpu-code).
+$(ARCH_WHAT_TO_DO)
+(ARCH=NN builds for another architecture anyway)
+endef
+    else
+      ARCH_UNSUPPORTED_MESSAGE :=
+      $(info note: this nvcc (CUDA $(NVCC_RELEASE)) cannot build for the visible $(addprefix sm_,$(ARCH_UNSUPPORTED)) GPU: building for $(addprefix sm_,$(ARCH)) only, so the programs run on that GPU and not on the other (pick it with --device or CUDA_VISIBLE_DEVICES). $(ARCH_WHAT_TO_DO))
+    endif
+  endif
+endif
+ifneq ($(strip $(ARCH_UNSUPPORTED_MESSAGE)),)
+  ifneq ($(filter-out clean help,$(or $(MAKECMDGOALS),all)),)
+    $(error $(ARCH_UNSUPPORTED_MESSAGE))
   endif
 endif
 export ARCH
