@@ -110,6 +110,9 @@ points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.poin
     run jq -r '.exercises[0].tests[1].message' "$O/results/escape/results.json"
     assert_output --partial 'sum: 4'
     refute_output --partial 'SECRET'
+    # nothing of the teacher's solutions or graders could be read (the escape prints what it read)
+    run grep -rhoE 'read [^ ]*(solutions/|tests/exercises/)[^ ]*:' "$O/results/escape"
+    assert_output ''
 }
 
 @test "hostile: nothing written outside the sandbox: the teacher's tree, the victim's folder, no PWNED file" {
