@@ -56,13 +56,17 @@ static inline const char *owner_name(CUdeviceptr p, const CUcontext *ctx, const 
 static inline void copy_through(const char *key, CUdeviceptr p, size_t n, uint32_t seed, int k)
 {
     float *v = malloc(n * sizeof(float));
-    bool done = v != NULL;
+    CUcontext owner = NULL;
+    /* the copies run in the buffer's own context, pushed for them and popped after */
+    bool done = v != NULL && cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) == CUDA_SUCCESS &&
+                owner && cuCtxPushCurrent(owner) == CUDA_SUCCESS;
     if (done) {
         harness_fill(v, n, seed, k);
         done = cuMemcpyHtoD(p, v, n * sizeof(float)) == CUDA_SUCCESS;
         for (size_t i = 0; i < n; i++)
             v[i] = -1;
         done = done && cuMemcpyDtoH(v, p, n * sizeof(float)) == CUDA_SUCCESS;
+        done = cuCtxPopCurrent(NULL) == CUDA_SUCCESS && done;
     }
     if (done)
         harness_report(key, "%zu %.1f", n, harness_sum(v, n));

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         harness_report("layout", "%d %d %d %d", find(buf, &a, sizeof a), find(buf, &x, sizeof x),
                        find(buf, &y, sizeof y), find(buf, &n, sizeof n));
         run(axpy, seed, 0, 1000 + (int)(seed % 4096));
-        run(axpy, seed, 1, 1 << 16);
+        run(axpy, seed, 1, (1 << 16) + 4099 + (int)(seed % 1000));
         run(axpy, seed, 2, 4097 + (int)(seed % 100));
     }
     if (module)
