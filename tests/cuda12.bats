@@ -31,23 +31,32 @@ headers_for() {
         || skip "no CUDA $1 headers in $inc (sh tests/cuda12/fetch-headers$arg fetches them from NVIDIA's pip wheels)"
 }
 
-# Compiles every C file (-fsyntax-only, the suite's warning flags) with only $1 for CUDA. Twelve
-# files to a cc, as many cc at a time as there are CPUs: each file is still a translation unit
-# of its own (gcc compiles them one by one and goes on after an error), and one cc for twelve
-# costs a quarter less than twelve. Where a cc fails, its files are compiled again one by one,
-# to name each that fails with its first lines.
+# Compiles every C file (-fsyntax-only, the suite's warning flags and include folders: common/
+# and the lesson's harness/, as common/lesson.mk gives them) with only $1 for CUDA. Lesson by
+# lesson (a lesson's harness/ is on the path of its own files only, and of the graders' variants
+# of them in tests/exercises/NN_name/); twelve files to a cc, as
+# many cc at a time as there are CPUs: each file is still a translation unit of its own (gcc
+# compiles them one by one and goes on after an error), and one cc for twelve costs a quarter
+# less than twelve. Where a cc fails, its files are compiled again one by one, to name each that
+# fails with its first lines.
 compile_all() {
-    local inc="$1" files
+    local inc="$1" files lines
     files="$(c_files)"
     [ "$(wc -l <<<"$files")" -ge 20 ] || fail "found only $(wc -l <<<"$files") C files in $ROOT"
     cd "$ROOT"
-    run sh -c 'printf "%s\n" "$@" | xargs -d "\n" -n 12 -P "$(nproc 2>/dev/null || echo 2)" sh -c '\''
-        cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I$0/common -I$1"
-        shift
-        $cc "$@" >/dev/null 2>&1 && exit 0
-        for f in "$@"; do
-            $cc "$f" >/dev/null 2>&1 || { echo "FAILED: $f"; $cc "$f" 2>&1 | head -6; }
-        done'\'' "$ROOT" "'"$inc"'"' sh $files
+    # each file with its lesson (the first NN_name folder on its path), or "-"
+    mapfile -t lines < <(sed -E 's,^(.*/)?([0-9][0-9]_[^/]*)/.*,\2 &,;t;s,^,- ,' <<<"$files")
+    run sh -c 'for top in $(printf "%s\n" "$@" | cut -d" " -f1 | sort -u); do
+        extra=""
+        [ ! -d "$top/harness" ] || extra="-I$PWD/$top/harness"
+        printf "%s\n" "$@" | sed -n "s,^$top ,,p" | xargs -d "\n" -n 12 -P "$(nproc 2>/dev/null || echo 2)" sh -c '\''
+            cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I$0/common $1 -I$2"
+            shift 2
+            $cc "$@" >/dev/null 2>&1 && exit 0
+            for f in "$@"; do
+                $cc "$f" >/dev/null 2>&1 || { echo "FAILED: $f"; $cc "$f" 2>&1 | head -6; }
+            done'\'' "$PWD" "$extra" "'"$inc"'"
+    done' sh "${lines[@]}"
     assert_output ""
 }
 
