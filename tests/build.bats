@@ -172,6 +172,54 @@ setup() {
     assert_line --partial "  ARCH=86 90   ("
 }
 
+@test "ARCH: a GPU this nvcc cannot build for stops the build saying what to install; a second GPU it can build for is built for" {
+    local b="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$b"
+    # stand-ins: nvcc 13.0 (sm_75 to sm_121, in nvcc's own order) and 12.4 (sm_50 to sm_90)
+    printf '#!/bin/sh\ncase "$1" in --list-gpu-code) printf "sm_75\\nsm_80\\nsm_86\\nsm_87\\nsm_88\\nsm_89\\nsm_90\\nsm_100\\nsm_110\\nsm_103\\nsm_120\\nsm_121\\n" ;;\n--version) echo "Cuda compilation tools, release 13.0, V13.0.88" ;; esac\n' >"$b/nvcc13"
+    printf '#!/bin/sh\ncase "$1" in --list-gpu-code) printf "sm_50\\nsm_52\\nsm_60\\nsm_70\\nsm_75\\nsm_80\\nsm_86\\nsm_89\\nsm_90\\n" ;;\n--version) echo "Cuda compilation tools, release 12.4, V12.4.131" ;; esac\n' >"$b/nvcc12"
+    chmod +x "$b/nvcc13" "$b/nvcc12"
+    gpus() { printf '#!/bin/sh\nprintf "%s"\n' "$1" >"$b/nvidia-smi"; chmod +x "$b/nvidia-smi"; }
+    mk() { env -u ARCH PATH="$b:/usr/bin:/bin" make -s -C "$COPY/01_hello_runtime" "$@"; }
+    # a V100 (sm_70) with CUDA 13: no build, one message with the versions and what to install
+    gpus '7.0\n'
+    run mk -n program NVCC="$b/nvcc13"
+    assert_failure
+    assert_output --partial "The GPU here is sm_70 (nvidia-smi), and this nvcc ($b/nvcc13, CUDA 13.0)"
+    assert_output --partial "cannot build for it: it builds for sm_75 to sm_121"
+    assert_output --partial "needs a CUDA 12.x"
+    assert_output --partial "make CUDA_PATH="
+    refute_output --partial "gencode"
+    # make help and make clean still work there; ARCH given by hand is taken as it is
+    run mk help NVCC="$b/nvcc13"
+    assert_success
+    run mk -n clean NVCC="$b/nvcc13"
+    assert_success
+    run mk -n program NVCC="$b/nvcc13" ARCH=75
+    assert_success
+    assert_output --partial "arch=compute_75,code=sm_75"
+    # an RTX 50 (sm_120) with CUDA 12.4: newer than this nvcc, install what the driver supports
+    gpus '12.0\n'
+    run mk -n program NVCC="$b/nvcc12"
+    assert_failure
+    assert_output --partial "The GPU here is sm_120 (nvidia-smi), and this nvcc ($b/nvcc12, CUDA 12.4)"
+    assert_output --partial "it builds for sm_50 to sm_90"
+    assert_output --partial "newer than this nvcc"
+    assert_output --partial "CUDA 12.8 or newer"
+    # the same GPU with CUDA 13: built for, no message
+    run mk -n program NVCC="$b/nvcc13"
+    assert_success
+    assert_output --partial "arch=compute_120,code=sm_120"
+    refute_output --partial "cannot build"
+    # a V100 beside an H100 with CUDA 13: built for sm_90 only, and a note says why
+    gpus '7.0\n9.0\n'
+    run mk -n program NVCC="$b/nvcc13"
+    assert_success
+    assert_output --partial "note: this nvcc (CUDA 13.0) cannot build for the visible sm_70 GPU: building for sm_90 only"
+    assert_output --partial "arch=compute_90,code=sm_90"
+    refute_output --partial "compute_70"
+}
+
 @test "HOST_SANITIZE=1 builds the host code with ASan and UBSan into build-hostsan; the link takes CFLAGS and LDFLAGS" {
     local b="$COPY/01_hello_runtime/build-hostsan"
     run make -C "$COPY/01_hello_runtime" -j2 HOST_SANITIZE=1 LDFLAGS="-Wl,-Map,$BATS_FILE_TMPDIR/link.map" \
