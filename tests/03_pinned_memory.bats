@@ -109,10 +109,11 @@ comparable() {
 # The decisions the lesson takes from the device's attributes, said before its first context:
 # driven through the forwarding driver shim of tests/shims, which reports one asynchronous
 # engine or a GPU that reads pageable memory through the host's page tables. Over the real
-# driver (a GPU machine) the lesson then runs at a size too small to time, so that what the
-# card itself does cannot contradict the emulated attribute; over the stub driver (no GPU) the
-# runtime does not reach the shim's emulated device yet, and the test says so and skips.
+# driver the lesson then runs at a size too small to time, so that what the card itself does
+# cannot contradict the emulated attribute. Over the stub driver (no GPU) the CUDA runtime does
+# not reach the shim's emulated device (it stops at cudaGetDeviceCount), so this needs a GPU.
 shim03() {
+    require_gpu
     local dir="$BATS_FILE_TMPDIR/shim"
     [ -f "$dir/libcuda.so.1" ] || bash "$ROOT/tests/shims/build" "$dir" >"$BATS_FILE_TMPDIR/shim.log" 2>&1 ||
         fail "the shim did not build: $(tail -5 "$BATS_FILE_TMPDIR/shim.log")"
@@ -123,7 +124,7 @@ shim03() {
     assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
 }
 
-@test "attributes decide: one asynchronous engine (step 6 takes turns), pageable memory read through the host's page tables (staging not judged)" {
+@test "GPU: attributes decide (tests/shims' driver shim): one asynchronous engine (step 6 takes turns), pageable memory read through the host's page tables (staging not judged)" {
     shim03 CUDA_SHIM_ASYNC_ENGINES=1
     assert_line "   1 asynchronous engine: a copy can run beside kernels, but copies to and from the GPU take turns"
     assert_line "   so here the two copies of step 6 take turns, and step 5's pipeline adds its copies"
