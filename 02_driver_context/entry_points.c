@@ -2,7 +2,9 @@
  * cuGetProcAddress (CUDA 11.3; its query result since 12.0) and
  * cudaGetDriverEntryPointByVersion (CUDA 12.5), against dlsym, which this suite's own loader
  * (common/driver_loader.c) uses, and against linking -lcuda. */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,18 +56,48 @@ static const char *rt_status(enum cudaDriverEntryPointQueryResult q)
 #define UNSET_PROC ((CUdriverProcAddressQueryResult)99)
 #define UNSET_RT ((enum cudaDriverEntryPointQueryResult)99)
 
+/* The file of the library that holds address p ("" when unknown). */
+static const char *library_of(void *p)
+{
+    Dl_info info;
+    return p && dladdr(p, &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+/* Does another library answer as libcuda.so.1 and forward to the driver (a test shim, a
+ * virtualisation layer)? Then the functions it exports are its own, not the driver's that
+ * cuGetProcAddress hands out. Returns its file name, or NULL. */
+static const char *stand_in(void)
+{
+    void *asked = NULL;
+    CUdriverProcAddressQueryResult q;
+    void *exported = lib_sym("cuMemAlloc_v2");
+    if (cuGetProcAddress("cuMemAlloc", &asked, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS ||
+        !asked || !exported)
+        return NULL;
+    const char *mine = library_of(exported);
+    return *mine && strcmp(mine, library_of(asked)) != 0 ? mine : NULL;
+}
+
 /* An address comparison, unless a tool sits between the program and the driver (compute-
- * sanitizer, a profiler: CUDA_INJECTION64_PATH or LD_PRELOAD), which hands out its own. */
+ * sanitizer, a profiler: CUDA_INJECTION64_PATH or LD_PRELOAD) or another library answers as
+ * libcuda.so.1: each hands out functions of its own. */
 static void claim_same(bool same, const char *text)
 {
     const char *tool = getenv("CUDA_INJECTION64_PATH");
     if (!tool || !*tool)
         tool = getenv("LD_PRELOAD");
-    if (!same && tool && *tool)
+    const char *lib = same ? NULL : stand_in();
+    char why[512];
+    if (!same && tool && *tool) {
         not_judged("a tool (CUDA_INJECTION64_PATH or LD_PRELOAD) wraps the driver's entry points",
                    "%s", text);
-    else
+    } else if (lib) {
+        snprintf(why, sizeof why, "the libcuda.so.1 loaded here (%s) is not the driver's: it forwards to "
+                 "it and exports functions of its own", lib);
+        not_judged(why, "%s", text);
+    } else {
         claim(same, "%s", text);
+    }
 }
 
 /* a) cuMemAlloc three ways, and a call through the runtime's pointer. */

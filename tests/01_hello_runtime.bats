@@ -26,12 +26,16 @@ setup() {
     run env -u CUDA_LAUNCH_BLOCKING -u CUDA_MODULE_LOADING "$BIN"
     assert_success
     # the device count shows in two lines, the expected output says N there; the two
-    # variables that stay show as set or not, and add a claim when set
+    # variables that stay show as set or not, and add a claim when set; the compute mode
+    # (its lines, and what an EXCLUSIVE_PROCESS GPU adds at steps 5c and 8) is tested apart
     diff -u "$ROOT/tests/expected/01_hello_runtime.out" <(normalize <<<"$output" | sed -E \
         -e 's/cudaGetDeviceCount -> [0-9]+ device/cudaGetDeviceCount -> N device/' \
         -e 's/cudaSetDevice\([0-9]+\), one past/cudaSetDevice(N), one past/' \
         -e 's/^(   CUDA_VISIBLE_DEVICES|   CUDA_DEVICE_ORDER)=.*/\1=.../' \
         -e '/^  \[ok\]   CUDA_VISIBLE_DEVICES lists/d' \
+        -e '/^   compute mode of device [0-9]+ /{N;s/.*/   compute mode of device N: MODE/}' \
+        -e '/^      \(compute mode .*: this process gives back its context first/,+1d' \
+        -e '/this process holds no context on device/d' -e '/started a new primary context for the steps/d' \
         -e 's/^RESULT: PASS - all [0-9]+ checks passed/RESULT: PASS - all N checks passed/' |
         grep -v -F 'cannot run here' | grep -v -E '^[a-z_./]+\.c:[0-9]+: ')
 }

@@ -22,6 +22,8 @@ one_device_view() {
         -e '/^   \[device [1-9][0-9]*\]/d' -e 's/[0-9]+ device\(s\)/N device(s)/g' \
         -e 's/, PCI [0-9A-Fa-f:.#]+$/, PCI BUS/' \
         -e 's/^(     CUDA_[A-Z_]+ +=) +(\(not set\)|[^ ]+) +/\1 VALUE /' \
+        -e 's/^(   its compute mode \(cuDeviceGetAttribute\)): .*/\1: MODE/' \
+        -e '/^   one context on it at a time; if the driver refuses/d' -e '/^   lesson stops and says so \(exit 77\)$/d' \
         -e '/CUDA_VISIBLE_DEVICES lists/d' -e '/CUDA_DEVICE_ORDER=PCI_BUS_ID:/d' \
         -e 's/(module loading mode is what CUDA_MODULE_LOADING asks for) \(.*\)$/\1 (MODE)/' \
         -e 's/version [0-9]+$/version #/' -e 's/at [0-9]+ \(the driver/at # (the driver/' \
