@@ -68,7 +68,8 @@ EOF
     local dir="$BATS_TEST_TMPDIR/cache/cuda-12-debian"
     mkdir -p "$dir/bin"
     printf '#!/bin/sh\n' >"$dir/bin/nvcc"
-    chmod +x "$dir/bin/nvcc"
+    cp "$dir/bin/nvcc" "$dir/bin/nvdisasm"
+    chmod +x "$dir/bin/nvcc" "$dir/bin/nvdisasm"
     echo 12.4 >"$dir/.complete"
     stand_in apt-get 1
     stand_in apt-cache 1
@@ -143,7 +144,7 @@ cached_toolkit() {
     assert_line sm_70
     assert_line sm_90
     refute_line sm_120
-    for f in lib64/libcudart_static.a lib64/libnvrtc.so.12 lib64/libcupti.so.12 lib64/stubs/libcuda.so \
+    for f in bin/cuobjdump bin/nvdisasm lib64/libcudart_static.a lib64/libnvrtc.so.12 lib64/libcupti.so.12 lib64/stubs/libcuda.so \
              include/cuda.h include/nvrtc.h include/cupti.h include/crt/host_defines.h nvvm/bin/cicc \
              nvvm/libdevice/libdevice.10.bc; do
         [ -e "$tk/$f" ] || fail "$tk/$f is missing"
