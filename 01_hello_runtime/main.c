@@ -366,15 +366,26 @@ bool give_back_context_for_child(struct lesson *L)
     return true;
 }
 
-/* ... and after the child, the runtime's next call starts a new primary context. */
+/* ... and after the child, the runtime's next call starts a new primary context. cudaFree(0)
+ * makes sure it is started (a cudaSetDevice of the device already set may only record it);
+ * the steps that follow compare with L->primary, so it is read again and checked. */
 bool take_context_again(struct lesson *L)
 {
     if (child_plan_for(L->compute_mode) != CHILDREN_ONE_AT_A_TIME)
         return true;
-    if (!requireRuntime(cudaSetDevice(L->device)) || !checkDriver(cuCtxGetCurrent(&L->primary)))
+    CUcontext retained = NULL;
+    unsigned int flags = 0;
+    int active = -1;
+    if (!requireRuntime(cudaSetDevice(L->device)) || !checkRuntime(cudaFree(0)) ||
+        !checkDriver(cuCtxGetCurrent(&L->primary)) || !checkDriver(cuDevicePrimaryCtxRetain(&retained, L->cu_dev)) ||
+        !checkDriver(cuDevicePrimaryCtxRelease(L->cu_dev)) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
         return false;
-    printf("      (cudaSetDevice(%d) started a new primary context for the steps that follow: %p)\n",
-           L->device, (void *)L->primary);
+    printf("      (cudaSetDevice(%d), cudaFree(0): the runtime started a new primary context for the steps\n"
+           "      that follow: current %p, cuDevicePrimaryCtxRetain %p, active = %d)\n", L->device,
+           (void *)L->primary, (void *)retained, active);
+    claim(L->primary == retained && active == 1,
+          "after the child, the runtime started a new primary context and made it current here");
     return true;
 }
 

@@ -35,7 +35,7 @@ setup() {
         -e '/^  \[ok\]   CUDA_VISIBLE_DEVICES lists/d' \
         -e '/^   compute mode of device [0-9]+ /{N;s/.*/   compute mode of device N: MODE/}' \
         -e '/^      \(compute mode .*: this process gives back its context first/,+1d' \
-        -e '/this process holds no context on device/d' -e '/started a new primary context for the steps/d' \
+        -e '/this process holds no context on device/d' -e '/started a new primary context for the steps/,+1d' -e '/after the child, the runtime started a new primary context/d' \
         -e 's/^RESULT: PASS - all [0-9]+ checks passed/RESULT: PASS - all N checks passed/' |
         grep -v -F 'cannot run here' | grep -v -E '^[a-z_./]+\.c:[0-9]+: ')
 }
