@@ -156,7 +156,7 @@ bool step_8_the_driver_api(struct findings *f)
               "model allows (a bound here, as in step 3, within 5%%, the spread and two operation "
               "costs)", plain, 100 * reached, now.ideal);
     else
-        claim(reached > 0.95 && reached < 1.05,
+        claim(near_model(now.ideal, plain, spread, cost),
               "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: as fast as the model "
               "allows, as the runtime's was", plain, 100 * reached, now.ideal);
     /* Each memset is one more operation on the GPU: allow its cost, measured in step 1. */

@@ -156,6 +156,10 @@ double shortest_op(const struct model *m);
 /* The model as a bound: `measured` is no faster than `ideal` allows, beyond 5%, the spread of the
  * repetitions behind both, and two operation costs (what passes between operations). */
 bool within_bound(double ideal, double measured, double spread, double cost);
+/* The model as a target: `measured` within 5% and the spread of `ideal`, either way, give or take
+ * six operation costs (a chunk's three operations, two each: the events and hand-offs around
+ * them, a few microseconds that weigh in only when the whole run is short). */
+bool near_model(double ideal, double measured, double spread, double cost);
 
 /* main.c: allocate what struct lesson holds, release it (on every path) */
 bool lesson_allocate(const char *size_s);

@@ -119,6 +119,11 @@ bool within_bound(double ideal, double measured, double spread, double cost)
     return measured > ideal / (1.05 + spread) - 2 * cost;
 }
 
+bool near_model(double ideal, double measured, double spread, double cost)
+{
+    return measured > ideal / (1.05 + spread) - 6 * cost && measured < ideal * (1.05 + spread) + 6 * cost;
+}
+
 double largest_op_cost(const struct findings *f)
 {
     double cost = 0;

@@ -138,12 +138,12 @@ check() {
     check "a > 1.2" -v a="$allowed"
 }
 
-@test "every stream count is as fast as its model says (within 5%)" {
+@test "every stream count is as fast as its model says (5% and the spread; here 90-110% at most)" {
     lesson_output
     n="$(echo "$output" | grep -cE '\[ok\]   [0-9]+ streams?[,:] .*as fast as the model says this balance allows')"
     [ "$n" -eq 4 ] || fail "$n of the 4 stream counts judged against their model"
     echo "$output" | grep -E 'as fast as the model says' | sed -nE 's/.* ([0-9.]+)% of the model.*/\1/p' |
-        awk '{ if ($1 <= 95 || $1 >= 105) bad = 1 } END { exit bad }' || fail "a count outside 95-105%"
+        awk '{ if ($1 <= 90 || $1 >= 110) bad = 1 } END { exit bad }' || fail "a count outside 90-110%"
     speedup="$(number '^   best: ' '.*: ([0-9.]+)x faster.*')"
     check "s > 1.5" -v s="$speedup"
 }
@@ -274,7 +274,9 @@ check() {
     EXERCISE_BIN="$ROOT/$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/$LESSON.bats"
     echo "$output"
     assert_failure
-    [ "$(echo "$output" | grep -c '^not ok ')" -eq 4 ]
+    plan="$(echo "$output" | sed -nE 's/^1\.\.([0-9]+)$/\1/p' | head -1)"
+    [ -n "$plan" ] && [ "$plan" -gt 0 ] || fail "no TAP plan in the grader's output"
+    [ "$(echo "$output" | grep -c '^not ok ')" -eq "$plan" ] || fail "not every one of the $plan grader tests failed"
 }
 
 # ---- on any machine ------------------------------------------------------------------------
