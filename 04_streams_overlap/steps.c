@@ -135,8 +135,8 @@ static void same_pace(const struct findings *f, const double now[OPS], const cha
         if (before[op] >= 0.2 * sum0 && (now[op] > 1.05 * before[op] || now[op] < before[op] / 1.05))
             moved = true;
     if (!L.drift[0] && moved)
-        snprintf(L.drift, sizeof L.drift, "the three stages took %.2f, %.2f and %.2f ms in step 1 "
-                 "and %.2f, %.2f and %.2f ms %s: timings this unsteady (clocks that sag, another "
+        snprintf(L.drift, sizeof L.drift, "the three stages took %.3g, %.3g and %.3g ms in step 1 "
+                 "and %.3g, %.3g and %.3g ms %s: timings this unsteady (clocks that sag, another "
                  "program on the GPU or its link, or times too short to repeat) cannot be "
                  "compared", before[0], before[1], before[2], now[0], now[1], now[2], when);
 }
