@@ -362,7 +362,6 @@ normalize_05() {
 
 @test "the toolkit's stub driver as libcuda.so.1: exit 77, says it is the stub" {
     run_with_stub_driver "$BIN"
-    assert_output --regexp 'main\.c:[0-9]+: cuInit\(0\) failed: \(no name\) \(34\): \(no message\)'
 }
 
 @test "no driver library at all: exit 77, no loader error (NVRTC needs no driver)" {
@@ -407,12 +406,6 @@ normalize_05() {
     run "$BIN" --bogus
     assert_usage_error
     assert_line --index 0 "ptx_module: unrecognized option '--bogus'"
-    for ex in exercises/pack_extra exercises/find_kernel exercises/library_kernel \
-              solutions/pack_extra solutions/find_kernel solutions/library_kernel; do
-        run "$LESSON/build/$ex" --bogus
-        assert_equal "$status" 2
-        assert_line --index 0 "${ex#*/}: unrecognized option '--bogus'"
-    done
 }
 
 # ---- issue 12: files named on the command line, the build anywhere ------------------------
