@@ -23,6 +23,7 @@ expected_sum() {
         printf "%.1f\n", sum }'
 }
 
+# shellcheck disable=SC2154 # $output: set by bats' run
 # harness_value KEY: the value of the line "harness: KEY VALUE" of $output (the last such line).
 harness_value() {
     local v
