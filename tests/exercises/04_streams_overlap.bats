@@ -40,6 +40,7 @@ grade() {
     awk -v s="$speedup" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
         fail "speed-up ${speedup}x: the copies and kernels do not overlap yet (${mark}x needed)"
     assert_success
+    assert_harness host_buffers_kept 0 "host buffers still page-locked after exercise_host_free (a leak)"
     if [ "$#" -gt 0 ]; then # the odd size: check the input is this seed's
         read -r n streams sum <<<"$(harness_value input)"
         [ "$sum" = "$(input_sum "$seed" "$n")" ] || fail "the input the harness reported is not this run's"
