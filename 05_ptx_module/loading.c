@@ -256,7 +256,7 @@ static bool load_fatbin(struct lesson *L)
            "      load %.3f ms, cuModuleGetFunction %.3f ms; CU_FUNC_ATTRIBUTE_BINARY_VERSION: %d;\n"
            "      the JIT's info log: %s (JIT time %.3f ms)\n",
            sass[0] ? sass : "(none)", ptx[0] ? ptx : "(none)", L->load_ms[M_FATBIN], L->get_ms[M_FATBIN], bin,
-           jit_ran ? "it compiled the kernels" : "empty", (double)jit_ms);
+           jit_ran ? "it compiled the kernels" : "no kernel compiled", (double)jit_ms);
     if (L->fatbin_has_sass)
         claim(bin == expect && !jit_ran, "from the fatbin the driver took the SASS that fits this sm_%d card (sm_%d): "
               "the JIT did not run", L->card_sm, bin);
