@@ -223,9 +223,9 @@ setup() {
     require_gpu
     run make -s -C "$ROOT/01_hello_runtime" check
     assert_failure
-    assert_output --regexp 'not ok [0-9]+ first_context'
-    assert_output --regexp 'not ok [0-9]+ check_launch: a bad launch is reported'
-    assert_output --regexp 'not ok [0-9]+ thread_context'
+    assert_output --regexp 'not ok [0-9]+ first_context: make_context makes device 0.s primary context current'
+    assert_output --regexp 'not ok [0-9]+ check_launch: a failed launch is reported with its cause'
+    assert_output --regexp 'not ok [0-9]+ thread_context: the worker thread uses main.s context'
     assert_output --regexp 'not ok [0-9]+ library_shutdown: the application.s buffer survives'
 }
 
