@@ -34,6 +34,7 @@ int main(int argc, char **argv)
     uint32_t seed = harness_seed(argc, argv, "Exercise entry_point: calls get_mem_info() and "
                                              "get_per_thread_copy(), reports what they returned.");
 #if CUDA_VERSION < 12050
+    (void)seed;
     fprintf(stderr, "%s: cannot run here: cudaGetDriverEntryPointByVersion needs CUDA 12.5 headers or newer\n",
             lesson_prog);
     return EXIT_CANNOT_RUN;
