@@ -5,8 +5,9 @@
  * order of README.md, which annotates the output of each:
  *   0. the CUDA environment variables in effect, and what each changes here (environment.c);
  *   1. before any CUDA call the driver is not initialised;
- *   2. cudaGetDeviceCount initialises it but creates no context; which other first calls do
- *      (first_calls.c, one child process per call);
+ *   2. cudaGetDeviceCount initialises it but creates no context; the device's compute mode
+ *      (who may hold a context on it: machine.c decides how the child processes run); which
+ *      other first calls start a context (first_calls.c, one child process per call);
  *   3. cudaSetDevice creates the device's primary context and makes it current: the very
  *      context cuDevicePrimaryCtxRetain returns;
  *   4. the runtime and driver versions, and the rule between them;
@@ -19,7 +20,9 @@
  *   8. the primary context's lifecycle: flags before and after activation, cudaInitDevice,
  *      reference counting against the runtime's own reference, the two resets (lifecycle.c,
  *      in a child process).
- * child.c runs this program again as a child process; kernel.cu holds the device code.
+ * child.c runs this program again as a child process; kernel.cu holds the device code. On a
+ * GPU that lets one process at a time use it, this process gives its context back before the
+ * children of steps 5c and 8 run (give_back_context_for_child, take_context_again).
  */
 #define _GNU_SOURCE
 #include <getopt.h>

@@ -3,9 +3,10 @@
  *
  * "cuCtxCreate or cudaSetDevice?" The program answers with one numbered step per idea, and a
  * claim(...) line for every fact it states (README.md annotates the output):
- *   1. the explicit start: cuInit, then the devices, their names, capability and memory;
+ *   1. the explicit start: cuInit, then the devices, their names, capability and memory, and
+ *      the compute mode of the one chosen (machine.c decides from it and the driver's version);
  *   2. a context of our own with cuCtxCreate (the CUDA 13 signature), what it costs in time
- *      and in device memory;
+ *      and in device memory (judged against a control sample of free memory);
  *   3. the context stack of one thread: create, pop, push, set, as it changes;      stack.c
  *   4. memory belongs to a context: cuMemAlloc in two contexts, the owner of each;   stack.c
  *   5. the runtime on the same thread: it works in the user context that is current, and goes
