@@ -104,7 +104,14 @@ static void open_nvml(void)
 {
     N.tried = true;
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || !(N.device = platform_nvml_device(dev)))
+    CUdevice current;
+    /* the runtime's current device; a Driver API program's: its current context's device */
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        if (cuCtxGetDevice(&current) != CUDA_SUCCESS)
+            return;
+        dev = (int)current;
+    }
+    if (!(N.device = platform_nvml_device(dev)))
         return;
     *(void **)&N.processes = platform_nvml("nvmlDeviceGetComputeRunningProcesses_v3");
     *(void **)&N.pcie = platform_nvml("nvmlDeviceGetPcieThroughput");
@@ -180,10 +187,9 @@ bool gpu_shared(char *why, size_t len)
 
 bool gpu_shared_blind(char *why, size_t len)
 {
-    if (!N.tried && !N.stopped)
-        gpu_shared_sample();
-    if (!N.blind)
-        return false;
+    char company[512];
+    if (gpu_shared(company, sizeof company) || !N.blind)
+        return false; /* company seen (gpu_shared says so), or NVML can see */
     snprintf(why, len, "cannot tell whether another program shares this GPU: NVML cannot see "
              "processes here (a container's PID namespace); %s", N.start ?
              "neither the GPU's memory in use at the start nor its PCIe traffic showed one"

@@ -23,9 +23,10 @@
  *    this program has no copy in flight (after a synchronise), and traffic of 1 GB/s or more
  *    is someone else's.
  * Seen, gpu_shared() reports it ("NVML cannot list processes here (a container's PID
- * namespace), but ..."). Not seen, gpu_shared() says nothing, and gpu_shared_blind() tells a
- * lesson that wants to say so that NVML could not see (why: "cannot tell whether another
- * program shares this GPU: NVML cannot see processes here (a container's PID namespace) ...").
+ * namespace), but ..."). Not seen, gpu_shared() says nothing, and gpu_shared_blind() (true
+ * only then) tells a lesson that wants to say so that NVML could not see (why: "cannot tell
+ * whether another program shares this GPU: NVML cannot see processes here (a container's PID
+ * namespace); ...").
  * GPU_SHARED_TRACE=1 prints each signal on stderr.
  */
 #ifndef LESSON_GPU_SHARED_H

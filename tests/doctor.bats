@@ -115,3 +115,17 @@ doctor_with_shim() {
     assert_line --regexp '^  \[ok\]    driver [0-9.]+ \(CUDA [0-9.]+\), toolkit CUDA [0-9.]+: the driver runs this toolkit.s programs and compiled its PTX'
     assert_line --regexp '^  \[(ok|note)\]   .*PCIe Gen[0-9] x[0-9]+'
 }
+
+@test "with NVML (made up): other processes, a container's hidden list, MIG, a link below its maximum" {
+    need_shims
+    doctor_with_shim LD_LIBRARY_PATH="$SHIMS:$SHIMS/fake-nvml" NVML_SHIM_PROCESSES=self,4242 NVML_SHIM_LINK="4 16 5 16"
+    assert_success
+    assert_line "  [ok]    driver 580.00.00 (CUDA 13.0), toolkit CUDA 13.0: the driver runs this toolkit's programs"
+    assert_line --partial "[note]  1 other process(es) on this GPU now: while they run, the lessons' timing claims are not judged"
+    assert_line "  [note]  PCIe Gen4 x16 now (31.5 GB/s each way in theory), Gen5 x16 (63.0 GB/s) at most: an idle link slows down to save power and speeds up under load (lesson 03 reads it right after a copy)"
+    doctor_with_shim LD_LIBRARY_PATH="$SHIMS:$SHIMS/fake-nvml" NVML_SHIM_PROCESSES= NVML_SHIM_MIG=1
+    assert_success
+    assert_line --partial "[note]  NVML cannot list the processes on this GPU (it does not show this program either: a container's PID namespace hides them)"
+    assert_line --partial "[note]  a MIG instance: a slice of the GPU"
+    assert_line "  [ok]    PCIe Gen5 x16 (63.0 GB/s each way in theory), its maximum"
+}

@@ -171,3 +171,57 @@ EOF
     assert_equal "${lines[0]}" "cudaSuccess (0)"
     assert_equal "${lines[1]}" "cudaErrorDevicesUnavailable (46)"
 }
+
+# ---- common/gpu_shared.c over the emulated device, with a made-up NVML (fake-nvml/) ----------
+
+# nvml_shim CMD...: stub_shim with the made-up NVML too.
+nvml_shim() {
+    stub_shim LD_LIBRARY_PATH="$STUB_SHIMS:$STUB_SHIMS/fake-nvml" "$@"
+}
+
+@test "gpu_shared: NVML's list shows this program alone, or with another one (company)" {
+    nvml_shim NVML_SHIM_PROCESSES=self "$PLATFORM_PROBE" driver-shared 0.2
+    assert_output "$(printf 'alone\nsees')"
+    nvml_shim NVML_SHIM_PROCESSES=self,4242 "$PLATFORM_PROBE" driver-shared 0.2
+    assert_line "shared: NVML listed 2 processes on this GPU during the run: another program shares it, and timings taken seconds apart are not comparable"
+}
+
+@test "gpu_shared: a list that does not show this program is blind: cannot tell, or company from PCIe traffic" {
+    nvml_shim NVML_SHIM_PROCESSES= "$PLATFORM_PROBE" driver-shared 0.2
+    assert_line "alone"
+    assert_line "blind: cannot tell whether another program shares this GPU: NVML cannot see processes here (a container's PID namespace); its PCIe traffic showed none"
+    nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_PCIE_MBPS=20000 "$PLATFORM_PROBE" driver-shared 0.2
+    assert_line "shared: NVML cannot list processes here (a container's PID namespace), but the PCIe link carried 20.0 GB/s while this program copied nothing: another program shares this GPU, and timings taken seconds apart are not comparable"
+    assert_line "sees" # gpu_shared_blind is quiet once company was seen
+    # traffic under 1 GB/s is not company
+    nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_PCIE_MBPS=500 "$PLATFORM_PROBE" driver-shared 0.2
+    assert_line "alone"
+}
+
+@test "gpu_shared: in a PID namespace, memory in use before the program started is company" {
+    local why
+    why="$(unshare -fp --mount-proc true 2>&1)" || skip "cannot make a PID namespace here: $why"
+    nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_USED_MIB=600 unshare -fp --mount-proc "$PLATFORM_PROBE" driver-shared 0.2
+    assert_line "shared: NVML cannot list processes here (a container's PID namespace), but 600 MiB of the GPU's memory were in use before this program started: another program shares this GPU, and timings taken seconds apart are not comparable"
+    nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_USED_MIB=20 unshare -fp --mount-proc "$PLATFORM_PROBE" driver-shared 0.2
+    assert_line "alone"
+    assert_line "blind: cannot tell whether another program shares this GPU: NVML cannot see processes here (a container's PID namespace); neither the GPU's memory in use at the start nor its PCIe traffic showed one"
+    # outside a PID namespace the start is not read: the list decides
+    nvml_shim NVML_SHIM_PROCESSES=self NVML_SHIM_USED_MIB=600 "$PLATFORM_PROBE" driver-shared 0.2
+    assert_output "$(printf 'alone\nsees')"
+}
+
+@test "platform_read with NVML: the driver's release, MIG, a link below its maximum, free memory, other processes" {
+    nvml_shim NVML_SHIM_PROCESSES=4242 NVML_SHIM_MIG=1 NVML_SHIM_LINK="3 8 5 16" NVML_SHIM_USED_MIB=2048 \
+        NVML_SHIM_DRIVER=580.12.34 "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "mig=1"
+    assert_line "link=3 8"
+    assert_line "link_max=5 16"
+    assert_line "others=1"
+    assert_line "mem_free=$(((81559 - 2048) * 1048576))"
+    assert_line "   driver 580.12.34 (CUDA 13.0); this program was built with CUDA 13.0"
+    assert_line "   PCIe link: Gen3 x8 now (7.9 GB/s each way in theory), Gen5 x16 at most (an idle link may slow down to save power and speed up under load)"
+    assert_line "   MIG: on: the GPU is split into instances, and this program gets a slice of it"
+    assert_line "   processes: NVML lists 1 other process on this GPU"
+}

@@ -6,6 +6,8 @@
  *   platform_probe shared S     on device 0, idle but for a copy, samples gpu_shared for S
  *                               seconds, then prints "shared: <why>" or "alone", and
  *                               "blind: <why>" or "sees" (gpu_shared_blind)
+ *   platform_probe driver-shared S   the same through the Driver API only (a primary context
+ *                               made current, no copy): runs over tests/shims' emulated device
  *   platform_probe cuinit       checkDriver(cuInit(0)): check.c's report of a failed call */
 #define _GNU_SOURCE
 #include "check.h"
@@ -38,13 +40,9 @@ static int facts(int ordinal)
     return EXIT_OK;
 }
 
-static int shared(double seconds)
+static void sample_and_say(double seconds)
 {
-    void *d = NULL;
     char why[512];
-    if (!requireRuntime(cudaSetDevice(0)) || !checkRuntime(cudaMalloc(&d, 1 << 20)) ||
-        !checkRuntime(cudaMemset(d, 0, 1 << 20)) || !checkRuntime(cudaDeviceSynchronize()))
-        return EXIT_CHECK;
     for (double t0 = host_ms(); host_ms() - t0 < seconds * 1e3;) {
         gpu_shared_sample(); /* this program copies nothing now */
         usleep(100000);
@@ -57,7 +55,28 @@ static int shared(double seconds)
         printf("blind: %s\n", why);
     else
         printf("sees\n");
+}
+
+static int shared(double seconds)
+{
+    void *d = NULL;
+    if (!requireRuntime(cudaSetDevice(0)) || !checkRuntime(cudaMalloc(&d, 1 << 20)) ||
+        !checkRuntime(cudaMemset(d, 0, 1 << 20)) || !checkRuntime(cudaDeviceSynchronize()))
+        return EXIT_CHECK;
+    sample_and_say(seconds);
     return checkRuntime(cudaFree(d)) ? EXIT_OK : EXIT_CHECK;
+}
+
+static int driver_shared(double seconds)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)) || !checkDriver(cuCtxSetCurrent(ctx)))
+        return EXIT_CHECK;
+    sample_and_say(seconds);
+    return checkDriver(cuCtxSetCurrent(NULL)) && checkDriver(cuDevicePrimaryCtxRelease(dev))
+               ? EXIT_OK : EXIT_CHECK;
 }
 
 int main(int argc, char **argv)
@@ -77,6 +96,8 @@ int main(int argc, char **argv)
         return checkDriver(cuInit(0)) ? EXIT_OK : EXIT_CHECK;
     if (argc == 3 && strcmp(argv[1], "shared") == 0)
         return shared(atof(argv[2]));
-    fprintf(stderr, "usage: %s tool | facts [N] | shared SECONDS | cuinit\n", lesson_prog);
+    if (argc == 3 && strcmp(argv[1], "driver-shared") == 0)
+        return driver_shared(atof(argv[2]));
+    fprintf(stderr, "usage: %s tool | facts [N] | shared S | driver-shared S | cuinit\n", lesson_prog);
     return EXIT_USAGE;
 }

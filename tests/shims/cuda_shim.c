@@ -36,7 +36,9 @@
  * (13000 unless overridden), cuDeviceGetCount (1), cuDeviceGet, cuDeviceGetName ("Emulated
  * GPU (CUDA shim over the stub driver)"), cuDeviceGetAttribute (a compute capability 9.0 card
  * with 3 engines, then the overrides), cuDeviceTotalMem (80 GiB), cuDeviceGetPCIBusId
- * ("00ff:00:00.0", CUDA_SHIM_BUS_ID, a bus that /sys does not have) answer; with
+ * ("00ff:00:00.0", CUDA_SHIM_BUS_ID, a bus that /sys does not have) answer, and so do
+ * cuDevicePrimaryCtxRetain / Release (a made-up context, under the compute-mode rules above),
+ * cuCtxSetCurrent, cuCtxGetCurrent and cuCtxGetDevice for it; with
  * CUDA_VISIBLE_DEVICES set empty, cuInit answers CUDA_ERROR_NO_DEVICE, as the driver does.
  * x86-64 and aarch64 Linux. The shim never changes the card: it only changes answers.
  */
@@ -130,10 +132,32 @@ __attribute__((constructor)) static void shim_open(void)
     }
 }
 
+/* The real library's function `name` (looked up once: a wrapper may be called often). */
 static void *real(const char *name)
 {
-    void *p = S.lib ? dlsym(S.lib, name) : NULL;
-    return p ? p : (void *)missing;
+    static struct {
+        const char *name;
+        void *fn;
+    } seen[64];
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    void *p = NULL;
+    pthread_mutex_lock(&m);
+    size_t i;
+    for (i = 0; i < sizeof seen / sizeof seen[0] && seen[i].name; i++)
+        if (strcmp(seen[i].name, name) == 0) {
+            p = seen[i].fn;
+            break;
+        }
+    if (!p) {
+        p = S.lib ? dlsym(S.lib, name) : NULL;
+        p = p ? p : (void *)missing;
+        if (i < sizeof seen / sizeof seen[0]) {
+            seen[i].name = name;
+            seen[i].fn = p;
+        }
+    }
+    pthread_mutex_unlock(&m);
+    return p;
 }
 
 static long env_long(const char *name, long dflt)
@@ -519,6 +543,47 @@ CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags, CUdevice d
     *(void **)&create = real("cuCtxCreate_v4");
     CUresult rc = take(dev);
     return rc != OK ? rc : created_one(create(ctx, params, flags, dev), ctx, dev);
+}
+
+/* Behind the stub, the current context (per thread) is the shim's; else the driver's. */
+static __thread CUcontext fake_current;
+
+CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    static void *set;
+    if (S.fake) {
+        fake_current = ctx;
+        return OK;
+    }
+    if (!set)
+        set = real("cuCtxSetCurrent");
+    return ((CUresult(*)(CUcontext))set)(ctx);
+}
+
+CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+    static void *get;
+    if (S.fake) {
+        *ctx = fake_current;
+        return OK;
+    }
+    if (!get)
+        get = real("cuCtxGetCurrent");
+    return ((CUresult(*)(CUcontext *))get)(ctx);
+}
+
+CUresult cuCtxGetDevice(CUdevice *dev)
+{
+    static void *get;
+    if (S.fake) {
+        if (!fake_current)
+            return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+        *dev = 0;
+        return OK;
+    }
+    if (!get)
+        get = real("cuCtxGetDevice");
+    return ((CUresult(*)(CUdevice *))get)(dev);
 }
 
 CUresult cuCtxDestroy_v2(CUcontext ctx)
