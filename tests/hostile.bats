@@ -67,6 +67,8 @@ B
     local rc=0
     "$T/grading/class" local "$BATS_FILE_TMPDIR/first" "$O" --timeout 10 --format none >"$O.victim.log" 2>&1 || rc=$?
     mv "$BATS_FILE_TMPDIR/first/victim" "$C/"
+    # the victim's work again, under a folder name full of shell syntax: it must be graded as is
+    cp -r "$C/victim" "$C/o'neil & \$(touch PWNED) a:b"
     (cd "$T" && find . -path ./01_toy/build -prune -o -type f -print0 | sort -z | xargs -0 md5sum) >"$O.teacher.before"
     (cd "$C/victim" && find . -type f -print0 | sort -z | xargs -0 md5sum) >"$O.victim.before"
     md5sum <"$O/results/victim/results.json" >"$O.victim.result"
@@ -98,7 +100,10 @@ points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.poin
     assert_line '"victim","01_toy","add",10,10,"passed",""'
     assert_line '"victim","01_toy","loop",5,5,"passed",""'
     run md5sum <"$O/results/victim/results.json"; assert_output "$(cat "$O.victim.result")"
-    assert_equal "$(grep -c . "$O/gradebook.csv")" 25      # header + 12 students x 2
+    assert_equal "$(grep -c . "$O/gradebook.csv")" 27      # header + 13 students x 2
+    run grep -F "\"o'neil & \$(touch PWNED) a:b\"," "$O/gradebook.csv"
+    assert_line "\"o'neil & \$(touch PWNED) a:b\",\"01_toy\",\"add\",10,10,\"passed\",\"\""
+    assert_line "\"o'neil & \$(touch PWNED) a:b\",\"01_toy\",\"loop\",5,5,\"passed\",\"\""
 }
 
 @test "hostile: no teacher file and nothing of the victim's reached any result, log or feedback" {
