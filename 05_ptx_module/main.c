@@ -104,7 +104,10 @@ static bool can_the_driver_jit(struct lesson *L, const struct ptx_facts *facts)
            L->driver_version / 1000, L->driver_version % 1000 / 10, facts->version, nv_major, nv_minor,
            nvrtc_isa / 10, nvrtc_isa % 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
            L->jit_ok ? "the driver can compile it" : "too new for it");
-    if (!L->jit_ok)
+    if (L->driver_version / 1000 < CUDART_VERSION / 1000)
+        printf("   This driver is of an older major version than the toolkit: it cannot run this toolkit's\n"
+               "   programs at all (minor version compatibility holds within one major version): update it.\n");
+    else if (!L->jit_ok)
         printf("   This driver can run this toolkit's programs (their SASS) but cannot compile their PTX: update\n"
                "   the driver, or build with the toolkit the driver came with. Until then every step below\n"
                "   loads SASS (the cubin, the fatbin, NVRTC's cubin), and what needs the JIT is not judged.\n");
@@ -139,15 +142,10 @@ bool step_1_what_the_build_made(struct lesson *L)
         !checkDriver(cuDeviceGetName(name, sizeof name, L->dev)) ||
         !checkDriver(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, L->dev)) ||
         !checkDriver(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, L->dev)) ||
-        !checkDriver(cuDriverGetVersion(&driver_version)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(&L->primary, L->dev))) {
+        !checkDriver(cuDriverGetVersion(&driver_version))) {
         L->exit_code = verdict(false);
         return false;
     }
-    L->retained = true;
-    if (!checkDriver(cuCtxSetCurrent(L->primary)) || !checkRuntime(cudaSetDevice((int)L->device)) ||
-        !checkDriver(cuModuleGetLoadingMode(&mode)))
-        return false;
     L->card_sm = major * 10 + minor;
     L->driver_version = driver_version;
     struct ptx_facts facts;
@@ -159,10 +157,23 @@ bool step_1_what_the_build_made(struct lesson *L)
     printf("   kernels.cubin  %zu bytes: SASS for sm_%d, ready to run on such a card as it is\n",
            kernels_cubin_size, kernels_arch);
     printf("   both lie next to the program, and the program carries a copy of each (embedded.c)\n");
+    /* Decided from the versions alone, before any context: */
+    if (!can_the_driver_jit(L, &facts)) {
+        L->exit_code = verdict(false);
+        return false;
+    }
+    if (!checkDriver(cuDevicePrimaryCtxRetain(&L->primary, L->dev))) {
+        L->exit_code = verdict(false);
+        return false;
+    }
+    L->retained = true;
+    if (!checkDriver(cuCtxSetCurrent(L->primary)))
+        return false;
+    /* The first runtime call: a driver of an older major version than the runtime is exit 77. */
+    if (!requireRuntime(cudaSetDevice((int)L->device)) || !checkDriver(cuModuleGetLoadingMode(&mode)))
+        return false;
     printf("   JIT cache: CUDA_CACHE_PATH set to a new empty directory (removed at exit)\n");
     print_environment(L, mode, count);
-    if (!can_the_driver_jit(L, &facts))
-        return false;
     claim(has_word(facts.entries, "axpy") && has_word(facts.entries, "empty"),
           "the PTX names the entry points axpy and empty: extern \"C\" kept the names plain");
     claim(facts.target_sm > 0 && facts.target_sm <= L->card_sm,

@@ -445,17 +445,55 @@ normalize_05() {
     assert_line --index 0 "ptx_module: --nvrtc $BATS_TEST_TMPDIR/big.cu: more than 16 MiB: not a CUDA source file"
 }
 
-@test "make PTX_ISA= takes only a PTX ISA version, and writes it into kernels.ptx" {
+# The lesson's decisions from the driver's version, taken before any context, on the machine the
+# shim describes over the toolkit's stub driver (tests/shims/cuda_shim.c answers cuInit and the
+# device queries; the first call that needs a GPU then stops at the stub: exit 77).
+# shim_over_stub PROGRAM [VAR=value ...]
+shim_over_stub() {
+    local dir="$BATS_FILE_TMPDIR/shim-stub" stub program="$1"
+    shift
+    [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims is not in this tree"
+    stub="$(stub_driver_dir)/libcuda.so.1" || skip "no stub libcuda.so in the CUDA toolkit"
+    if [ ! -e "$dir/libcuda.so.1" ]; then
+        bash "$ROOT/tests/shims/build" "$dir" "$(readlink -f "$stub")" >"$dir.log" 2>&1 ||
+            fail "tests/shims/build failed: $(cat "$dir.log")"
+    fi
+    LD_LIBRARY_PATH="$dir" run env "$@" "$program"
+}
+
+@test "a driver of an older major version (the shim over the stub, CUDA 11.8): too old to compile the PTX, and to run the program: exit 77" {
+    shim_over_stub "$BIN" CUDA_SHIM_DRIVER_VERSION=11080
+    assert_equal "$status" 77
+    assert_line --regexp "^   the driver's JIT reads PTX up to ISA 7\.8 \(CUDA 11\.8\); this build's PTX is ISA [0-9]+\.[0-9]+, NVRTC [0-9.]+$"
+    assert_line --regexp "^   writes ISA [0-9]+\.[0-9]+ \(built with CUDA [0-9.]+\): too new for it$"
+    assert_line --partial "This driver is of an older major version than the toolkit: it cannot run this toolkit's"
+    assert_line --partial "cannot run here: the installed NVIDIA driver is older than this program's CUDA runtime"
+}
+
+@test "a driver newer than the toolkit (the shim over the stub, CUDA 13.9): the driver can compile this build's PTX" {
+    shim_over_stub "$BIN" CUDA_SHIM_DRIVER_VERSION=13090
+    assert_line --regexp "^   the driver's JIT reads PTX up to ISA 9\.9 \(CUDA 13\.9\); this build's PTX is ISA [0-9]+\.[0-9]+, NVRTC [0-9.]+$"
+    assert_line --regexp "^   writes ISA [0-9]+\.[0-9]+ \(built with CUDA [0-9.]+\): the driver can compile it$"
+    refute_line --partial "cannot compile their PTX"
+}
+
+@test "make PTX_ISA=9.5: kernels.ptx says .version 9.5, the fatbin holds it; on a CUDA 13.0 driver (the shim) the program runs SASS, not the JIT" {
     run make -s -C "$LESSON" PTX_ISA=x BUILD="$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/b/kernels.ptx"
     assert_failure
     assert_output --partial "PTX_ISA must be a PTX ISA version such as 9.5, not 'x'"
-    run env -u MAKEFLAGS make -s -C "$LESSON" PTX_ISA=9.5 ARCH=90 BUILD="$BATS_TEST_TMPDIR/b" \
-        "$BATS_TEST_TMPDIR/b/kernels.ptx" "$BATS_TEST_TMPDIR/b/kernels.fatbin"
+    local b="$BATS_TEST_TMPDIR/b"
+    run env -u MAKEFLAGS make -s -j2 -C "$LESSON" PTX_ISA=9.5 ARCH=90 BUILD="$b" "$b/ptx_module"
     assert_success
-    run grep -x '.version 9.5' "$BATS_TEST_TMPDIR/b/kernels.ptx"
+    run grep -x '.version 9.5' "$b/kernels.ptx"
     assert_success
-    [ "$(fatbin_images "$BATS_TEST_TMPDIR/b/kernels.fatbin" | sort | tr '\n' ' ')" = "compute_90 sm_90 " ] \
-        || fail "fatbin holds: $(fatbin_images "$BATS_TEST_TMPDIR/b/kernels.fatbin" | tr '\n' ' ')"
+    [ "$(fatbin_images "$b/kernels.fatbin" | sort | tr '\n' ' ')" = "compute_90 sm_90 " ] \
+        || fail "fatbin holds: $(fatbin_images "$b/kernels.fatbin" | tr '\n' ' ')"
+    shim_over_stub "$b/ptx_module" CUDA_SHIM_DRIVER_VERSION=13000
+    assert_equal "$status" 77
+    assert_line --regexp "^   kernels.ptx +[0-9]+ bytes: PTX ISA 9\\.5, \\.target sm_90, entries: axpy empty$"
+    assert_line --regexp "^   the driver's JIT reads PTX up to ISA 9\.0 \(CUDA 13\.0\); this build's PTX is ISA 9\.5, NVRTC [0-9.]+$"
+    assert_line --regexp "^   writes ISA [0-9]+\.[0-9]+ \(built with CUDA [0-9.]+\): too new for it$"
+    assert_line "   This driver can run this toolkit's programs (their SASS) but cannot compile their PTX: update"
 }
 
 # A driver that has one device and does nothing else: enough to reach the code that follows
