@@ -97,6 +97,15 @@ stub_shim() {
     assert_output "CUresult (46)"
 }
 
+@test "cuGetProcAddress gives the shim's own function, the address dlsym gives, as the driver does" {
+    stub_shim "$STUB_SHIMS/lock_probe" entry cuDeviceGetAttribute
+    assert_output "same"
+    stub_shim "$STUB_SHIMS/lock_probe" entry cuGetProcAddress
+    assert_output "differs" # version 12000 of cuGetProcAddress is cuGetProcAddress_v2
+    stub_shim "$STUB_SHIMS/lock_probe" entry cuGetProcAddress_v2
+    assert_output "CUresult (34)" # not a base name: the stub's answer stands
+}
+
 @test "over the stub the runtime still stops with cudaErrorStubLibrary (a lesson: exit 77)" {
     stub_shim "$STUB_SHIMS/lock_probe" runtime
     assert_output "cudaErrorStubLibrary (34)"
@@ -170,6 +179,9 @@ EOF
         "$1/lock_probe" runtime; rm -f "$2"; wait $pid' sh "$dir" "$held"
     assert_equal "${lines[0]}" "cudaSuccess (0)"
     assert_equal "${lines[1]}" "cudaErrorDevicesUnavailable (46)"
+    # the driver's own functions: cuGetProcAddress and dlsym agree behind the shim too
+    run env LD_LIBRARY_PATH="$dir" "$dir/lock_probe" entry cuLaunchKernel
+    assert_output "same"
 }
 
 # ---- common/gpu_shared.c over the emulated device, with a made-up NVML (fake-nvml/) ----------

@@ -10,6 +10,11 @@
  * Prints the result's name and number ("cudaSuccess (0)", "cudaErrorDevicesUnavailable (46)",
  * ...). With --hold it writes FILE once the context is there and keeps it until FILE is
  * removed. Exit 0 when the context was made, 1 otherwise.
+ *
+ *     DIR/lock_probe entry NAME
+ *
+ * Prints "same" when libcuda.so.1's cuGetProcAddress_v2(NAME, 12000) gives the address dlsym
+ * gives for NAME (as the real driver does), "differs" when not, "CUresult (N)" when it fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +28,20 @@
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "entry")) {
+        void *lib = dlopen("libcuda.so.1", RTLD_NOW), *fn = NULL;
+        int (*get)(const char *, void **, int, uint64_t, int *) = NULL;
+        int q, r = CUDA_ERROR_NOT_FOUND;
+        if (lib)
+            *(void **)&get = dlsym(lib, "cuGetProcAddress_v2");
+        if (get)
+            r = get(argv[2], &fn, 12000, 0, &q);
+        if (r != CUDA_SUCCESS)
+            printf("CUresult (%d)\n", r);
+        else
+            printf("%s\n", fn == dlsym(lib, argv[2]) ? "same" : "differs");
+        return r == CUDA_SUCCESS ? 0 : 1;
+    }
     const char *hold = argc == 4 && !strcmp(argv[2], "--hold") ? argv[3] : NULL;
     if (argc < 2 || (argc != 2 && !hold)) {
         fprintf(stderr, "usage: lock_probe runtime|driver [--hold FILE]\n");
