@@ -29,18 +29,33 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
     if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(L->mod[M_FILE])))
         return false;
     L->mod[M_FILE] = NULL;
+    /* The cubin is for the first architecture of ARCH; the fatbin has SASS for each. */
+    const char *file = "kernels.cubin";
     char path[4200];
-    beside_program("kernels.cubin", path, sizeof path);
+    beside_program(file, path, sizeof path);
     double t0 = host_ms();
-    if (!checkDriver(cuModuleLoad(&L->mod[M_FILE], path)))
+    r = cuModuleLoad(&L->mod[M_FILE], path);
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
+        file = "kernels.fatbin";
+        beside_program(file, path, sizeof path);
+        t0 = host_ms();
+        r = cuModuleLoad(&L->mod[M_FILE], path);
+    }
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+        fprintf(stderr, "%s: this build has no SASS for this sm_%d card, and %s. Build for this card: "
+                "make ARCH=%d\n", lesson_prog, L->card_sm, L->jit_why, L->card_sm);
+        L->exit_code = EXIT_CANNOT_RUN;
+        return false;
+    }
+    if (!check_driver_(r, "cuModuleLoad(&mod[M_FILE], path)", __FILE__, __LINE__))
         return false;
     L->load_ms[M_FILE] = host_ms() - t0;
     t0 = host_ms();
     if (!checkDriver(cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel)))
         return false;
     L->get_ms[M_FILE] = host_ms() - t0;
-    printf("      cuModuleLoad(\"kernels.cubin\") instead, the SASS the build made: load %.3f ms,\n"
-           "      cuModuleGetFunction %.3f ms\n", L->load_ms[M_FILE], L->get_ms[M_FILE]);
+    printf("      cuModuleLoad(\"%s\") instead, the SASS the build made: load %.3f ms,\n"
+           "      cuModuleGetFunction %.3f ms\n", file, L->load_ms[M_FILE], L->get_ms[M_FILE]);
     not_judged(L->jit_why, "the JIT is the driver's own compiler, of the driver's version");
     return true;
 }
