@@ -23,8 +23,8 @@ static const char spin_source[] =
 
 enum { SPIN_THREADS = 1024, WAVES_PER_SM = 16, SPIN_RUNS = 3 };
 
-/* The spin kernel in the current context (`ptx`: its PTX, or its cubin): load, launch `blocks` blocks, median of SPIN_RUNS
- * host-timed runs in ms (after one warm-up). < 0 when a call failed. */
+/* The spin kernel in the current context (`ptx`: its PTX, or its cubin): load, launch `blocks`
+ * blocks, median of SPIN_RUNS host-timed runs in ms (after one warm-up). < 0 when a call failed. */
 static double time_spin(const char *ptx, unsigned blocks)
 {
     CUmodule mod = NULL;

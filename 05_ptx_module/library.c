@@ -191,10 +191,13 @@ static bool runtime_kernel_to_driver(struct lesson *L)
 #elif CUDART_VERSION >= 12010 /* cudaKernel_t and cudaGetKernel: CUDA 12.1 */
     /* Before 12.8 a cudaKernel_t is the runtime's own handle: a 12.4 runtime's, given to
      * cuKernelGetFunction, was answered CUDA_ERROR_INVALID_HANDLE. It is not passed on here. */
+    cudaKernel_t kernel;
     char why[200];
+    if (!checkRuntime(cudaGetKernel(&kernel, axpy_symbol())))
+        return false;
     snprintf(why, sizeof why, "built with CUDA runtime %d.%d; the runtime documents its cudaKernel_t as a CUkernel "
              "from CUDA 12.8", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    printf("      cudaGetKernel(&k, axpy) gives a cudaKernel_t, for the runtime's own calls here\n");
+    printf("      cudaGetKernel(&k, axpy) gives a cudaKernel_t, a handle for the runtime's own calls here\n");
     not_judged(why, "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it");
 #endif
     return ok;
