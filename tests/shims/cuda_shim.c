@@ -189,7 +189,6 @@ static int compute_mode_override(void)
 
 #define FAKE_NAME "Emulated GPU (CUDA shim over the stub driver)"
 
-static CUresult (*real_get_attribute)(int *, int, CUdevice);
 
 static void override_attribute(int *v, int attr)
 {
@@ -247,9 +246,8 @@ static CUresult shim_get_attribute(int *v, int attr, CUdevice dev)
         if (rc == OK)
             *v = fake_attribute(attr);
     } else {
-        CUresult (*get)(int *, int, CUdevice) = real_get_attribute;
-        if (!get)
-            *(void **)&get = real("cuDeviceGetAttribute");
+        CUresult (*get)(int *, int, CUdevice);
+        *(void **)&get = real("cuDeviceGetAttribute");
         rc = get(v, attr, dev);
     }
     if (rc == OK)
@@ -450,10 +448,6 @@ static int forget(CUcontext ctx)
     return dev;
 }
 
-/* The real function each wrapper calls: from dlsym, or what the real cuGetProcAddress gave
- * the runtime for the version it asked (set by shim_get_proc_address). */
-static void *real_retain, *real_release, *real_reset;
-
 /* Behind the stub a context is a made-up handle: the next call that uses it reaches the stub. */
 #define FAKE_CONTEXT ((CUcontext)(uintptr_t)0x5ca1ab1e)
 
@@ -468,7 +462,7 @@ static CUresult shim_retain(CUcontext *ctx, CUdevice dev)
         return OK;
     }
     CUresult (*retain)(CUcontext *, CUdevice);
-    *(void **)&retain = real_retain ? real_retain : real("cuDevicePrimaryCtxRetain");
+    *(void **)&retain = real("cuDevicePrimaryCtxRetain");
     rc = retain(ctx, dev);
     if (rc != OK)
         give(dev, 1);
@@ -477,22 +471,30 @@ static CUresult shim_retain(CUcontext *ctx, CUdevice dev)
 }
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) { return shim_retain(ctx, dev); }
 
-static CUresult shim_release(CUdevice dev)
+/* Release and Reset come in two versions (_v2 since CUDA 11.0); each wrapper calls the real
+ * function of its own version, whoever asked for which. */
+static CUresult shim_release(const char *name, CUdevice dev)
 {
     CUresult (*release)(CUdevice);
-    *(void **)&release = real_release ? real_release : real("cuDevicePrimaryCtxRelease_v2");
+    *(void **)&release = real(name);
     CUresult rc = S.fake ? OK : release(dev);
     if (rc == OK)
         give(dev, 1);
     return rc;
 }
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) { return shim_release(dev); }
-CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return shim_release(dev); }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    return shim_release("cuDevicePrimaryCtxRelease_v2", dev);
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    return shim_release("cuDevicePrimaryCtxRelease", dev);
+}
 
-static CUresult shim_reset(CUdevice dev)
+static CUresult shim_reset(const char *name, CUdevice dev)
 {
     CUresult (*reset)(CUdevice);
-    *(void **)&reset = real_reset ? real_reset : real("cuDevicePrimaryCtxReset_v2");
+    *(void **)&reset = real(name);
     CUresult rc = S.fake ? OK : reset(dev);
     /* the primary context is gone whatever its count; created contexts stay */
     if (rc == OK) {
@@ -507,8 +509,14 @@ static CUresult shim_reset(CUdevice dev)
     }
     return rc;
 }
-CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return shim_reset(dev); }
-CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return shim_reset(dev); }
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    return shim_reset("cuDevicePrimaryCtxReset_v2", dev);
+}
+CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    return shim_reset("cuDevicePrimaryCtxReset", dev);
+}
 
 /* cuCtxCreate: v2 (ctx, flags, dev), v3 (ctx, affinity params, n, flags, dev), v4 (ctx,
  * CUctxCreateParams *, flags, dev: CUDA 13). */
@@ -617,23 +625,22 @@ static const struct {
     const char *name;
     int min_version; /* the ABI the wrapper has, from this CUDA version on */
     void *wrapper;
-    void **real_slot;
 } intercepted[] = {
-    {"cuInit", 2000, (void *)cuInit, NULL},
-    {"cuDriverGetVersion", 2020, (void *)cuDriverGetVersion, NULL},
-    {"cuDeviceGetCount", 2000, (void *)cuDeviceGetCount, NULL},
-    {"cuDeviceGet", 2000, (void *)cuDeviceGet, NULL},
-    {"cuDeviceGetName", 2000, (void *)cuDeviceGetName, NULL},
-    {"cuDeviceGetAttribute", 2000, (void *)cuDeviceGetAttribute, (void **)&real_get_attribute},
-    {"cuDeviceTotalMem", 3020, (void *)cuDeviceTotalMem_v2, NULL},
-    {"cuDeviceGetPCIBusId", 4010, (void *)cuDeviceGetPCIBusId, NULL},
-    {"cuDevicePrimaryCtxRetain", 7000, (void *)cuDevicePrimaryCtxRetain, &real_retain},
-    {"cuDevicePrimaryCtxRelease", 11000, (void *)cuDevicePrimaryCtxRelease_v2, &real_release},
-    {"cuDevicePrimaryCtxRelease", 7000, (void *)cuDevicePrimaryCtxRelease, &real_release},
-    {"cuDevicePrimaryCtxReset", 11000, (void *)cuDevicePrimaryCtxReset_v2, &real_reset},
-    {"cuDevicePrimaryCtxReset", 7000, (void *)cuDevicePrimaryCtxReset, &real_reset},
-    {"cuGetProcAddress", 12000, (void *)cuGetProcAddress_v2, NULL},
-    {"cuGetProcAddress", 11030, (void *)cuGetProcAddress, NULL},
+    {"cuInit", 2000, (void *)cuInit},
+    {"cuDriverGetVersion", 2020, (void *)cuDriverGetVersion},
+    {"cuDeviceGetCount", 2000, (void *)cuDeviceGetCount},
+    {"cuDeviceGet", 2000, (void *)cuDeviceGet},
+    {"cuDeviceGetName", 2000, (void *)cuDeviceGetName},
+    {"cuDeviceGetAttribute", 2000, (void *)cuDeviceGetAttribute},
+    {"cuDeviceTotalMem", 3020, (void *)cuDeviceTotalMem_v2},
+    {"cuDeviceGetPCIBusId", 4010, (void *)cuDeviceGetPCIBusId},
+    {"cuDevicePrimaryCtxRetain", 7000, (void *)cuDevicePrimaryCtxRetain},
+    {"cuDevicePrimaryCtxRelease", 11000, (void *)cuDevicePrimaryCtxRelease_v2},
+    {"cuDevicePrimaryCtxRelease", 7000, (void *)cuDevicePrimaryCtxRelease},
+    {"cuDevicePrimaryCtxReset", 11000, (void *)cuDevicePrimaryCtxReset_v2},
+    {"cuDevicePrimaryCtxReset", 7000, (void *)cuDevicePrimaryCtxReset},
+    {"cuGetProcAddress", 12000, (void *)cuGetProcAddress_v2},
+    {"cuGetProcAddress", 11030, (void *)cuGetProcAddress},
 };
 
 static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version,
@@ -649,8 +656,6 @@ static CUresult shim_get_proc_address(const char *symbol, void **pfn, int versio
     for (size_t i = 0; i < sizeof intercepted / sizeof intercepted[0]; i++) {
         if (strcmp(symbol, intercepted[i].name) != 0 || version < intercepted[i].min_version)
             continue;
-        if (rc == OK && intercepted[i].real_slot && pfn && *pfn)
-            *intercepted[i].real_slot = *pfn;
         /* Behind the stub only the emulated device's functions answer; the rest stay the
          * stub's (CUDA_ERROR_STUB_LIBRARY), so that the program stops there. */
         if (rc == OK || S.fake || rc == ERR_STUB_LIBRARY) {

@@ -144,7 +144,13 @@ static nvmlReturn_t link_field(int i, unsigned *v)
     *v = f[i];
     return OK;
 }
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(void *d, unsigned *v) { (void)d; return link_field(0, v); }
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(void *d, unsigned *v) { (void)d; return link_field(1, v); }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(void *d, unsigned *v) { (void)d; return link_field(2, v); }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(void *d, unsigned *v) { (void)d; return link_field(3, v); }
+#define LINK_FIELD(name, i)                                                                    \
+    nvmlReturn_t name(void *d, unsigned *v)                                                    \
+    {                                                                                          \
+        (void)d;                                                                               \
+        return link_field(i, v);                                                               \
+    }
+LINK_FIELD(nvmlDeviceGetCurrPcieLinkGeneration, 0)
+LINK_FIELD(nvmlDeviceGetCurrPcieLinkWidth, 1)
+LINK_FIELD(nvmlDeviceGetMaxPcieLinkGeneration, 2)
+LINK_FIELD(nvmlDeviceGetMaxPcieLinkWidth, 3)
