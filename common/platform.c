@@ -3,6 +3,7 @@
 #include "platform.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
@@ -44,7 +45,21 @@ static const char *injected(void)
     return slash ? slash + 1 : path;
 }
 
+static bool find_tool(char *why, size_t len);
+
+/* The tools start the program: the answer cannot change while it runs. */
 bool under_tool(char *why, size_t len)
+{
+    static int known = -1;
+    static char reason[512];
+    if (known < 0)
+        known = find_tool(reason, sizeof reason);
+    if (known)
+        snprintf(why, len, "%s", reason);
+    return known;
+}
+
+static bool find_tool(char *why, size_t len)
 {
     /* What each tool gives the program it starts: compute-sanitizer sets
      * NV_SANITIZER_INJECTION_PORT_BASE and loads libsanitizer-collection.so through
@@ -175,11 +190,12 @@ static void read_numa(struct platform *p)
 {
     char path[128], line[4096];
     p->numa_nodes = 0;
-    for (int n = 0; n < 1024; n++) {
-        snprintf(path, sizeof path, "/sys/devices/system/node/node%d", n);
-        if (access(path, F_OK) == 0)
+    DIR *nodes = opendir("/sys/devices/system/node");
+    for (struct dirent *e; nodes && (e = readdir(nodes));)
+        if (strncmp(e->d_name, "node", 4) == 0 && isdigit((unsigned char)e->d_name[4]))
             p->numa_nodes++;
-    }
+    if (nodes)
+        closedir(nodes);
     cpu_set_t allowed, near;
     if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
         p->cpus_allowed = CPU_COUNT(&allowed);
