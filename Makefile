@@ -80,6 +80,7 @@ help:
 	@echo 'Targets:'
 	@echo '  make              build every lesson and its exercises (safe with -j)'
 	@echo '  make programs     build the lesson programs only (not the exercises)'
+	@echo '  make build-quietly   the build make run and make test start with: one job per CPU, errors and warnings only'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'
 	@echo '                    (TESTS=tests/01_hello_runtime.bats: some test files; -j is fine)'
