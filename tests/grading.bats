@@ -93,6 +93,8 @@ int main(void) { for (;;) sleep(1); puts("done"); }'   # hangs (asleep: no CPU b
     put kim add '#include <stdio.h>
 int main(void) { fputs("add: cannot run here: no CUDA device is visible\n", stderr); return 77; }'
     put kim loop "$good_loop"                       # as on a node whose GPU stopped working
+    put lia add "$good_add"; put lia loop '#include <stdio.h>
+int main(void) { puts("done"); return 77; }'   # its one test checks the output only: it passes
     echo 'not a folder' >"$C/hal"                                # a stray file: grading fails
     # (formats are made from results.json alone: the tests below make them with grading/formats)
     "$T/grading/class" local "$C" "$O/class" --per-gpu 5 --timeout 6 --format none >"$O.class.log" 2>&1 || rc=$?
@@ -186,8 +188,9 @@ print(len(r.findall(".//testcase/skipped")), len(r.findall(".//testcase")))' "$S
     assert_line --regexp '^"hal","01_toy","add",0,10,"no result",".*hal is not a folder'
     assert_line '"kim","01_toy","loop",5,5,"passed",""'
     assert_line --regexp '^"kim","01_toy","add",0,10,"failed",'
-    assert_equal "$(grep -c . "$O/class/gradebook.csv")" 17
-    for s in ann bob dan eve fay gus hal kim; do
+    assert_line '"lia","01_toy","loop",0,5,"failed","every test passed, but a program exited 77 (""cannot run here"") on a GPU the grader'"'"'s own check found usable: counted as failed"'
+    assert_equal "$(grep -c . "$O/class/gradebook.csv")" 19
+    for s in ann bob dan eve fay gus hal kim lia; do
         assert_equal "$(grep -c "^\"$s\"," "$O/class/gradebook.csv")" 2
     done
     run cat "$O/class/missing.txt"
@@ -241,7 +244,7 @@ print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
     cp -r "$O/class" "$S"
     run "$T/grading/class" local "$C" "$S" --per-gpu 5 --timeout 6
     assert_success
-    for s in ann bob dan eve fay gus kim; do assert_output --partial "already graded: $s"; done
+    for s in ann bob dan eve fay gus kim lia; do assert_output --partial "already graded: $s"; done
     assert_output --partial "grading: hal"
     cmp "$S/gradebook.csv" "$O/class/gradebook.csv"
     run "$T/grading/class" gather "$S"
