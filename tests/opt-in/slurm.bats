@@ -133,30 +133,28 @@ need_slurm() { [ ! -f "$D/skip" ] || skip "$(cat "$D/skip")"; }
     run cat "$D/left.txt"
     assert_output ""
     [ -f "$O/logs/gather.log" ] || fail "the gather job wrote no log"
+    # on a CPU node nothing could be graded: no gradebook of zeros, and the gather says why
     run cat "$O/logs/gather.log"
-    assert_output --partial "gradebook: $O/gradebook.csv (8 submissions, 6 with a result)"
+    assert_output --partial "class: nothing could be graded here, no gradebook written"
+    assert_output --partial "no result for 2"
+    [ ! -e "$O/gradebook.csv" ] || fail "a gradebook was written although nothing could be graded"
 }
 
-@test "slurm: every submission gets exactly its rows, one per exercise of the graded lessons" {
+@test "slurm: every submission gets its own result, 'cannot grade here' for each exercise of the graded lessons" {
     need_slurm
     n="$(for l in "$FIRST" "$LAST"; do sed 's/#.*//' "$ROOT/$l/exercises/points" | awk 'NF'; done | wc -l)"
-    nall="$(cat "$ROOT"/[0-9][0-9]_*/exercises/points | sed 's/#.*//' | awk 'NF' | wc -l)"
     for s in broken cheater hang missing skeletons solutions; do
-        assert_equal "$(grep -c "^\"$s\"," "$O/gradebook.csv")" "$n"
+        run jq -r '[.student, .exit, .nothing_ran, (.exercises | length), .score] | map(tostring) | join(" ")' \
+            "$O/results/$s/results.json"
+        assert_output "$s 77 true $n 0"
     done
-    # a submission with no result gets a row for every exercise of the course
-    for s in sleepy stray; do
-        assert_equal "$(grep -c "^\"$s\"," "$O/gradebook.csv")" "$nall"
-    done
-    run grep -c . "$O/gradebook.csv"
-    assert_output "$((1 + 6 * n + 2 * nall))"
-    # on a CPU node: nothing scores; rows say why
-    run grep -vE '^student,|,0,[0-9]+,"(not graded|missing|no result)",' "$O/gradebook.csv"
-    assert_output ""
-    assert_equal "$(grep -c "^\"missing\",\"$LAST\",.*\"missing\",\"the submission has no folder $LAST (lesson missing)\"" "$O/gradebook.csv")" \
-        "$(sed 's/#.*//' "$ROOT/$LAST/exercises/points" | awk 'NF' | wc -l)"
-    run grep -c '"not graded","cannot grade here (no usable GPU)' "$O/gradebook.csv"
-    [ "$output" -gt 0 ]
+    run jq -r '[.exercises[] | .status] | unique | join(",")' "$O/results/solutions/results.json"
+    assert_output "not graded"
+    run jq -r --arg l "$LAST" '[.exercises[] | select(.lesson == $l) | .reason] | unique | join(",")' \
+        "$O/results/missing/results.json"
+    assert_output "the submission has no folder $LAST (lesson missing)"
+    run jq -r '.cannot_grade' "$O/results/skeletons/results.json"
+    assert_output --partial "cannot grade here (no usable GPU)"
 }
 
 @test "slurm: a task past its time limit and a task that failed are recorded, with why" {
@@ -165,18 +163,18 @@ need_slurm() { [ ! -f "$D/skip" ] || skip "$(cat "$D/skip")"; }
     assert_line "sleepy	timed out: the grading task ran past its Slurm time limit"
     assert_line --regexp '^stray	the grading failed, no result: grade: --submission .*/stray is not a folder$'
     assert_equal "${#lines[@]}" 2
-    run grep -c '"sleepy",.*"no result","timed out: the grading task ran past its Slurm time limit"' "$O/gradebook.csv"
-    [ "$output" -gt 0 ]
 }
 
 @test "slurm: gather is idempotent, and a second array grades only what is missing" {
     need_slurm
-    cp "$O/gradebook.csv" "$BATS_TEST_TMPDIR/before.csv"
+    cp "$O/missing.txt" "$BATS_TEST_TMPDIR/before.txt"
     run "$ROOT/grading/class" gather "$O"
-    assert_success
-    cmp "$O/gradebook.csv" "$BATS_TEST_TMPDIR/before.csv"
+    assert_equal "$status" 77
+    cmp "$O/missing.txt" "$BATS_TEST_TMPDIR/before.txt"
     run "$ROOT/grading/class" gather "$O"
-    cmp "$O/gradebook.csv" "$BATS_TEST_TMPDIR/before.csv"
+    assert_equal "$status" 77
+    cmp "$O/missing.txt" "$BATS_TEST_TMPDIR/before.txt"
+    [ ! -e "$O/gradebook.csv" ]
     # the generated script skips a submission that already has a result
     run grep -c 'already graded' "$O/grade.sbatch"
     assert_output 1
