@@ -410,6 +410,6 @@ EOF
 @test "make clean leaves no build output" {
     run make -C "$COPY" clean
     assert_success
-    run find "$COPY" \( -name build -o -name build-hostsan -o -name '*.o' -o -name '*.d' -o -name '*.ptx' -o -name '*.cubin' \) -print
+    run find "$COPY" \( \( -name build -type d \) -o -name build-hostsan -o -name '*.o' -o -name '*.d' -o -name '*.ptx' -o -name '*.cubin' \) -print
     assert_output ""
 }

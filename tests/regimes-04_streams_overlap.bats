@@ -163,6 +163,7 @@ regime04_under() {
 }
 
 @test "04 regime: little free GPU memory (another process leaves 1.5 GiB): the default size fits itself" {
+    require_gpu
     shims04
     "$SHIMS/hold_memory" --leave 1.5 --ready "$BATS_TEST_TMPDIR/ready" &
     BACKGROUND_PID=$!
@@ -173,6 +174,7 @@ regime04_under() {
 }
 
 @test "04 regime: a neighbour copying on the GPU while the lesson runs in its own PID namespace" {
+    require_gpu
     shims04
     unshare -fp --mount-proc true 2>/dev/null || skip "no PID namespace here (needs root and unshare)"
     "$SHIMS/copy_loop" --bytes 64 --ready "$BATS_TEST_TMPDIR/ready" &
@@ -183,6 +185,7 @@ regime04_under() {
 }
 
 @test "04 regime: under compute-sanitizer (memcheck): PASS, every timing claim not judged" {
+    require_gpu
     local tool
     tool="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
     [ -x "$tool" ] || fail "no compute-sanitizer ($tool)"
