@@ -177,6 +177,25 @@ points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.poin
     run cat "$O/logs/claim77.exit"; assert_output 1
 }
 
+@test "hostile: --rev of a checkout whose git config runs a command (a smudge filter): it runs in the sandbox" {
+    command -v git >/dev/null 2>&1 || skip "git is not installed"
+    G="$BATS_TEST_TMPDIR/gitfilter"
+    cp -r "$C/victim" "$G"
+    echo '* filter=evil' >"$G/.gitattributes"
+    git -C "$G" init -q && git -C "$G" add -A && git -C "$G" -c user.name=s -c user.email=s@x commit -qm one
+    git -C "$G" config filter.evil.smudge "touch '$BATS_TEST_TMPDIR/PWNED-smudge'; cat"
+    run "$T/grading/grade" --submission "$G" --rev HEAD --out "$BATS_TEST_TMPDIR/r" -q
+    assert_success                         # the victim's work, read from the commit: 15/15
+    assert_output --regexp 'total +15/15'
+    [ ! -e "$BATS_TEST_TMPDIR/PWNED-smudge" ] || fail "the smudge filter ran outside the sandbox"
+    # without a sandbox the commit is not even unpacked: every exercise 'not graded'
+    run env SANDBOX_BWRAP=/nonexistent/bwrap "$T/grading/grade" --submission "$G" --rev HEAD --out "$BATS_TEST_TMPDIR/r2" -q
+    assert_equal "$status" 77
+    run jq -r '[.exercises[].status] | unique | join(",")' "$BATS_TEST_TMPDIR/r2/results.json"
+    assert_output "not graded"
+    [ ! -e "$BATS_TEST_TMPDIR/PWNED-smudge" ]
+}
+
 @test "hostile: without a sandbox a submission is refused (exit 77), unless the teacher names the risk" {
     run env SANDBOX_BWRAP=/nonexistent/bwrap "$T/grading/grade" --submission "$C/victim" --out "$BATS_TEST_TMPDIR/r" -q
     assert_equal "$status" 77
