@@ -93,9 +93,10 @@ static void judge_rows(const struct lesson *L, const struct behind *b)
              fmt_size(b->sizes[0]));
     snprintf(large_text, sizeof large_text, "pageable host-to-device copies of %s waited for the "
              "kernel ahead", fmt_size(large_size));
-    if (launch_waited && L->launch_blocking)
-        claim(true, "with CUDA_LAUNCH_BLOCKING=1 the kernel launch itself waited for the kernel "
-                    "(%.1f ms of %.1f ms): nothing can queue behind it", b->launch_ms, k);
+    if (L->launch_blocking)
+        claim(launch_waited, "with CUDA_LAUNCH_BLOCKING=1 the kernel launch itself waited for the "
+                             "kernel (%.1f ms of %.1f ms): nothing can queue behind it",
+              b->launch_ms, k);
     if (launch_waited || under_tool(why, sizeof why)) {
         not_judged(why, "%s", pinned);
         not_judged(why, "%s", d2h);
