@@ -12,13 +12,14 @@ BATS ?= bats
 BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
 
-.PHONY: all programs run test grade clean help doctor $(LESSONS) $(LESSONS:%=program-%)
+.PHONY: all programs program run test grade clean help doctor $(LESSONS) $(LESSONS:%=program-%)
 all: $(LESSONS)
 $(LESSONS):
 	@$(MAKE) --no-print-directory -C $@ all
 
 # The lesson programs only, not the exercises (CI's HOST_SANITIZE=1 build uses it).
 programs: $(LESSONS:%=program-%)
+program: programs
 $(LESSONS:%=program-%):
 	@$(MAKE) --no-print-directory -C $(@:program-%=%) program
 
@@ -79,7 +80,7 @@ doctor:
 help:
 	@echo 'Targets:'
 	@echo '  make              build every lesson and its exercises (safe with -j)'
-	@echo '  make programs     build the lesson programs only (not the exercises)'
+	@echo '  make programs     build the lesson programs only (not the exercises; make program is the same)'
 	@echo '  make build-quietly   the build make run and make test start with: one job per CPU, errors and warnings only'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'

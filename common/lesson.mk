@@ -50,10 +50,11 @@ COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COM
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
-.PHONY: all program exercises run check sanitize clean help FORCE
+.PHONY: all program programs exercises run test check sanitize clean help FORCE
 .DEFAULT_GOAL := all
 all: $(BIN) $(EXERCISE_BINS)
 program: $(BIN)
+programs: program
 exercises: $(EXERCISE_BINS)
 
 ifeq ($(NVCC_FOUND),)
@@ -120,8 +121,16 @@ endif
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
+# Exit 77 (cannot run here: no usable GPU or driver; the program said why) is not a failure,
+# as in the top-level make run: make says so and exits 0 instead of "Error 77".
 run: $(BIN)
-	./$(BIN) $(ARGS)
+	@echo './$(BIN) $(ARGS)'; ./$(BIN) $(ARGS); rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "$(LESSON): could not run here (exit 77; the lines above say why)"; exit 0; fi; \
+	exit $$rc
+
+# This lesson's tests (its own and its regimes), through the top-level make test.
+test:
+	@$(MAKE) --no-print-directory -C $(call q,$(ROOT)) test TESTS='tests/$(LESSON).bats tests/regimes-$(LESSON).bats'
 
 # Grade the exercises: make check (your work in exercises/), make check SOLUTIONS=1 (the
 # reference solutions). ../grading/grade builds each exercise, runs its tests from
@@ -152,17 +161,18 @@ sanitize: $(BIN)
 	done; exit $$failed
 
 clean::
-	rm -rf $(BUILD) build-hostsan
+	@echo '$(LESSON): rm -rf $(BUILD) build-hostsan'; rm -rf $(BUILD) build-hostsan
 
 # The lesson's own targets (the .PHONY line of its Makefile) are listed by help with the
 # Makefile's comment line "# make TARGET ..." for each.
-LESSON_TARGETS := $(filter-out all program exercises exercise-from run check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
+LESSON_TARGETS := $(filter-out all program programs exercises exercise-from run test check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
 
 help:
 	@echo 'make            build build/$(NAME) and the exercises'
-	@echo 'make program    build build/$(NAME) only, not the exercises'
+	@echo 'make program    build build/$(NAME) only, not the exercises (make programs: the same, as at the top)'
 	@echo 'make exercises  build the exercises and their solutions only'
-	@echo 'make run        build and run it (ARGS="--device 1" passes options)'
+	@echo 'make run        build and run it (ARGS="--device 1" passes options; exit 77, cannot run here, is not an error)'
+	@echo 'make test       this lesson'"'"'s tests (tests/$(LESSON).bats and its regimes), through the top-level make test'
 	@echo 'make check      grade your exercises: points per exercise; without a GPU it says it cannot grade here (SOLUTIONS=1: the reference solutions)'
 	@echo 'make sanitize   run it under compute-sanitizer: memcheck (leaks too), racecheck, synccheck, initcheck'
 	@echo 'make clean      remove build/ (and build-hostsan/)'

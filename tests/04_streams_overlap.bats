@@ -505,7 +505,7 @@ EOF_C
     run make -s -C "$ROOT/$LESSON" chart CSV="$ROOT/$LESSON/timeline_h100.csv" PNG="$BATS_TEST_TMPDIR/t.png"
     if ! command -v gnuplot >/dev/null 2>&1; then
         assert_failure
-        assert_output --partial "make chart needs gnuplot (apt-get install gnuplot-nox)"
+        assert_output --partial "make chart: gnuplot not found: install it (apt-get install gnuplot-nox)"
         return
     fi
     assert_success
