@@ -265,6 +265,7 @@ check() {
 }
 
 @test "the reference solutions pass the grader" {
+    [ -d "$ROOT/04_streams_overlap/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
     EXERCISE_BIN="$ROOT/$LESSON/build/solutions" run "${BATS:-bats}" "$ROOT/tests/exercises/$LESSON.bats"
     echo "$output"
@@ -489,7 +490,9 @@ EOF_C
 }
 
 @test "the exercise programs: --help exits 0, a bad option exits 2, the stub driver 77" {
-    for prog in exercises/streams exercises/pinned exercises/legacy exercises/driver solutions/driver; do
+    local progs="exercises/streams exercises/pinned exercises/legacy exercises/driver"
+    [ -d "$ROOT/$LESSON/solutions" ] && progs="$progs solutions/driver"
+    for prog in $progs; do
         p="$ROOT/$LESSON/build/$prog"
         run "$p" --help
         assert_success
