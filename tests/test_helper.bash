@@ -57,8 +57,11 @@ copy_tree() {
     if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1 \
        && [ "$(cd "$(git -C "$src" rev-parse --show-toplevel)" && pwd -P)" = "$(cd "$src" && pwd -P)" ] \
        && git -C "$src" ls-files -co --exclude-standard >/dev/null 2>&1; then
+        # (a file git still lists but the work tree no longer has, deleted and not yet committed,
+        # is left out: tar would warn about it)
         (cd "$src" && git ls-files -co --exclude-standard -z | grep -zv '^\.gpu/' \
-            | xargs -0 tar cf - --ignore-failed-read) | (cd "$dst" && tar xf -)
+            | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done \
+            | xargs -0 tar cf -) | (cd "$dst" && tar xf -)
     else # a release tarball, or a checkout git will not read: everything but the build output
         (cd "$src" && tar cf - --exclude=.git --exclude=.gpu --exclude='./[0-9][0-9]_*/build' \
             --exclude='./[0-9][0-9]_*/build-hostsan' .) | (cd "$dst" && tar xf -)
