@@ -5,7 +5,8 @@
  * claims allow. NVML (the library behind nvidia-smi, opened with dlopen through platform.c: no
  * link-time dependency, and a machine without it simply cannot tell) lists the processes with
  * a context on the GPU: this program is one; two or more means company. In a container's PID
- * namespace the list is empty: the GPU-wide memory, utilisation and PCIe traffic stand in.
+ * namespace the list shows that namespace's processes at most (often none, this program
+ * included): the GPU-wide memory in use at the start and the PCIe traffic stand in.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -94,8 +95,9 @@ static struct {
     int (*pcie)(void *, int, unsigned int *);
     unsigned int seen;   /* the most processes seen at once */
     bool stopped;        /* from step 6 on: its child process is this lesson too */
-    bool blind;          /* NVML's list does not show this program: it cannot show others */
+    bool blind;          /* NVML's list cannot show others: not this program, or a namespace */
     bool self_listed;    /* NVML's list showed this program once: it can see */
+    bool in_namespace;   /* a PID namespace of its own: the list shows that namespace at most */
     double traffic_gbps; /* the most PCIe traffic seen while this program sampled */
     const struct start *start;
 } N;
@@ -119,7 +121,8 @@ static void open_nvml(void)
         if (at_start[i].device == N.device)
             N.start = &at_start[i];
     N.usable = N.processes != NULL;
-    N.blind = platform_pid_namespace() == 1;
+    N.in_namespace = platform_pid_namespace() == 1;
+    N.blind = N.in_namespace;
 }
 
 void gpu_shared_stop_sampling(void) { N.stopped = true; }
@@ -144,7 +147,11 @@ void gpu_shared_sample(void)
             N.self_listed = true;
         else if (cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx && rc == 0)
             N.blind = true; /* this program holds a context, and the list does not show it */
-        N.blind = N.blind && !N.self_listed;
+        /* In a PID namespace NVML lists at most the processes of that namespace (this driver
+         * showed this program there, and no neighbour outside it): the list can never clear
+         * the GPU of company, so the GPU-wide signals stay on. Elsewhere a list that showed
+         * this program can see. */
+        N.blind = N.blind && (N.in_namespace || !N.self_listed);
     }
     /* The link's traffic over the next 20 ms, each way, in KB/s. */
     unsigned tx = 0, rx = 0;
@@ -168,7 +175,7 @@ bool gpu_shared(char *why, size_t len)
     }
     if (!N.blind)
         return false;
-    const char *blind = "NVML cannot list processes here (a container's PID namespace), but";
+    const char *blind = "NVML cannot list processes outside this container's PID namespace, but";
     const char *end = "another program shares this GPU, and timings taken seconds apart are not "
                       "comparable";
     const struct start *s = N.start;
@@ -191,7 +198,7 @@ bool gpu_shared_blind(char *why, size_t len)
     if (gpu_shared(company, sizeof company) || !N.blind)
         return false; /* company seen (gpu_shared says so), or NVML can see */
     snprintf(why, len, "cannot tell whether another program shares this GPU: NVML cannot see "
-             "processes here (a container's PID namespace); %s", N.start ?
+             "processes outside this container's PID namespace; %s", N.start ?
              "neither the GPU's memory in use at the start nor its PCIe traffic showed one"
              : "its PCIe traffic showed none");
     return true;

@@ -122,13 +122,13 @@ stop_neighbour() {
     assert_output "$(printf 'alone\nsees')"
     run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 1
     assert_line "alone"
-    assert_line --partial "blind: cannot tell whether another program shares this GPU: NVML cannot see processes here (a container's PID namespace)"
+    assert_line --partial "blind: cannot tell whether another program shares this GPU: NVML cannot see processes outside this container's PID namespace"
     # a neighbour that was there first: listed on the host; its memory, in the namespace
     start_neighbour
     run "$PLATFORM_PROBE" shared 1
     assert_line --regexp '^shared: NVML listed [2-9] processes on this GPU during the run'
     run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 1
-    assert_line --regexp "^shared: NVML cannot list processes here \(a container's PID namespace\), but [0-9]+ MiB of the GPU's memory were in use before this program started"
+    assert_line --regexp "^shared: NVML cannot list processes outside this container's PID namespace, but [0-9]+ MiB of the GPU's memory were in use before this program started"
     stop_neighbour
     # a neighbour that comes later: its copies, in the namespace
     unshare -fp --mount-proc "$PLATFORM_PROBE" shared 4 >"$BATS_TEST_TMPDIR/late" 2>&1 &
@@ -137,7 +137,7 @@ stop_neighbour() {
     start_neighbour
     wait "$probe" || fail "the probe failed: $(cat "$BATS_TEST_TMPDIR/late")"
     run cat "$BATS_TEST_TMPDIR/late"
-    assert_line --regexp "^shared: NVML cannot list processes here \(a container's PID namespace\), but the PCIe link carried [0-9.]+ GB/s while this program copied nothing"
+    assert_line --regexp "^shared: NVML cannot list processes outside this container's PID namespace, but the PCIe link carried [0-9.]+ GB/s while this program copied nothing"
 }
 
 @test "a failed call reports a NULL error name and message as (no name) / (no message); requireDriver adds no such line before the stub's explanation" {

@@ -201,9 +201,9 @@ nvml_shim() {
 @test "gpu_shared: a list that does not show this program is blind: cannot tell, or company from PCIe traffic" {
     nvml_shim NVML_SHIM_PROCESSES= "$PLATFORM_PROBE" driver-shared 0.2
     assert_line "alone"
-    assert_line "blind: cannot tell whether another program shares this GPU: NVML cannot see processes here (a container's PID namespace); its PCIe traffic showed none"
+    assert_line "blind: cannot tell whether another program shares this GPU: NVML cannot see processes outside this container's PID namespace; its PCIe traffic showed none"
     nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_PCIE_MBPS=20000 "$PLATFORM_PROBE" driver-shared 0.2
-    assert_line "shared: NVML cannot list processes here (a container's PID namespace), but the PCIe link carried 20.0 GB/s while this program copied nothing: another program shares this GPU, and timings taken seconds apart are not comparable"
+    assert_line "shared: NVML cannot list processes outside this container's PID namespace, but the PCIe link carried 20.0 GB/s while this program copied nothing: another program shares this GPU, and timings taken seconds apart are not comparable"
     assert_line "sees" # gpu_shared_blind is quiet once company was seen
     # traffic under 1 GB/s is not company
     nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_PCIE_MBPS=500 "$PLATFORM_PROBE" driver-shared 0.2
@@ -214,10 +214,10 @@ nvml_shim() {
     local why
     why="$(unshare -fp --mount-proc true 2>&1)" || skip "cannot make a PID namespace here: $why"
     nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_USED_MIB=600 unshare -fp --mount-proc "$PLATFORM_PROBE" driver-shared 0.2
-    assert_line "shared: NVML cannot list processes here (a container's PID namespace), but 600 MiB of the GPU's memory were in use before this program started: another program shares this GPU, and timings taken seconds apart are not comparable"
+    assert_line "shared: NVML cannot list processes outside this container's PID namespace, but 600 MiB of the GPU's memory were in use before this program started: another program shares this GPU, and timings taken seconds apart are not comparable"
     nvml_shim NVML_SHIM_PROCESSES= NVML_SHIM_USED_MIB=20 unshare -fp --mount-proc "$PLATFORM_PROBE" driver-shared 0.2
     assert_line "alone"
-    assert_line "blind: cannot tell whether another program shares this GPU: NVML cannot see processes here (a container's PID namespace); neither the GPU's memory in use at the start nor its PCIe traffic showed one"
+    assert_line "blind: cannot tell whether another program shares this GPU: NVML cannot see processes outside this container's PID namespace; neither the GPU's memory in use at the start nor its PCIe traffic showed one"
     # outside a PID namespace the start is not read: the list decides
     nvml_shim NVML_SHIM_PROCESSES=self NVML_SHIM_USED_MIB=600 "$PLATFORM_PROBE" driver-shared 0.2
     assert_output "$(printf 'alone\nsees')"
