@@ -620,7 +620,10 @@ static CUresult shim_get_proc_address_v1(const char *symbol, void **pfn, int ver
 }
 
 /* What cuGetProcAddress answers for the functions defined here: the exported function of the
- * version asked for (first match), the address dlsym gives too, as the real driver does. */
+ * version asked for (first match, so the newest ABI of a name comes first), the address dlsym
+ * gives too, as the real driver does. Every function this file defines must be here: else the
+ * runtime, which finds its driver functions with cuGetProcAddress, goes around it (cuCtxCreate
+ * was missing: lesson 02 read the driver's cuCtxCreate_v2 where dlsym gave the shim's, FAIL). */
 static const struct {
     const char *name;
     int min_version; /* the ABI the wrapper has, from this CUDA version on */
@@ -639,6 +642,13 @@ static const struct {
     {"cuDevicePrimaryCtxRelease", 7000, (void *)cuDevicePrimaryCtxRelease},
     {"cuDevicePrimaryCtxReset", 11000, (void *)cuDevicePrimaryCtxReset_v2},
     {"cuDevicePrimaryCtxReset", 7000, (void *)cuDevicePrimaryCtxReset},
+    {"cuCtxCreate", 12050, (void *)cuCtxCreate_v4},
+    {"cuCtxCreate", 11040, (void *)cuCtxCreate_v3},
+    {"cuCtxCreate", 3020, (void *)cuCtxCreate_v2},
+    {"cuCtxDestroy", 4000, (void *)cuCtxDestroy_v2},
+    {"cuCtxSetCurrent", 4000, (void *)cuCtxSetCurrent},
+    {"cuCtxGetCurrent", 4000, (void *)cuCtxGetCurrent},
+    {"cuCtxGetDevice", 2000, (void *)cuCtxGetDevice},
     {"cuGetProcAddress", 12000, (void *)cuGetProcAddress_v2},
     {"cuGetProcAddress", 11030, (void *)cuGetProcAddress},
 };
