@@ -75,7 +75,7 @@ normalize_05() {
 
 @test "GPU: step 2e - from the fatbin the driver takes the SASS that fits the card" {
     run_lesson
-    assert_regex "$LESSON_OUT" 'e\) cuModuleLoadData\(kernels_fatbin\)'
+    assert_regex "$LESSON_OUT" 'e\) cuModuleLoadDataEx\(kernels_fatbin, '
     card="$(sed -n -E 's/.*compute capability [0-9.]+ \(sm_([0-9]+)\).*/\1/p' <<<"$LESSON_OUT")"
     assert_regex "$LESSON_OUT" "CU_FUNC_ATTRIBUTE_BINARY_VERSION: $card"
     assert_claim "from the fatbin the driver took the SASS that fits this sm_$card card (sm_$card): the JIT did not run"

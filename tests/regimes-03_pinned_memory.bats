@@ -90,7 +90,7 @@ load regimes
     n="$(gpu_count)"
     for ((d = 0; d < n; d++)); do
         run_regime 03_pinned_memory -- --device "$d" --min 64K --max 16M --reps 2
-        assert_line --partial "   device $d: "
+        assert_line --regexp "^This machine \\(GPU $d \""
     done
     run_regime 03_pinned_memory CUDA_VISIBLE_DEVICES="$((n - 1))" -- --min 64K --max 16M --reps 2
     assert_line --partial "CUDA_VISIBLE_DEVICES=$((n - 1)): "
