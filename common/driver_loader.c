@@ -43,6 +43,7 @@
       (l, c, jo, jv, jn, lo, lv, ln))                                                          \
     X(cuLibraryUnload, (CUlibrary l), (l))                                                     \
     X(cuLibraryGetKernel, (CUkernel *k, CUlibrary l, const char *n), (k, l, n))                \
+    X(cuLibraryGetModule, (CUmodule *m, CUlibrary l), (m, l))                                  \
     X(cuKernelGetFunction, (CUfunction *f, CUkernel k), (f, k))
 #else
 #define LIBRARY_05(X)
@@ -108,6 +109,7 @@
     X(cuMemcpyPeer, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n),      \
       (d, dc, s, sc, n))                                                                      \
     X(cuMemHostAlloc, (void **p, size_t n, unsigned int f), (p, n, f))                        \
+    X(cuMemAllocHost, (void **p, size_t n), (p, n))                                           \
     X(cuMemFreeHost, (void *p), (p))                                                          \
     X(cuMemHostRegister, (void *p, size_t n, unsigned int f), (p, n, f))                      \
     X(cuMemHostUnregister, (void *p), (p))                                                    \
@@ -138,6 +140,7 @@
        void **extra),                                                                         \
       (f, gx, gy, gz, bx, by, bz, shm, s, params, extra))                                     \
     X(cuStreamCreate, (CUstream *s, unsigned int f), (s, f))                                  \
+    X(cuStreamCreateWithPriority, (CUstream *s, unsigned int f, int p), (s, f, p))            \
     X(cuStreamDestroy, (CUstream s), (s))                                                     \
     X(cuStreamSynchronize, (CUstream s), (s))                                                 \
     X(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int f), (s, e, f))                  \
