@@ -101,6 +101,33 @@ static inline int harness_primary_refs_beyond_runtime(CUdevice dev)
     return 16;
 }
 
+/* Case k of a kernel exercise: n floats made from the seed go to *dy (allocated here, freed
+ * and zeroed after), kernel f runs over them in one-dimensional blocks of 256 with params
+ * (which point at *dy), and the result comes back: "caseK N SUM", or "caseK failed" (f NULL
+ * included: the student's lookup failed). */
+static inline void harness_kernel_case(CUfunction f, void **params, CUdeviceptr *dy, size_t n,
+                                       uint32_t seed, int k)
+{
+    float *y = malloc(n * sizeof(float));
+    bool ok = f && y && cuMemAlloc(dy, n * sizeof(float)) == CUDA_SUCCESS;
+    if (ok) {
+        harness_fill(y, n, seed, k);
+        ok = cuMemcpyHtoD(*dy, y, n * sizeof(float)) == CUDA_SUCCESS &&
+             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, params, NULL)) &&
+             checkDriver(cuCtxSynchronize()) && cuMemcpyDtoH(y, *dy, n * sizeof(float)) == CUDA_SUCCESS;
+    }
+    char key[16];
+    snprintf(key, sizeof key, "case%d", k);
+    if (ok)
+        harness_report(key, "%zu %.1f", n, harness_sum(y, n));
+    else
+        harness_report(key, "failed");
+    if (*dy)
+        (void)cuMemFree(*dy);
+    *dy = 0;
+    free(y);
+}
+
 /* The depth of this thread's context stack and its top (popped and pushed back). */
 static inline int harness_stack_depth(CUcontext *top)
 {

@@ -50,7 +50,6 @@ static bool after(nvrtcProgram prog, void *arg)
 
 static void run(CUfunction f, int variant, uint32_t seed, int k, size_t n)
 {
-    float *y = malloc(n * sizeof(float));
     CUdeviceptr dy = 0;
     float s = 0.5f;
     double sd = 0.5;
@@ -59,22 +58,7 @@ static void run(CUfunction f, int variant, uint32_t seed, int k, size_t n)
     long nl = (long)n;
     void *params[3] = {&dy, variant == 1 ? (void *)&sd : (void *)&s,
                        variant == 2 ? (void *)&nu : variant == 3 ? (void *)&nl : (void *)&ni};
-    bool ok = y && cuMemAlloc(&dy, n * sizeof(float)) == CUDA_SUCCESS;
-    if (ok) {
-        harness_fill(y, n, seed, k);
-        ok = cuMemcpyHtoD(dy, y, n * sizeof(float)) == CUDA_SUCCESS &&
-             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, params, NULL)) &&
-             checkDriver(cuCtxSynchronize()) && cuMemcpyDtoH(y, dy, n * sizeof(float)) == CUDA_SUCCESS;
-    }
-    char key[16];
-    snprintf(key, sizeof key, "case%d", k);
-    if (ok)
-        harness_report(key, "%zu %.1f", n, harness_sum(y, n));
-    else
-        harness_report(key, "failed");
-    if (dy)
-        (void)cuMemFree(dy);
-    free(y);
+    harness_kernel_case(f, params, &dy, n, seed, k);
 }
 
 int main(int argc, char **argv)

@@ -70,27 +70,13 @@ static bool make_context(CUcontext *ctx, CUdevice dev)
 /* kernel_function() in the current context, then `twice` on case k: "caseK N SUM" or failed. */
 static void run(void *handle, uint32_t seed, int k, size_t n)
 {
-    float *y = malloc(n * sizeof(float));
     CUdeviceptr dy = 0;
     CUfunction f = NULL;
     int ni = (int)n;
     void *params[2] = {&dy, &ni};
-    bool ok = y && kernel_function(handle, &f) && f && cuMemAlloc(&dy, n * sizeof(float)) == CUDA_SUCCESS;
-    if (ok) {
-        harness_fill(y, n, seed, k);
-        ok = cuMemcpyHtoD(dy, y, n * sizeof(float)) == CUDA_SUCCESS &&
-             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, params, NULL)) &&
-             checkDriver(cuCtxSynchronize()) && cuMemcpyDtoH(y, dy, n * sizeof(float)) == CUDA_SUCCESS;
-    }
-    char key[16];
-    snprintf(key, sizeof key, "case%d", k);
-    if (ok)
-        harness_report(key, "%zu %.1f", n, harness_sum(y, n));
-    else
-        harness_report(key, "failed");
-    if (dy)
-        (void)cuMemFree(dy);
-    free(y);
+    if (!kernel_function(handle, &f))
+        f = NULL;
+    harness_kernel_case(f, params, &dy, n, seed, k);
 }
 
 int main(int argc, char **argv)
