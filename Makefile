@@ -27,7 +27,7 @@ $(LESSONS:%=program-%):
 # (unless make was given -j itself) and quietly (errors and warnings still show), saying so
 # first, so that the first thing a student sees is not minutes of compiler lines.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-BUILD_JOBS := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 .PHONY: build-quietly
 build-quietly:
 	@first=no; for d in $(LESSONS); do [ -x "$$d/build/$${d#*_}" ] || first=yes; done; \
