@@ -90,9 +90,9 @@ static bool can_the_driver_jit(struct lesson *L, const struct ptx_facts *facts)
     int nv_major = 0, nv_minor = 0, isa_major = 0, isa_minor = 0;
     if (!checkNvrtc(nvrtcVersion(&nv_major, &nv_minor)))
         return false;
-    int nvrtc_isa = ptx_isa_of_cuda(nv_major * 1000 + nv_minor * 10);
+    int nvrtc_isa = platform_ptx_isa(nv_major * 1000 + nv_minor * 10);
     L->ptx_isa = sscanf(facts->version, "%d.%d", &isa_major, &isa_minor) == 2 ? isa_major * 10 + isa_minor : 0;
-    L->driver_isa = ptx_isa_of_cuda(L->driver_version);
+    L->driver_isa = platform_ptx_isa(L->driver_version);
     int newest = L->ptx_isa > nvrtc_isa ? L->ptx_isa : nvrtc_isa; /* the newer of the two */
     L->jit_ok = newest <= L->driver_isa;
     snprintf(L->jit_why, sizeof L->jit_why,

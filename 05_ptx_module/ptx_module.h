@@ -98,9 +98,6 @@ bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
  * not NULL. Caller frees both; NULL when a call failed. */
 char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx);
 
-/* The newest PTX ISA (major x 10 + minor) that CUDA `version` (1000 x major + 10 x minor)
- * writes, and that a driver of that version can JIT-compile; 0 for a version before 11.0. */
-int ptx_isa_of_cuda(int version);
 
 /* A timing claim: judged (claim) unless a tool slows the calls (not judged, L->tool says why). */
 bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -76,22 +76,6 @@ char *nvrtc_compile(const char *source, const char *name, const struct lesson *L
     return text;
 }
 
-int ptx_isa_of_cuda(int version)
-{
-    int major = version / 1000, minor = version % 1000 / 10;
-    /* The PTX ISA manual's release notes: ISA 7.x came with CUDA 11.x, 8.0-8.4 with 12.0-12.4,
-     * 8.5 with 12.5 and 12.6, 8.6-8.8 with 12.7-12.9, 9.x with 13.x. */
-    if (major >= 14)
-        return 1000; /* newer than this lesson: it reads whatever it was built with */
-    if (major == 13)
-        return 90 + minor;
-    if (major == 12)
-        return minor <= 4 ? 80 + minor : minor <= 6 ? 85 : 79 + minor;
-    if (major == 11)
-        return 70 + minor;
-    return 0;
-}
-
 bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...)
 {
     char text[512];

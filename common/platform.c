@@ -372,9 +372,25 @@ CUresult platform_read(int ordinal, struct platform *p)
     return CUDA_SUCCESS;
 }
 
+int platform_ptx_isa(int cuda_version)
+{
+    int major = cuda_version / 1000, minor = cuda_version % 1000 / 10;
+    /* The PTX ISA manual's release notes: ISA 7.x came with CUDA 11.x, 8.0-8.4 with 12.0-12.4,
+     * 8.5 with 12.5 and 12.6, 8.6-8.8 with 12.7-12.9, 9.x with 13.x. */
+    if (major >= 14)
+        return 1000; /* newer than this suite: taken to read whatever it was built with */
+    if (major == 13)
+        return 90 + minor;
+    if (major == 12)
+        return minor <= 4 ? 80 + minor : minor <= 6 ? 85 : 79 + minor;
+    if (major == 11)
+        return 70 + minor;
+    return 0;
+}
+
 bool platform_driver_can_jit(const struct platform *p)
 {
-    return p->driver_version >= p->built_with;
+    return platform_ptx_isa(p->driver_version) >= platform_ptx_isa(p->built_with);
 }
 
 static void version_text(int v, char *buf, size_t len)

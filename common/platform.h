@@ -97,8 +97,13 @@ enum platform_facts {
 
 void platform_describe(const struct platform *p, unsigned facts);
 
+/* The PTX ISA version (x10: 90 is ISA 9.0) that CUDA release cuda_version (13000 for 13.0)
+ * writes, and that a driver of that release JIT-compiles at most; 0 before CUDA 11. */
+int platform_ptx_isa(int cuda_version);
+
 /* true when this driver can compile (JIT) the PTX of the toolkit this program was built with:
- * a driver JIT-compiles PTX up to its own CUDA version. */
+ * a driver JIT-compiles PTX up to the ISA of its own CUDA release (a 12.5 driver reads a 12.6
+ * toolkit's PTX: both are ISA 8.5). */
 bool platform_driver_can_jit(const struct platform *p);
 
 /* A PCIe link's theoretical rate per direction in GB/s (1e9 bytes/s): GT/s x lanes x
