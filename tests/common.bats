@@ -86,6 +86,13 @@ platform_probe() {
     assert_output "tool: this run is under a CUDA tool (libmytracer.so), which was injected through CUDA_INJECTION64_PATH and sees every CUDA call: timings say nothing about the GPU"
 }
 
+@test "platform_ptx_isa: the PTX ISA each CUDA release writes (a driver compiles up to its own)" {
+    run "$PLATFORM_PROBE" ptx-isa 10020 11080 12000 12040 12050 12060 12080 12090 13000 13050 14000
+    assert_success
+    assert_output "$(printf '%s\n' '10020 0' '11080 78' '12000 80' '12040 84' '12050 85' '12060 85' \
+        '12080 87' '12090 88' '13000 90' '13050 95' '14000 1000')"
+}
+
 # ---- common/gpu_shared.c: company on the GPU, also where NVML cannot list processes (GPU) ------
 
 teardown() {

@@ -6,6 +6,7 @@
  *     doctor_probe [--ptx FILE]
  *
  * Prints "driver_version=13000", "driver_release=580.159.04", "built_with=13000",
+ * "driver_can_jit=1" (platform_driver_can_jit: the PTX ISA of each release),
  * "devices=N", "pid_namespace=0|1", "thp=madvise", then for each device i the fields of
  * struct platform (common/platform.h) as "dev.i.name=value", and what happened when it made a
  * context there ("dev.i.context=0", a CUresult) and, with --ptx, loaded FILE as a module
@@ -75,10 +76,10 @@ int main(int argc, char **argv)
         free(ptx);
         return EXIT_CHECK;
     }
-    printf("driver_version=%d\ndriver_release=%s\nbuilt_with=%d\ndevices=%d\npid_namespace=%d\n"
-           "thp=%s\nnuma_nodes=%d\ncpus_allowed=%d\n",
-           p.driver_version, p.driver_release, p.built_with, count, p.pid_namespace, p.thp,
-           p.numa_nodes, p.cpus_allowed);
+    printf("driver_version=%d\ndriver_release=%s\nbuilt_with=%d\ndriver_can_jit=%d\ndevices=%d\n"
+           "pid_namespace=%d\nthp=%s\nnuma_nodes=%d\ncpus_allowed=%d\n",
+           p.driver_version, p.driver_release, p.built_with, platform_driver_can_jit(&p), count,
+           p.pid_namespace, p.thp, p.numa_nodes, p.cpus_allowed);
     for (int i = 0; i < count; i++) {
         if (i > 0 && !checkDriver(platform_read(i, &p)))
             continue;

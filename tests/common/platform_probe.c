@@ -8,7 +8,8 @@
  *                               "blind: <why>" or "sees" (gpu_shared_blind)
  *   platform_probe driver-shared S   the same through the Driver API only (a primary context
  *                               made current, no copy): runs over tests/shims' emulated device
- *   platform_probe cuinit       checkDriver(cuInit(0)): check.c's report of a failed call */
+ *   platform_probe cuinit       checkDriver(cuInit(0)): check.c's report of a failed call
+ *   platform_probe ptx-isa V... platform_ptx_isa(V) for each CUDA version V (13000 ...) */
 #define _GNU_SOURCE
 #include "check.h"
 #include "platform.h"
@@ -92,6 +93,11 @@ int main(int argc, char **argv)
     }
     if ((argc == 2 || argc == 3) && strcmp(argv[1], "facts") == 0)
         return facts(argc == 3 ? atoi(argv[2]) : 0);
+    if (argc >= 3 && strcmp(argv[1], "ptx-isa") == 0) {
+        for (int i = 2; i < argc; i++)
+            printf("%s %d\n", argv[i], platform_ptx_isa(atoi(argv[i])));
+        return 0;
+    }
     if (argc == 2 && strcmp(argv[1], "cuinit") == 0)
         return checkDriver(cuInit(0)) ? EXIT_OK : EXIT_CHECK;
     if (argc == 3 && strcmp(argv[1], "shared") == 0)
