@@ -129,3 +129,12 @@ doctor_with_shim() {
     assert_line --partial "[note]  a MIG instance: a slice of the GPU"
     assert_line "  [ok]    PCIe Gen5 x16 (63.0 GB/s each way in theory), its maximum"
 }
+
+@test "with NVML (made up) listing this program in a PID namespace of its own: other containers unseen, said as a note" {
+    need_shims
+    unshare -fp --mount-proc true 2>/dev/null || skip "no PID namespace here (needs root and unshare)"
+    doctor_with_shim LD_LIBRARY_PATH="$SHIMS:$SHIMS/fake-nvml" NVML_SHIM_PROCESSES=self unshare -fp --mount-proc
+    assert_success
+    assert_line --partial "[note]  this program runs in a PID namespace of its own (a container): NVML lists at most the processes inside it"
+    refute_line --partial "no other process on this GPU"
+}
