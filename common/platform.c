@@ -513,6 +513,10 @@ void platform_describe(const struct platform *p, unsigned facts)
         if (p->nvml_lists_self == 0 || (p->nvml_lists_self < 0 && p->pid_namespace == 1))
             printf("   processes: this program runs in a container's PID namespace, where NVML "
                    "cannot list the processes on the GPU\n");
+        else if (p->pid_namespace == 1)
+            printf("   processes: this program runs in a PID namespace of its own (a container): "
+                   "NVML lists %d other process%s in it, and cannot list those of other "
+                   "containers\n", p->others > 0 ? p->others : 0, p->others == 1 ? "" : "es");
         else if (p->others >= 0)
             printf("   processes: NVML lists %d other process%s on this GPU\n", p->others,
                    p->others == 1 ? "" : "es");
