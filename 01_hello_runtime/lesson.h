@@ -25,7 +25,6 @@ enum child_plan {
     CHILDREN_ONE_AT_A_TIME, /* EXCLUSIVE_PROCESS: one process at a time; the parent gives its back */
     NO_CONTEXT_ALLOWED,     /* PROHIBITED: no process may make a context: the lesson cannot run */
 };
-const char *compute_mode_name(int mode);
 enum child_plan child_plan_for(int compute_mode);
 bool lazy_loading_is_default(int driver_version, int runtime_version);
 

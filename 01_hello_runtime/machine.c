@@ -8,16 +8,6 @@
 
 #include "lesson.h"
 
-const char *compute_mode_name(int mode)
-{
-    switch (mode) {
-    case CU_COMPUTEMODE_DEFAULT: return "DEFAULT";
-    case CU_COMPUTEMODE_PROHIBITED: return "PROHIBITED";
-    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "EXCLUSIVE_PROCESS";
-    default: return "unknown";
-    }
-}
-
 /* cuda.h, CUcomputemode: DEFAULT lets several contexts (so several processes) use the device;
  * EXCLUSIVE_PROCESS lets one process at a time hold a context on it; PROHIBITED lets none.
  * The lesson's child processes (steps 2, 5c, 8) start contexts of their own: side by side in

@@ -90,7 +90,7 @@ static bool step_2_compute_mode(struct lesson *L, bool *cannot_run)
     };
     enum child_plan plan = child_plan_for(L->compute_mode);
     printf("   compute mode of device %d (cuDeviceGetAttribute): %s: %s\n", L->device,
-           compute_mode_name(L->compute_mode), meaning[plan]);
+           platform_compute_mode_name(L->compute_mode), meaning[plan]);
     if (plan == NO_CONTEXT_ALLOWED) {
         fprintf(stderr,
                 "%s: cannot run here: device %d's compute mode is PROHIBITED: the driver lets no process\n"
@@ -363,7 +363,7 @@ bool give_back_context_for_child(struct lesson *L)
         !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
         return false;
     printf("      (compute mode %s: this process gives back its context first, cudaDeviceReset ->\n"
-           "      active = %d, so that the child may have the GPU)\n", compute_mode_name(L->compute_mode),
+           "      active = %d, so that the child may have the GPU)\n", platform_compute_mode_name(L->compute_mode),
            active);
     claim(active == 0, "this process holds no context on device %d while its child process runs", L->device);
     return true;

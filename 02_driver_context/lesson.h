@@ -52,7 +52,6 @@ extern int depth;
 void show_stack(const char *after, bool *ok);
 
 /* ---- machine.c: decisions from what the driver reports (no CUDA call: CPU tests drive them) */
-const char *compute_mode_name(int mode);
 bool contexts_allowed(int compute_mode);
 bool one_context_at_a_time(int compute_mode);
 bool lazy_loading_is_default(int driver_version);

@@ -9,16 +9,6 @@
 
 #include "lesson.h"
 
-const char *compute_mode_name(int mode)
-{
-    switch (mode) {
-    case CU_COMPUTEMODE_DEFAULT: return "DEFAULT";
-    case CU_COMPUTEMODE_PROHIBITED: return "PROHIBITED";
-    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "EXCLUSIVE_PROCESS";
-    default: return "unknown";
-    }
-}
-
 /* cuda.h, CUcomputemode: PROHIBITED lets no process make a context; EXCLUSIVE_PROCESS one
  * context (one process) at a time, which a lesson about several contexts may not get. */
 bool contexts_allowed(int compute_mode)

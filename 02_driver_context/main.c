@@ -246,7 +246,7 @@ static int step_1_explicit_start(struct lesson *L)
 /* Who may hold a context on the device of steps 2 to 6. Returns -1 to go on, else the exit code. */
 static int compute_mode(struct lesson *L)
 {
-    printf("   its compute mode (cuDeviceGetAttribute): %s", compute_mode_name(L->compute_mode));
+    printf("   its compute mode (cuDeviceGetAttribute): %s", platform_compute_mode_name(L->compute_mode));
     if (!contexts_allowed(L->compute_mode)) {
         printf(": no process may make a context on it\n");
         fprintf(stderr, "%s: cannot run here: device %ld's compute mode is PROHIBITED: the driver lets no "

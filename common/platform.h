@@ -106,6 +106,18 @@ int platform_ptx_isa(int cuda_version);
  * toolkit's PTX: both are ISA 8.5). */
 bool platform_driver_can_jit(const struct platform *p);
 
+/* cuda.h's name of a compute mode (CU_COMPUTEMODE_*, as cuDeviceGetAttribute gives it): "DEFAULT",
+ * "EXCLUSIVE_PROCESS", "PROHIBITED", or "unknown" (a mode this build does not know). */
+static inline const char *platform_compute_mode_name(int mode)
+{
+    switch (mode) {
+    case CU_COMPUTEMODE_DEFAULT: return "DEFAULT";
+    case CU_COMPUTEMODE_PROHIBITED: return "PROHIBITED";
+    case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "EXCLUSIVE_PROCESS";
+    default: return "unknown";
+    }
+}
+
 /* A PCIe link's theoretical rate per direction in GB/s (1e9 bytes/s): GT/s x lanes x
  * encoding / 8. 0 for an unknown generation. */
 double platform_link_gbps(int gen, int width);

@@ -285,12 +285,13 @@ machine_probe() {
         cat >"$probe.c" <<'C'
 #include <stdio.h>
 #include "lesson.h"
+#include "platform.h"
 int main(void)
 {
     static const char *plan[] = {"side by side", "one at a time", "none allowed"};
     int modes[] = {0, 2, 3, 1};
     for (int i = 0; i < 4; i++)
-        printf("mode %d %s: %s\n", modes[i], compute_mode_name(modes[i]), plan[child_plan_for(modes[i])]);
+        printf("mode %d %s: %s\n", modes[i], platform_compute_mode_name(modes[i]), plan[child_plan_for(modes[i])]);
     int v[][2] = {{13000, 13000}, {12020, 12020}, {12010, 12040}, {12040, 12010}, {12080, 12050}};
     for (int i = 0; i < 5; i++)
         printf("driver %d runtime %d: lazy default %s\n", v[i][0], v[i][1],

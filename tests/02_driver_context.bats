@@ -341,11 +341,12 @@ machine_probe() {
         cat >"$probe.c" <<'C'
 #include <stdio.h>
 #include "lesson.h"
+#include "platform.h"
 int main(void)
 {
     int modes[] = {0, 2, 3};
     for (int i = 0; i < 3; i++)
-        printf("mode %s: contexts %s, %s\n", compute_mode_name(modes[i]),
+        printf("mode %s: contexts %s, %s\n", platform_compute_mode_name(modes[i]),
                contexts_allowed(modes[i]) ? "allowed" : "refused",
                one_context_at_a_time(modes[i]) ? "one at a time" : "any number");
     int drivers[] = {11080, 12000, 12010, 12020, 12040, 12050, 13000};
