@@ -101,30 +101,7 @@ model04_fast() {
 # ---- the platforms students have (issue: true on the machines students use) ---------------
 
 # The test shims (tests/shims: a forwarding driver, a neighbour that copies, a holder of GPU
-# memory), built once per file; skips while they are not there.
-shims04() {
-    [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims/build is not there"
-    SHIMS="$BATS_FILE_TMPDIR/shims"
-    [ -x "$SHIMS/copy_loop" ] || bash "$ROOT/tests/shims/build" "$SHIMS" >"$BATS_FILE_TMPDIR/shims.log" 2>&1 ||
-        fail "the shims did not build: $(tail -5 "$BATS_FILE_TMPDIR/shims.log")"
-}
-
-# regime04_under PREFIX... -- ARGS: as run_regime, with the lesson started through PREFIX (a
-# tool, a namespace).
-regime04_under() {
-    require_gpu
-    local prefix=()
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do prefix+=("$1"); shift; done
-    [ "${1:-}" = "--" ] && shift
-    run "${prefix[@]}" "$(lesson_bin 04_streams_overlap)" "$@"
-    if [ -n "${REGIME_LOG:-}" ]; then
-        printf '%s %s %s -> exit %s: %s\n' 04_streams_overlap "${prefix[*]}" "$*" "$status" \
-            "$(grep -m1 '^RESULT:' <<<"$output")" >>"$REGIME_LOG"
-    fi
-    refute_line --partial "[FAIL]"
-    assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
-    assert_success
-}
+# memory) and the helpers that start them are tests/regimes.bash's.
 
 # With fewer hardware queues than streams, streams share queues and wait on each other's work:
 # the claims that need a queue per stream are bounds or not judged, with the queue count.
@@ -163,25 +140,16 @@ regime04_under() {
 }
 
 @test "04 regime: little free GPU memory (another process leaves 1.5 GiB): the default size fits itself" {
-    require_gpu
-    shims04
-    "$SHIMS/hold_memory" --leave 1.5 --ready "$BATS_TEST_TMPDIR/ready" &
-    BACKGROUND_PID=$!
-    for _ in $(seq 100); do [ -f "$BATS_TEST_TMPDIR/ready" ] && break; sleep 0.2; done
-    [ -f "$BATS_TEST_TMPDIR/ready" ] || fail "hold_memory did not get ready"
+    start_memory_hog 1.5
     regime04 -- --streams 1,4
     assert_line --partial "(the default 256 MiB each way does not fit:"
 }
 
 @test "04 regime: a neighbour copying on the GPU while the lesson runs in its own PID namespace" {
     require_gpu
-    shims04
     unshare -fp --mount-proc true 2>/dev/null || skip "no PID namespace here (needs root and unshare)"
-    "$SHIMS/copy_loop" --bytes 64 --ready "$BATS_TEST_TMPDIR/ready" &
-    BACKGROUND_PID=$!
-    for _ in $(seq 100); do [ -f "$BATS_TEST_TMPDIR/ready" ] && break; sleep 0.2; done
-    [ -f "$BATS_TEST_TMPDIR/ready" ] || fail "copy_loop did not get ready"
-    regime04_under unshare -fp --mount-proc -- --elements 16777216 --streams 1,4
+    start_copy_neighbour 0 --bytes 64
+    run_regime_contained 04_streams_overlap -- --elements 16777216 --streams 1,4
 }
 
 @test "04 regime: under compute-sanitizer (memcheck): PASS, every timing claim not judged" {
@@ -189,21 +157,22 @@ regime04_under() {
     local tool
     tool="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
     [ -x "$tool" ] || fail "no compute-sanitizer ($tool)"
-    regime04_under "$tool" --tool memcheck --error-exitcode 99 -- --elements 262144 --streams 1,2 --reps 1 --work 16
+    local REGIME_PREFIX=("$tool" --tool memcheck --error-exitcode 99)
+    regime04 -- --elements 262144 --streams 1,2 --reps 1 --work 16
     assert_line --regexp '^  \[n/j\]  .*compute-sanitizer'
     assert_output --partial "ERROR SUMMARY: 0 errors"
 }
 
 # What the card here cannot show, emulated by the forwarding driver over the real one.
 @test "04 regime: one copy engine (the shim reports asyncEngineCount 1)" {
-    shims04
+    build_shims
     regime04 LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_ASYNC_ENGINES=1 -- --elements 16777216 --streams 1,4
     assert_line --partial "one copy engine (asyncEngineCount 1"
     assert_line --regexp '^  \[n/j\]  both directions at once move more than one direction alone - not judged here: asyncEngineCount 1'
 }
 
 @test "04 regime: EXCLUSIVE_PROCESS compute mode (the shim): step 6 is not judged, with the reason" {
-    shims04
+    build_shims
     regime04 LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process -- --elements 16777216 --streams 1,4
     assert_line --regexp '^  \[n/j\]  one hardware queue \(a child process\) - not judged here: this GPU is in EXCLUSIVE_PROCESS'
 }

@@ -10,7 +10,8 @@
 #                                     L behind the forwarding driver (cuda_shim.c: another compute
 #                                     mode, one copy engine, an older driver, HMM, MIG)
 #   run_regime L LD_PRELOAD="$SHIMS/libhugepage.so"   host buffers on transparent huge pages
-#   start_copy_neighbour [DEVICE]     another program copying both ways on the GPU until teardown
+#   start_copy_neighbour [DEVICE [OPTION ...]]   another program copying both ways on the GPU
+#                                     until teardown (copy_loop's options: --bytes N MiB)
 #   start_memory_hog GIB [DEVICE]     another program holding all but GIB of the GPU's memory
 #   run_regime_contained L ...        as run_regime, with L in a PID namespace of its own
 #                                     (unshare -fp --mount-proc), as in a container: NVML lists
@@ -47,7 +48,11 @@ run_regime() {
     local envs=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
     [ "${1:-}" = "--" ] && shift
-    run ${REGIME_PREFIX[@]+"${REGIME_PREFIX[@]}"} env ${envs[@]+"${envs[@]}"} "$(lesson_bin "$lesson")" "$@"
+    # (env only where there are variables to set: a tool or a namespace in REGIME_PREFIX then
+    # starts the lesson itself, as make sanitize does)
+    local setenv=()
+    [ "${#envs[@]}" -eq 0 ] || setenv=(env "${envs[@]}")
+    run ${REGIME_PREFIX[@]+"${REGIME_PREFIX[@]}"} ${setenv[@]+"${setenv[@]}"} "$(lesson_bin "$lesson")" "$@"
     if [ -n "${REGIME_LOG:-}" ]; then
         printf '%s %s%s %s -> exit %s: %s\n' "$lesson" "${REGIME_PREFIX[*]:+${REGIME_PREFIX[*]} }" \
             "${envs[*]:-}" "$*" "$status" \
@@ -83,13 +88,15 @@ wait_for_ready() {
     fail "$what was not ready after 30 s"
 }
 
-# start_copy_neighbour [DEVICE]: another program copying 256 MiB each way at once on DEVICE
-# (default 0) until teardown stops it; returns once its copies run.
+# start_copy_neighbour [DEVICE [COPY_LOOP_OPTION ...]]: another program copying 256 MiB each way
+# at once on DEVICE (default 0; --bytes N for N MiB) until teardown stops it; returns once its
+# copies run.
 start_copy_neighbour() {
     require_gpu
     build_shims
-    local ready="$BATS_TEST_TMPDIR/neighbour.ready"
-    "$SHIMS/copy_loop" --device "${1:-0}" --ready "$ready" >"$ready.log" 2>&1 &
+    local ready="$BATS_TEST_TMPDIR/neighbour.ready" device="${1:-0}"
+    [ $# -eq 0 ] || shift
+    "$SHIMS/copy_loop" --device "$device" "$@" --ready "$ready" >"$ready.log" 2>&1 &
     BACKGROUND_PID=$!
     wait_for_ready "$ready" "$BACKGROUND_PID" "the copying neighbour"
 }
