@@ -400,19 +400,12 @@ C
 # toolkit's stub driver (tests/shims/cuda_shim.c): the shim answers cuInit and the device
 # queries, so the lesson reads the platform and prints its decision before the first call that
 # needs a real GPU reaches the stub and stops it (exit 1 there, or 77 when it decided so).
-shim_over_stub() {
-    local dir="$BATS_FILE_TMPDIR/shim-stub" stub
-    [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims is not in this tree"
-    stub="$(stub_driver_dir)/libcuda.so.1" || skip "no stub libcuda.so in the CUDA toolkit"
-    if [ ! -e "$dir/libcuda.so.1" ]; then
-        bash "$ROOT/tests/shims/build" "$dir" "$(readlink -f "$stub")" >"$dir.log" 2>&1 ||
-            fail "tests/shims/build failed: $(cat "$dir.log")"
-    fi
-    LD_LIBRARY_PATH="$dir" run env "$@" "$BIN"
+shim02() {
+    shim_over_stub "$BIN" "$@"   # test_helper.bash
 }
 
 @test "PROHIBITED compute mode (the shim over the stub): exit 77, no process may make a context there" {
-    shim_over_stub CUDA_SHIM_COMPUTE_MODE=prohibited
+    shim02 CUDA_SHIM_COMPUTE_MODE=prohibited
     assert_equal "$status" 77
     assert_line "   its compute mode (cuDeviceGetAttribute): PROHIBITED: no process may make a context on it"
     assert_line --partial "cannot run here: device 0's compute mode is PROHIBITED"
@@ -420,14 +413,14 @@ shim_over_stub() {
 }
 
 @test "EXCLUSIVE_PROCESS compute mode (the shim over the stub): the lesson says what it means for several contexts" {
-    shim_over_stub CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock"
+    shim02 CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock"
     assert_line "   its compute mode (cuDeviceGetAttribute): EXCLUSIVE_PROCESS: this GPU lets one process at a time use it, and NVIDIA documents"
 }
 
 @test "a driver older than CUDA 12.2 (the shim over the stub): lazy loading by default is not judged, with the reason" {
-    shim_over_stub CUDA_SHIM_DRIVER_VERSION=12010
+    shim02 CUDA_SHIM_DRIVER_VERSION=12010
     assert_line --partial "the driver supports CUDA 12.1; cuDeviceGetCount"
     assert_line "  [n/j]  CUDA_MODULE_LOADING is not set: loading is lazy - not judged here: the driver supports CUDA 12.1, older than 12.2, where lazy loading became the default"
-    shim_over_stub CUDA_SHIM_DRIVER_VERSION=12020
+    shim02 CUDA_SHIM_DRIVER_VERSION=12020
     refute_line --partial "not judged here: the driver supports CUDA"
 }

@@ -115,8 +115,7 @@ comparable() {
 shim03() {
     require_gpu
     local dir="$BATS_FILE_TMPDIR/shim"
-    [ -f "$dir/libcuda.so.1" ] || bash "$ROOT/tests/shims/build" "$dir" >"$BATS_FILE_TMPDIR/shim.log" 2>&1 ||
-        fail "the shim did not build: $(tail -5 "$BATS_FILE_TMPDIR/shim.log")"
+    test_shims "$dir"
     LD_LIBRARY_PATH="$dir" run env "$@" "$BIN" --min 64K --max 1M --reps 2
     [[ "$output" != *"stub library"* ]] ||
         skip "over the stub driver the CUDA runtime does not reach the shim's emulated device"

@@ -449,18 +449,6 @@ normalize_05() {
 # The lesson's decisions from the driver's version, taken before any context, on the machine the
 # shim describes over the toolkit's stub driver (tests/shims/cuda_shim.c answers cuInit and the
 # device queries; the first call that needs a GPU then stops at the stub: exit 77).
-# shim_over_stub PROGRAM [VAR=value ...]
-shim_over_stub() {
-    local dir="$BATS_FILE_TMPDIR/shim-stub" stub program="$1"
-    shift
-    [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims is not in this tree"
-    stub="$(stub_driver_dir)/libcuda.so.1" || skip "no stub libcuda.so in the CUDA toolkit"
-    if [ ! -e "$dir/libcuda.so.1" ]; then
-        bash "$ROOT/tests/shims/build" "$dir" "$(readlink -f "$stub")" >"$dir.log" 2>&1 ||
-            fail "tests/shims/build failed: $(cat "$dir.log")"
-    fi
-    LD_LIBRARY_PATH="$dir" run env "$@" "$program"
-}
 
 @test "a driver of an older major version (the shim over the stub, CUDA 11.8): too old to compile the PTX, and to run the program: exit 77" {
     shim_over_stub "$BIN" CUDA_SHIM_DRIVER_VERSION=11080

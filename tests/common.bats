@@ -105,8 +105,7 @@ teardown() {
 # start_neighbour: tests/shims/copy_loop copying both ways on device 0 (NEIGHBOUR_PID).
 start_neighbour() {
     local dir="$BATS_FILE_TMPDIR/real-shims" ready="$BATS_TEST_TMPDIR/ready.$RANDOM" i
-    [ -x "$dir/copy_loop" ] || bash "$ROOT/tests/shims/build" "$dir" >"$dir.log" 2>&1 \
-        || fail "tests/shims did not build: $(cat "$dir.log")"
+    test_shims "$dir"
     "$dir/copy_loop" --ready "$ready" &
     NEIGHBOUR_PID=$!
     for i in $(seq 300); do [ -e "$ready" ] && return 0; sleep 0.1; done

@@ -72,9 +72,7 @@ run_regime() {
 # built once per test file. Fails the test, with the compiler's messages, when they do not build.
 build_shims() {
     SHIMS="$BATS_FILE_TMPDIR/shims"
-    [ -x "$SHIMS/libcuda.so.1" ] && [ -x "$SHIMS/copy_loop" ] && return 0
-    bash "$ROOT/tests/shims/build" "$SHIMS" >"$BATS_FILE_TMPDIR/shims.log" 2>&1 \
-        || fail "tests/shims did not build: $(cat "$BATS_FILE_TMPDIR/shims.log")"
+    test_shims "$SHIMS"
 }
 
 # wait_for_ready FILE PID WHAT: until FILE exists (30 s at most); fails when PID ended first.

@@ -10,6 +10,10 @@
 #                         with REQUIRE_GPU=1 fail instead of skipping
 #   normalize             filter: replaces what varies from run to run or card to card
 #   stub_driver_dir       a directory whose libcuda.so.1 is the toolkit's stub driver
+#   test_shims DIR [DRIVER]   tests/shims built into DIR once (the forwarding libcuda.so.1 over
+#                         DRIVER, default the one the loader finds; copy_loop, hold_memory, ...)
+#   shim_over_stub PROGRAM [VAR=value ...]   `run` PROGRAM behind the forwarding driver over the
+#                         stub, with the variables that make it report another machine
 #   no_driver_env         prints an LD_LIBRARY_PATH under which no libcuda.so.1 can load
 #   assert_usage_error    after `run`: exit 2 and the usage printed
 #   run_with_no_visible_device / run_with_stub_driver / run_with_no_driver CMD...
@@ -123,6 +127,28 @@ build_common_probe() {
         "$ROOT/common/gpu_shared.c" \
         -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart_static -ldl -lpthread -lrt \
         -o "$2" >"$2.log" 2>&1 || true
+}
+
+# test_shims DIR [DRIVER]: tests/shims built into DIR (once), forwarding to DRIVER (a
+# libcuda.so.1 path; default: the one the loader finds). Fails the test with the build's output.
+test_shims() {
+    local dir="$1"
+    [ -e "$dir/libcuda.so.1" ] && [ -x "$dir/copy_loop" ] && return 0
+    bash "$ROOT/tests/shims/build" "$dir" ${2:+"$2"} >"$dir.log" 2>&1 \
+        || fail "tests/shims did not build: $(cat "$dir.log")"
+}
+
+# shim_over_stub PROGRAM [VAR=value ...]: `run` PROGRAM with the forwarding driver of tests/shims
+# over the toolkit's stub driver: the shim answers cuInit and the device queries, so a program
+# reads the platform (as the variables make it report it) and prints its decision before the
+# first call that needs a real GPU reaches the stub and stops it.
+shim_over_stub() {
+    local program="$1" stub
+    shift
+    [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims is not in this tree"
+    stub="$(stub_driver_dir)/libcuda.so.1" || skip "no stub libcuda.so in the CUDA toolkit"
+    test_shims "$BATS_FILE_TMPDIR/shim-stub" "$(readlink -f "$stub")"
+    LD_LIBRARY_PATH="$BATS_FILE_TMPDIR/shim-stub" run env "$@" "$program"
 }
 
 # The CUDA toolkit's stub libcuda.so, reachable as libcuda.so.1 through LD_LIBRARY_PATH.
