@@ -24,9 +24,10 @@ load regimes
     assert_line "   1 rounds of create + destroy, watched from ctxA with cuMemGetInfo:"
 }
 
-@test "02_driver_context: --repeat 50, the most create/destroy rounds" {
-    run_regime 02_driver_context -- --repeat 50
-    assert_line "   50 rounds of create + destroy, watched from ctxA with cuMemGetInfo:"
+@test "02_driver_context: --repeat 12, more create/destroy rounds than the default" {
+    # (not the option's largest, 50: ten seconds of the same rounds on an H100)
+    run_regime 02_driver_context -- --repeat 12
+    assert_line "   12 rounds of create + destroy, watched from ctxA with cuMemGetInfo:"
 }
 
 @test "02_driver_context: CUDA_VISIBLE_DEVICES=0 - one GPU, step 8 not judged and why" {
@@ -44,9 +45,15 @@ load regimes
     run_regime 02_driver_context LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
         CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" -- --repeat 1
     assert_line --partial "its compute mode (cuDeviceGetAttribute): EXCLUSIVE_PROCESS: this GPU lets one process at a time use it"
-    # step 9 compares addresses: the shim exports functions of its own, and the lesson says so
-    run grep -c -E "^  \[n/j\]  .* - not judged here: the libcuda.so.1 loaded here \(.*\) is not the driver's" <<<"$output"
-    assert_output 3
+    # step 9 compares addresses. Over the real driver the shim's own functions are the ones it
+    # intercepts, and its cuGetProcAddress hands out the same ones, so each comparison may hold
+    # (an H100 printed three [ok]); where an address differs the lesson names the stand-in
+    # instead of failing. Either way each of the three claims has its line.
+    local claims
+    claims="$(grep -E "^  \[(ok|n/j)\]  (all three are one entry point|the version picks the ABI|the per-thread flag gives)" <<<"$output")"
+    [ "$(grep -c "" <<<"$claims")" -eq 3 ] || fail "step 9's three claims, judged or not: $claims"
+    ! grep -E "^  \[n/j\]" <<<"$claims" | grep -v "is not the driver's: it forwards to it" \
+        || fail "a step 9 claim not judged for another reason: $claims"
 }
 
 @test "02_driver_context: EXCLUSIVE_PROCESS and another process holding the GPU (the shim): exit 77, the context refused" {

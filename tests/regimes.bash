@@ -35,13 +35,21 @@ teardown() {
         kids="$(pgrep -P "$BACKGROUND_PID" 2>/dev/null || true)"
         kill $kids "$BACKGROUND_PID" 2>/dev/null || true
         kill -CONT "$BACKGROUND_PID" 2>/dev/null || true
+        # 10 s to end on SIGTERM, then SIGKILL: a helper that missed its signal cannot hold
+        # the suite (hold_memory once stayed paused, and a run hung here for minutes)
+        ( sleep 10; kill -KILL $kids "$BACKGROUND_PID" 2>/dev/null ) &
+        local watcher=$!
         wait "$BACKGROUND_PID" 2>/dev/null || true
+        kill "$watcher" 2>/dev/null || true
+        wait "$watcher" 2>/dev/null || true
     fi
 }
 
 # run_regime LESSON [VAR=value ...] [-- ARGS ...]
 #   Runs LESSON's program with the environment variables and arguments given, then asserts
 #   exit 0, a "RESULT: PASS" verdict and no "[FAIL]" line. $output holds stdout and stderr.
+#   A run that outlasts REGIME_TIMEOUT seconds (default 120; a lesson at its defaults takes
+#   20 s at most on an H100) is stopped, and fails with what it printed so far.
 run_regime() {
     require_gpu
     local lesson="$1"; shift
@@ -52,7 +60,10 @@ run_regime() {
     # starts the lesson itself, as make sanitize does)
     local setenv=()
     [ "${#envs[@]}" -eq 0 ] || setenv=(env "${envs[@]}")
-    run ${REGIME_PREFIX[@]+"${REGIME_PREFIX[@]}"} ${setenv[@]+"${setenv[@]}"} "$(lesson_bin "$lesson")" "$@"
+    run timeout -k 5 "${REGIME_TIMEOUT:-120}" \
+        ${REGIME_PREFIX[@]+"${REGIME_PREFIX[@]}"} ${setenv[@]+"${setenv[@]}"} "$(lesson_bin "$lesson")" "$@"
+    [ "$status" -ne 124 ] && [ "$status" -ne 137 ] \
+        || fail "stopped after ${REGIME_TIMEOUT:-120} s (exit $status); it printed: $output"
     if [ -n "${REGIME_LOG:-}" ]; then
         printf '%s %s%s %s -> exit %s: %s\n' "$lesson" "${REGIME_PREFIX[*]:+${REGIME_PREFIX[*]} }" \
             "${envs[*]:-}" "$*" "$status" \
@@ -120,6 +131,7 @@ run_regime_contained() {
     local why
     why="$(unshare -fp --mount-proc true 2>&1)" \
         || skip "cannot make a PID namespace here (unshare -fp --mount-proc: ${why:-failed})"
-    local REGIME_PREFIX=(unshare -fp --mount-proc)
+    # (--kill-child: when the time limit stops unshare, the lesson inside ends with it)
+    local REGIME_PREFIX=(unshare -fp --mount-proc --kill-child)
     run_regime "$@"
 }

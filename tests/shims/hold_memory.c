@@ -6,9 +6,10 @@
  *
  * (DIR from: bash tests/shims/build DIR.) Allocates 256 MiB blocks until only GiB (a decimal
  * number) of the device's memory is free, writes FILE with the free and total bytes, then
- * sleeps until SIGTERM/SIGINT and frees them. Exit 1 when a CUDA call failed.
+ * waits for SIGTERM/SIGINT and frees them. Exit 1 when a CUDA call failed.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,6 @@
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
-
-static volatile sig_atomic_t stop;
-static void on_signal(int sig) { (void)sig; stop = 1; }
 
 int main(int argc, char **argv)
 {
@@ -35,8 +33,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: hold_memory --leave GiB [--device N] [--ready FILE]\n");
         return 2;
     }
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
+    /* SIGTERM and SIGINT blocked before the first CUDA call, so that the driver's threads
+     * inherit the mask and the signal waits for sigwait below: with a handler and pause(), a
+     * signal taken by one of the driver's threads left the main thread paused for ever (a test
+     * run hung in its teardown). */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     size_t keep = (size_t)(leave * 1073741824.0), block = (size_t)256 << 20, free_b = 0, total = 0;
     static void *held[4096];
     int n = 0;
@@ -60,8 +65,8 @@ int main(int argc, char **argv)
             fclose(f);
         }
     }
-    while (!stop)
-        pause();
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
     for (int i = 0; i < n; i++)
         cudaFree(held[i]);
     return 0;
