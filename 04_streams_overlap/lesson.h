@@ -69,8 +69,8 @@ struct lesson {
     cudaEvent_t start, stop;
     cudaEvent_t ev[MAX_STREAMS][OPS + 1]; /* before the copy in, after each operation */
     int events_made;
-    /* The CUDA environment variables that change what this lesson shows (read once by the
-     * driver at start-up; main.c prints them). */
+    /* The CUDA environment variables that change what this lesson shows (read by the driver
+     * when it initialises, at the first CUDA call; main.c prints them). */
     bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: every launch and copy waits until done */
     int connections;      /* CUDA_DEVICE_MAX_CONNECTIONS: hardware work queues (default 8) */
     char drift[400];      /* why the timings are not comparable any more, if they are not */

@@ -368,7 +368,7 @@ static void say_what_this_gpu_decides(void)
            : L.compute_mode == cudaComputeModeProhibited       ? "PROHIBITED" : "other",
            L.pageable_access, L.host_page_tables, L.integrated);
     if (L.engines < 2)
-        printf("   one copy engine (asyncEngineCount %d, as on a MIG slice or a GeForce card under\n"
+        printf("   one asynchronous engine (asyncEngineCount %d, as on a MIG slice or a GeForce card under\n"
                "   WSL2): copies in and out take turns, so step 1 expects no gain from both at once\n"
                "   and the model (step 3) lets them take turns; its claims are bounds here\n",
                L.engines);

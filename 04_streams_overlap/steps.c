@@ -84,7 +84,7 @@ bool step_1_stages_alone(struct findings *f)
               "both directions at once moved %.1f GB/s, more than one direction alone (%.1f GB/s) "
               "by 20%% and the spread (%.0f%%)", total, one, 100 * spread);
     } else {
-        snprintf(why, sizeof why, "asyncEngineCount %d: one copy engine takes the copies in and "
+        snprintf(why, sizeof why, "asyncEngineCount %d: one asynchronous engine takes the copies in and "
                  "out in turn, so both at once move about what one direction does (here %.1f "
                  "against %.1f GB/s)", L.engines, total, one);
         not_judged(why, "both directions at once move more than one direction alone");
@@ -275,7 +275,7 @@ bool step_3_split_over_streams(struct findings *f)
             snprintf(why, sizeof why, "CUDA_LAUNCH_BLOCKING=1: each launch waits for its kernel, "
                      "and how late the host issues the rest depends on the order (step 4)");
         else if (m->chunks >= 2 && L.engines < 2)
-            snprintf(why, sizeof why, "asyncEngineCount %d: one copy engine takes the copies in "
+            snprintf(why, sizeof why, "asyncEngineCount %d: one asynchronous engine takes the copies in "
                      "and out in turn, in an order the model does not follow", L.engines);
         else if (shortest < 20 * cost) /* one stream too: its hand-offs are a noisy difference */
             snprintf(why, sizeof why, "the shortest operation of a chunk takes %.0f us, under 20 "
@@ -362,7 +362,7 @@ void step_4_timelines(struct findings *f)
                   "%.0f%% (%.0f%% wanted)", L.connections, maxn, 100 * wide_stage->overlap, 100 * want);
     } else if (L.engines < 2) {
         claim(better->overlap >= want,
-              "one copy engine: with %d streams copies and kernels still overlap: %.0f%% %s (%.0f%% "
+              "one asynchronous engine: with %d streams copies and kernels still overlap: %.0f%% %s (%.0f%% "
               "wanted: half of the 1 - 1/%d a pipeline of equal stages reaches)", maxn,
               100 * better->overlap, order_name(better->order), 100 * want, maxn);
     } else if (shortest < 20 * cost) {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -59,15 +60,18 @@ static inline void harness_report(const char *key, const char *fmt, ...)
     fflush(stdout);
 }
 
-/* The seed from the command line (one number, 1 .. 2^31 - 2); a bad command line exits 2. */
+/* The seed from the command line (one number, 1 .. 2^31 - 2); a bad command line exits 2,
+ * --help (or -h) prints the usage and exits 0. */
 static inline uint32_t harness_seed(int argc, char **argv, const char *what)
 {
     long seed = 0;
-    if (argc != 2 || !parse_long(argv[1], 1, 2147483646L, "SEED", &seed)) {
-        fprintf(stderr, "usage: %s SEED\n%s\nThe inputs come from SEED; the grader "
-                        "(tests/exercises) chooses it and judges the lines \"harness: ...\".\n",
+    bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    if (help || argc != 2 || !parse_long(argv[1], 1, 2147483646L, "SEED", &seed)) {
+        fprintf(help ? stdout : stderr,
+                "usage: %s SEED\n%s\nThe inputs come from SEED; the grader "
+                "(tests/exercises) chooses it and judges the lines \"harness: ...\".\n",
                 lesson_prog, what);
-        exit(EXIT_USAGE);
+        exit(help ? EXIT_OK : EXIT_USAGE);
     }
     return (uint32_t)seed;
 }

@@ -428,12 +428,12 @@ reached_attributes() {
     LD_LIBRARY_PATH="$dir" CUDA_SHIM_ASYNC_ENGINES=1 run "$BIN" --elements 1048576 --streams 2 --reps 1
     reached_attributes
     assert_output --partial "asyncEngineCount 1, compute mode default"
-    assert_output --partial "one copy engine (asyncEngineCount 1"
+    assert_output --partial "one asynchronous engine (asyncEngineCount 1"
     assert_output --partial "lets them take turns"
     LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process run "$BIN" --elements 1048576 --streams 2 --reps 1
     assert_output --partial "compute mode EXCLUSIVE_PROCESS"
     assert_output --partial "step 6 is not judged here"
-    refute_output --partial "one copy engine ("
+    refute_output --partial "one asynchronous engine ("
     LD_LIBRARY_PATH="$dir" CUDA_SHIM_PAGEABLE=1 CUDA_SHIM_HOST_PAGE_TABLES=1 run "$BIN" --elements 1048576 --streams 2 --reps 1
     assert_output --partial "pageableMemoryAccess 1 (through the host's page"
     assert_output --partial "step 5a's claims about them are not judged here"

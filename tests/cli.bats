@@ -61,3 +61,27 @@ setup() {
     run sh -c '"$1" <&- >&- 2>/dev/null; echo "exit $?"' sh "$PROBE"
     assert_output "exit 0"
 }
+
+# The exercise programs of lessons 01, 02, 03 and 05 are the teacher's harnesses
+# (common/exercise_harness.h): one SEED, chosen by the grader. Read before any CUDA call.
+@test "the exercise harnesses take one SEED: --help exits 0 with the usage, a stray or bad argument exits 2" {
+    [ -z "${LESSON_BUILD:-}" ] || skip "the exercise programs are built in build/ only, not $LESSON_BUILD"
+    local n=0 p
+    for p in "$ROOT"/0[1235]_*/build/exercises/*; do
+        [ -x "$p" ] && [ -f "$p" ] || continue
+        n=$((n + 1))
+        run "$p" --help
+        assert_equal "$(basename "$p") --help: exit $status" "$(basename "$p") --help: exit 0"
+        assert_line --regexp '^usage: .* SEED$'
+        for bad in "" "0" "12x" "2147483647" "--seed"; do
+            run "$p" "$bad"
+            assert_equal "$(basename "$p") '$bad': exit $status" "$(basename "$p") '$bad': exit 2"
+        done
+        run "$p" 7 8
+        assert_equal "$(basename "$p") 7 8: exit $status" "$(basename "$p") 7 8: exit 2"
+        assert_output --partial "usage: "
+        run "$p"
+        assert_equal "$(basename "$p") (no SEED): exit $status" "$(basename "$p") (no SEED): exit 2"
+    done
+    [ "$n" -ge 14 ] || fail "found $n exercise harness programs, 14 expected (make)"
+}

@@ -163,7 +163,7 @@ model04_fast() {
 @test "04 regime: one copy engine (the shim reports asyncEngineCount 1)" {
     build_shims
     regime04 LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_ASYNC_ENGINES=1 -- --elements 16777216 --work 20000 --streams 1,4
-    assert_line --partial "one copy engine (asyncEngineCount 1"
+    assert_line --partial "one asynchronous engine (asyncEngineCount 1"
     assert_line --regexp '^  \[n/j\]  both directions at once move more than one direction alone - not judged here: asyncEngineCount 1'
 }
 
