@@ -36,7 +36,7 @@ teardown() {
         kill $kids "$BACKGROUND_PID" 2>/dev/null || true
         kill -CONT "$BACKGROUND_PID" 2>/dev/null || true
         # 10 s to end on SIGTERM, then SIGKILL: a helper that missed its signal cannot hold
-        # the suite (hold_memory once stayed paused, and a run hung here for minutes)
+        # the suite (a run once hung for minutes in a test beside hold_memory)
         ( sleep 10; kill -KILL $kids "$BACKGROUND_PID" 2>/dev/null ) &
         local watcher=$!
         wait "$BACKGROUND_PID" 2>/dev/null || true
@@ -48,8 +48,8 @@ teardown() {
 # run_regime LESSON [VAR=value ...] [-- ARGS ...]
 #   Runs LESSON's program with the environment variables and arguments given, then asserts
 #   exit 0, a "RESULT: PASS" verdict and no "[FAIL]" line. $output holds stdout and stderr.
-#   A run that outlasts REGIME_TIMEOUT seconds (default 120; a lesson at its defaults takes
-#   20 s at most on an H100) is stopped, and fails with what it printed so far.
+#   A run that outlasts REGIME_TIMEOUT seconds (default 120; lesson 03 at its defaults, the
+#   longest, took 20 s on an H100) is stopped, and fails with what it printed so far.
 run_regime() {
     require_gpu
     local lesson="$1"; shift

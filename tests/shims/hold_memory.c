@@ -35,8 +35,8 @@ int main(int argc, char **argv)
     }
     /* SIGTERM and SIGINT blocked before the first CUDA call, so that the driver's threads
      * inherit the mask and the signal waits for sigwait below: with a handler and pause(), a
-     * signal taken by one of the driver's threads left the main thread paused for ever (a test
-     * run hung in its teardown). */
+     * signal taken by one of the driver's threads would leave the main thread paused for ever
+     * (the likely cause, not confirmed, of a test run that once hung beside this program). */
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGTERM);
