@@ -75,3 +75,43 @@ EOF2
     assert_success
     assert_output "$(printf '1..1\nok 1 hidden')"
 }
+
+# tests/exercises/harness.bash: the tests of one exercise judge one run of its program.
+@test "run_exercise runs a program once per arguments in a grader file; exercise_seed is one per file" {
+    local counter="$BATS_TEST_TMPDIR/runs" prog="$BATS_TEST_TMPDIR/prog"
+    printf '#!/bin/sh\necho run >>"%s"\necho "harness: seed $1"\necho; echo "to stderr" >&2\nexit 3\n' \
+        "$counter" >"$prog"
+    chmod +x "$prog"
+    sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
+        -e "s|@HARNESS@|$ROOT/tests/exercises/harness|" -e "s|@PROG@|$prog|" \
+        >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
+setup() {
+    load @HELPER@
+    load @HARNESS@
+    seed="$(exercise_seed)"
+}
+AT_TEST "first" {
+    run_exercise @PROG@ "$seed"
+    [ "$status" -eq 3 ]
+    echo "$seed" >"$BATS_FILE_TMPDIR/first.seed"
+    printf '%s|' "${lines[@]}" >"$BATS_FILE_TMPDIR/first.lines"
+}
+AT_TEST "second, same arguments: the first run's output, status and lines" {
+    [ "$seed" = "$(cat "$BATS_FILE_TMPDIR/first.seed")" ]
+    run_exercise @PROG@ "$seed"
+    [ "$status" -eq 3 ]
+    assert_equal "$(printf '%s|' "${lines[@]}")" "$(cat "$BATS_FILE_TMPDIR/first.lines")"
+    assert_line "harness: seed $seed"
+    assert_line "to stderr"
+    [ "$(harness_value seed)" = "$seed" ]
+}
+AT_TEST "third, other arguments: a run of its own" {
+    run_exercise @PROG@ "$seed" more
+    [ "$status" -eq 3 ]
+}
+EOF2
+    run_probe
+    assert_success
+    run cat "$counter"
+    assert_output "$(printf 'run\nrun')"
+}

@@ -11,7 +11,7 @@ setup() {
     load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"
-    seed="$(new_seed)"
+    seed="$(exercise_seed)"
 }
 
 @test "stack_order: the buffer is allocated in ctxA and holds data" {

@@ -13,7 +13,7 @@ setup() {
     load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"
-    seed="$(new_seed)"
+    seed="$(exercise_seed)"
 }
 
 # judge_rate: the "rates PAGEABLE YOURS PINNED" line (GB/s): yours at least half way from the

@@ -13,7 +13,7 @@ setup() {
     load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"
-    seed="$(new_seed)"
+    seed="$(exercise_seed)"
 }
 
 @test "pack_extra: the extra buffer holds the parameters at their aligned offsets (28 bytes)" {

@@ -3,15 +3,37 @@
 # and judges nothing: these functions run it with a fresh seed and compare what it saw with what
 # the test computes itself.
 
-# The command that runs a program built from a submission. The grader's sandbox (grading/) sets
-# SANDBOX to its wrapper; empty, the program runs as it is.
+# run_exercise PROGRAM ARG...: runs a program built from a submission into $output, $status
+# and $lines, as bats' run does. The grader's sandbox (grading/) sets SANDBOX to its wrapper;
+# empty, the program runs as it is. The tests of one exercise judge one run: the first test runs
+# the program, and a later test of the same file with the same arguments reads what that run
+# printed (kept in BATS_FILE_TMPDIR: the grader's, outside the sandbox), so a grading runs each
+# program once for its seed instead of once per test.
+# shellcheck disable=SC2154 # $output, $status: set by bats' run
 run_exercise() {
+    local kept
+    kept="$BATS_FILE_TMPDIR/run.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
+    if [ -f "$kept.status" ]; then
+        run cat "$kept.out"
+        status="$(cat "$kept.status")"
+        return 0
+    fi
     run ${SANDBOX:+"$SANDBOX"} "$@"
+    printf '%s' "$output" >"$kept.out"
+    echo "$status" >"$kept.status"
 }
 
 # A fresh seed, 1 .. 2^31 - 2.
 new_seed() {
     echo $(( ((RANDOM << 16) ^ (RANDOM << 1) ^ RANDOM ^ $$) % 2147483646 + 1 ))
+}
+
+# The seed of this run of a grader file: fresh, chosen by its first test, the same for the
+# others (with run_exercise they judge one run of each program; each grading gets a new one).
+exercise_seed() {
+    local file="$BATS_FILE_TMPDIR/seed"
+    [ -s "$file" ] || new_seed >"$file"
+    cat "$file"
 }
 
 # expected_sum SEED K N A B: the sum over the N values of case K of A * x + B, the values as
