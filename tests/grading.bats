@@ -6,58 +6,12 @@
 # passes, missing lessons and ignored files reported) and for points files matching graders.
 
 load test_helper
+load toy_lesson
 
 setup_file() {
     command -v jq >/dev/null 2>&1 || return 0   # setup() skips every test, with the reason
     export T="$BATS_FILE_TMPDIR/teacher"
-    mkdir -p "$T/tests/exercises" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
-             "$T/01_toy/solutions/add" "$T/01_toy/solutions/loop" "$T/bin"
-    cp -r "$ROOT/grading" "$T/"
-    cp "$ROOT/tests/test_helper.bash" "$ROOT/tests/gpu.bash" "$ROOT/tests/ensure-bats" "$T/tests/"
-    echo 'all:' >"$T/Makefile"
-    echo 'teacher' >"$T/common/note.txt"
-    cat >"$T/01_toy/Makefile" <<'EOF'
-EX := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
-SO := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
-all: $(EX:%=build/exercises/%) $(SO:%=build/solutions/%)
-.SECONDEXPANSION:
-build/exercises/%: $$(wildcard exercises/$$*/*.c)
-	@mkdir -p $(@D)
-	cc -Wall -Werror -o $@ $^
-build/solutions/%: $$(wildcard solutions/$$*/*.c)
-	@mkdir -p $(@D)
-	cc -Wall -Werror -o $@ $^
-EOF
-    printf '# toy points\nadd 10\nloop 5   # a comment\n' >"$T/01_toy/exercises/points"
-    echo 'int main(void) { return 0; }' >"$T/01_toy/exercises/add/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("sum: 4"); return 0; }\n' >"$T/01_toy/exercises/add/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("sum: 5"); return 0; }\n' >"$T/01_toy/solutions/add/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("not yet"); return 0; }\n' >"$T/01_toy/exercises/loop/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("done"); return 0; }\n' >"$T/01_toy/solutions/loop/main.c"
-    # (written with %test: bats would rewrite "@test" lines even inside this here-document)
-    sed 's/^%test /@test /' >"$T/tests/exercises/01_toy.bats" <<'EOF'
-setup() {
-    load ../test_helper
-    require_gpu
-}
-%test "add: prints a sum" {
-    run "$SANDBOX" "$EXERCISE_BIN/add"
-    assert_success
-    assert_output --partial "sum:"
-}
-%test "add: the sum of 2 and 3 is 5" {
-    run "$SANDBOX" "$EXERCISE_BIN/add"
-    assert_output "sum: 5"
-}
-%test "loop: says done" {
-    run "$SANDBOX" "$EXERCISE_BIN/loop"
-    assert_output "done"
-}
-EOF
-    printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$T/bin/nvidia-smi"
-    chmod +x "$T/bin/nvidia-smi"
-    export PATH="$T/bin:$PATH"
-    unset CUDA_VISIBLE_DEVICES
+    make_toy_tree "$T"
     export O="$BATS_FILE_TMPDIR/out"
     # The machinery is tested here; the sandbox is attacked in hostile.bats. Where bubblewrap
     # cannot make a sandbox (a container without user namespaces), the submissions are graded

@@ -6,6 +6,7 @@
 # score 0, read and write nothing outside, and leave the victim's rows as they were.
 
 load test_helper
+load toy_lesson
 
 setup_file() {
     command -v jq >/dev/null 2>&1 || return 0   # setup() skips every test, with the reason
@@ -16,54 +17,7 @@ setup_file() {
         return 0
     fi
     export T="$BATS_FILE_TMPDIR/teacher" C="$BATS_FILE_TMPDIR/class" O="$BATS_FILE_TMPDIR/out"
-    mkdir -p "$T/tests/exercises" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
-             "$T/01_toy/solutions/add" "$T/01_toy/solutions/loop" "$T/bin"
-    cp -r "$ROOT/grading" "$T/"
-    cp "$ROOT/tests/test_helper.bash" "$ROOT/tests/gpu.bash" "$ROOT/tests/ensure-bats" "$T/tests/"
-    echo 'all:' >"$T/Makefile"
-    echo 'teacher' >"$T/common/note.txt"
-    cat >"$T/01_toy/Makefile" <<'MK'
-EX := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
-SO := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
-all: $(EX:%=build/exercises/%) $(SO:%=build/solutions/%)
-.SECONDEXPANSION:
-build/exercises/%: $$(wildcard exercises/$$*/*.c)
-	@mkdir -p $(@D)
-	cc -std=c11 -Wall -Wextra -Werror -o '$@' $(foreach f,$^,'$f')
-build/solutions/%: $$(wildcard solutions/$$*/*.c)
-	@mkdir -p $(@D)
-	cc -std=c11 -Wall -Wextra -Werror -o '$@' $(foreach f,$^,'$f')
-MK
-    printf 'add 10\nloop 5\n' >"$T/01_toy/exercises/points"
-    echo main.c >"$T/01_toy/exercises/add/files"      # loop has no list: *.c *.cu *.h *.cuh
-    printf '#include <stdio.h>\nint main(void) { puts("sum: 4"); return 0; }\n' >"$T/01_toy/exercises/add/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("sum: 5"); return 0; }\n/* SECRET-SOLUTION-add */\n' >"$T/01_toy/solutions/add/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("not yet"); return 0; }\n' >"$T/01_toy/exercises/loop/main.c"
-    printf '#include <stdio.h>\nint main(void) { puts("done"); return 0; }\n/* SECRET-SOLUTION-loop */\n' >"$T/01_toy/solutions/loop/main.c"
-    sed 's/^%test /@test /' >"$T/tests/exercises/01_toy.bats" <<'B'
-# SECRET-GRADER
-setup() {
-    load ../test_helper
-    require_gpu
-}
-%test "add: prints a sum" {
-    run "$SANDBOX" "$EXERCISE_BIN/add"
-    assert_success
-    assert_output --partial "sum:"
-}
-%test "add: the sum of 2 and 3 is 5" {
-    run "$SANDBOX" "$EXERCISE_BIN/add"
-    assert_output "sum: 5"
-}
-%test "loop: says done" {
-    run "$SANDBOX" "$EXERCISE_BIN/loop"
-    assert_output "done"
-}
-B
-    printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$T/bin/nvidia-smi"
-    chmod +x "$T/bin/nvidia-smi"
-    export PATH="$T/bin:$PATH"
-    unset CUDA_VISIBLE_DEVICES
+    make_toy_tree "$T"
     (cd "$T" && make -s -C 01_toy >/dev/null)   # the teacher's own build (references included)
 
     # The victim is graded first; then the attackers, beside each other.
