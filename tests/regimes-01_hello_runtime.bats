@@ -80,7 +80,7 @@ load regimes
 @test "01_hello_runtime: under compute-sanitizer (memcheck): PASS, no error, the timing claim not judged" {
     require_gpu
     local cs
-    cs="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
+    cs="$(sanitizer_tool)"
     [ -x "$cs" ] || skip "no compute-sanitizer here"
     # the lesson itself as the target, as make sanitize starts it (not through env: its child
     # processes, one of which faults on purpose, are then left unchecked)

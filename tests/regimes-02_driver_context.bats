@@ -85,7 +85,7 @@ load regimes
 @test "02_driver_context: under compute-sanitizer (memcheck): PASS, no error, the timing claims not judged" {
     require_gpu
     local cs
-    cs="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
+    cs="$(sanitizer_tool)"
     [ -x "$cs" ] || skip "no compute-sanitizer here"
     local REGIME_PREFIX=("$cs" --tool memcheck --error-exitcode 99 --report-api-errors no)
     run_regime 02_driver_context -- --repeat 1

@@ -54,7 +54,7 @@ load regimes
 @test "03 regime: under compute-sanitizer (memcheck): PASS, its timing claims not judged, with the tool named" {
     require_gpu
     local cs
-    cs="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
+    cs="$(sanitizer_tool)"
     [ -x "$cs" ] || fail "compute-sanitizer not found (PATH, $(cuda_root)/bin)"
     run "$cs" --tool memcheck --error-exitcode 99 "$(lesson_bin 03_pinned_memory)" --min 16M --max 16M --reps 2
     assert_success

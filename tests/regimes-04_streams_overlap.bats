@@ -147,7 +147,7 @@ model04_fast() {
 @test "04 regime: under compute-sanitizer (memcheck): PASS, every timing claim not judged" {
     require_gpu
     local tool
-    tool="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
+    tool="$(sanitizer_tool)"
     [ -x "$tool" ] || fail "no compute-sanitizer ($tool)"
     local REGIME_PREFIX=("$tool" --tool memcheck --error-exitcode 99)
     regime04 -- --elements 262144 --streams 1,2 --reps 1 --work 16

@@ -91,7 +91,7 @@ load regimes
 @test "05_ptx_module: under compute-sanitizer (memcheck) - PASS, its timing claims not judged, naming the tool" {
     require_gpu
     local sanitizer
-    sanitizer="$(command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer")"
+    sanitizer="$(sanitizer_tool)"
     [ -x "$sanitizer" ] || skip "no compute-sanitizer"
     run "$sanitizer" --tool memcheck --error-exitcode 99 --report-api-errors no \
         "$(lesson_bin 05_ptx_module)" --launches 200

@@ -77,6 +77,12 @@ run_regime() {
     assert_success
 }
 
+# The compute-sanitizer the regimes run a lesson under: on PATH, else the toolkit's (the path
+# printed either way; the caller says what its absence means).
+sanitizer_tool() {
+    command -v compute-sanitizer || echo "$(cuda_root)/bin/compute-sanitizer"
+}
+
 # ---- emulated platforms ---------------------------------------------------------------------
 
 # Sets SHIMS to a folder with tests/shims built (forwarding to this machine's libcuda.so.1);

@@ -7,6 +7,7 @@
 # 5 points, no list), their skeletons and solutions (each solution carries a SECRET-SOLUTION
 # marker, the grader SECRET-GRADER: a submission that shows them has read them), and
 # T/bin/nvidia-smi; T/bin goes first on PATH and CUDA_VISIBLE_DEVICES is unset.
+# shellcheck disable=SC2016 # the stand-in nvidia-smi's own $1, written as it is
 make_toy_tree() {
     local T="$1"
     mkdir -p "$T/tests/exercises" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
