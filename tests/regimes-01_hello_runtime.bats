@@ -49,16 +49,10 @@ load regimes
 }
 
 @test "01_hello_runtime: EXCLUSIVE_PROCESS and another process holding the GPU (the shim): exit 77, the GPU is taken" {
-    require_gpu
-    build_shims
-    local held="$BATS_TEST_TMPDIR/held"
-    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
-        "$SHIMS/lock_probe" runtime --hold "$held" >"$held.log" 2>&1 &
-    BACKGROUND_PID=$!
-    wait_for_ready "$held" "$BACKGROUND_PID" "the process holding the GPU"
+    start_exclusive_holder runtime
     LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
         run "$(lesson_bin 01_hello_runtime)"
-    rm -f "$held"
+    rm -f "$HELD"
     assert_equal "$status" 77
     assert_line --partial "cannot run here: the GPU is busy or unavailable"
     assert_line --partial "[n/j]  which first calls start the primary context (step 2's 4 claims) - not judged here: the driver gave some child processes no context"

@@ -57,16 +57,10 @@ load regimes
 }
 
 @test "02_driver_context: EXCLUSIVE_PROCESS and another process holding the GPU (the shim): exit 77, the context refused" {
-    require_gpu
-    build_shims
-    local held="$BATS_TEST_TMPDIR/held"
-    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
-        "$SHIMS/lock_probe" driver --hold "$held" >"$held.log" 2>&1 &
-    BACKGROUND_PID=$!
-    wait_for_ready "$held" "$BACKGROUND_PID" "the process holding the GPU"
+    start_exclusive_holder driver
     LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
         run "$(lesson_bin 02_driver_context)" --repeat 1
-    rm -f "$held"
+    rm -f "$HELD"
     assert_equal "$status" 77
     assert_line --partial "cannot run here: the driver refused this lesson a context (CUDA_ERROR_DEVICE_UNAVAILABLE)"
     refute_line --partial "RESULT:"

@@ -13,6 +13,7 @@
 #   start_copy_neighbour [DEVICE [OPTION ...]]   another program copying both ways on the GPU
 #                                     until teardown (copy_loop's options: --bytes N MiB)
 #   start_memory_hog GIB [DEVICE]     another program holding all but GIB of the GPU's memory
+#   start_exclusive_holder API        EXCLUSIVE_PROCESS (the shim): another process holds the GPU
 #   run_regime_contained L ...        as run_regime, with L in a PID namespace of its own
 #                                     (unshare -fp --mount-proc), as in a container: NVML lists
 #                                     neither it nor its neighbours
@@ -127,6 +128,19 @@ start_memory_hog() {
     wait_for_ready "$ready" "$BACKGROUND_PID" "the memory hog"
     sleep 0.1 # the file is written in one go, but give it the moment
     read -r HOG_FREE HOG_TOTAL <"$ready"
+}
+
+# start_exclusive_holder runtime|driver: under the shim in EXCLUSIVE_PROCESS mode (its lock
+# CUDA_SHIM_LOCK=$BATS_TEST_TMPDIR/lock), another process holding the GPU's one context (through
+# the runtime or the Driver API) until teardown or until the file HELD is removed; sets HELD.
+start_exclusive_holder() {
+    require_gpu
+    build_shims
+    HELD="$BATS_TEST_TMPDIR/held"
+    LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
+        "$SHIMS/lock_probe" "$1" --hold "$HELD" >"$HELD.log" 2>&1 &
+    BACKGROUND_PID=$!
+    wait_for_ready "$HELD" "$BACKGROUND_PID" "the process holding the GPU"
 }
 
 # run_regime_contained LESSON [VAR=value ...] [-- ARGS ...]: run_regime with the lesson in a
