@@ -46,6 +46,17 @@ static inline double harness_sum(const float *v, size_t n)
     return sum;
 }
 
+/* Case k of the seed to device buffer d and back through the current context (v: n floats,
+ * poisoned between the two copies, so that what comes back is what the device held). */
+static inline bool harness_round_trip(CUdeviceptr d, float *v, size_t n, uint32_t seed, int k)
+{
+    harness_fill(v, n, seed, k);
+    bool done = cuMemcpyHtoD(d, v, n * sizeof(float)) == CUDA_SUCCESS;
+    for (size_t i = 0; i < n; i++)
+        v[i] = -1;
+    return done && cuMemcpyDtoH(v, d, n * sizeof(float)) == CUDA_SUCCESS;
+}
+
 /* One line of the report: "harness: KEY VALUE". */
 static inline void harness_report(const char *key, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

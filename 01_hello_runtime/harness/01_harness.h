@@ -12,11 +12,7 @@ static inline void copy_case(uint32_t seed, int k, size_t n)
     CUdeviceptr d = 0;
     bool done = v && cuMemAlloc(&d, n * sizeof(float)) == CUDA_SUCCESS;
     if (done) {
-        harness_fill(v, n, seed, k);
-        done = cuMemcpyHtoD(d, v, n * sizeof(float)) == CUDA_SUCCESS;
-        for (size_t i = 0; i < n; i++)
-            v[i] = -1;
-        done = done && cuMemcpyDtoH(v, d, n * sizeof(float)) == CUDA_SUCCESS;
+        done = harness_round_trip(d, v, n, seed, k);
         done = cuMemFree(d) == CUDA_SUCCESS && done;
     }
     char key[16];

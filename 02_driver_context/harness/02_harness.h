@@ -61,11 +61,7 @@ static inline void copy_through(const char *key, CUdeviceptr p, size_t n, uint32
     bool done = v != NULL && cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) == CUDA_SUCCESS &&
                 owner && cuCtxPushCurrent(owner) == CUDA_SUCCESS;
     if (done) {
-        harness_fill(v, n, seed, k);
-        done = cuMemcpyHtoD(p, v, n * sizeof(float)) == CUDA_SUCCESS;
-        for (size_t i = 0; i < n; i++)
-            v[i] = -1;
-        done = done && cuMemcpyDtoH(v, p, n * sizeof(float)) == CUDA_SUCCESS;
+        done = harness_round_trip(p, v, n, seed, k);
         done = cuCtxPopCurrent(NULL) == CUDA_SUCCESS && done;
     }
     if (done)
