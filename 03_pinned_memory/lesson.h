@@ -2,14 +2,13 @@
  * state every step reads and writes (struct lesson), the steps and the apparatus they use.
  *
  *   main.c       options and main(): the table of contents, one call per step
- *   sweep.c      steps 1 and 2: the platform and the link; the bandwidth sweep
+ *   sweep.c      steps 1 and 2: the platform and the link (common/platform.h); the sweep
  *   cost.c       step 3: what pinning costs and when it pays off
  *   staging.c    step 4: why pageable memory is slower (staging)
  *   async.c      step 4 b): copies queued behind a kernel: when cudaMemcpyAsync returns
  *   zero_copy.c  step 5: mapped (zero-copy) memory
  *   both_ways.c  step 6: both directions at once
  *   driver_api.c step 7: the same pinned memory and copies through the Driver API
- *   link.c       the PCIe link probe (sysfs, NVML opened with dlopen)
  *   timing.c     the one "warm-up + timed event pairs" loop, and small helpers
  *   report.c     the sweep's tables and CSV
  *   kernels.cu   the device code
@@ -73,11 +72,10 @@ struct lesson {
     cudaEvent_t start, stop, stop2;
     uint32_t *dev, *dev2; /* max(opt.max, MIN_SIDE) bytes, and side_bytes(L) bytes */
     unsigned long long *dev_bad;
-    /* the link */
-    bool link_known;
-    const char *link_source;
+    /* the platform (step 1: common/platform.h; its link read again after some copies) */
+    struct platform platform;
+    bool link_known;          /* the link now and its maximum, from sysfs or NVML */
     double link_max_gbps; /* theoretical, per direction, at the link's maximum generation and width */
-    /* the platform (step 1) */
     bool pageable_direct;     /* the GPU reads pageable memory itself (HMM, ATS, integrated) */
     char sizes_cut[200];      /* why the default sizes were cut ("" when they were not) */
     /* the control copy: PACE_BYTES pinned host to device, timed between the steps (GB/s) */
@@ -90,8 +88,6 @@ struct lesson {
     bool copies_block;      /* step 4: a pinned cudaMemcpyAsync waited for its copy */
     /* step 3: first-fill rate of new memory, GB/s (median of the rounds) */
     double fill_gbps[KINDS];
-    double link_gts;
-    int link_width, link_max_gen, link_max_width, link_gen;
     double link_gbps; /* theoretical, per direction */
     /* step 2 */
     int nsizes;
@@ -121,15 +117,6 @@ bool step_4b_behind_a_kernel(struct lesson *L);  /* async.c, called by step 4 */
 bool step_5_zero_copy(struct lesson *L);         /* zero_copy.c */
 bool step_6_both_ways(struct lesson *L);         /* both_ways.c */
 bool step_7_driver_api(struct lesson *L);        /* driver_api.c */
-
-/* ---- link.c: the PCIe link ------------------------------------------------------------------ */
-/* Reads the link of the GPU at bus_id into L (sysfs first, NVML second); false if neither
- * knows it. Sets link_gen, link_width, link_max_gen, link_max_width, link_source. */
-bool link_probe(struct lesson *L, const char *bus_id);
-
-double gen_gts(int gen);
-double gen_encoding(int gen);
-const char *gen_encoding_text(int gen);
 
 /* ---- timing.c: the timing loop ------------------------------------------------------------- */
 /* What goes between the two events of one timed repetition (work queued on L->stream, or on

@@ -36,20 +36,20 @@ static void print_environment(struct lesson *L)
 bool step_1_platform(struct lesson *L)
 {
     printf("\n1. The device and its link to the host\n");
-    struct platform p;
+    struct platform *p = &L->platform;
     if (!checkRuntime(cudaGetDeviceProperties(&L->prop, (int)L->opt.device)) ||
-        !checkDriver(platform_read((int)L->opt.device, &p)))
+        !checkDriver(platform_read((int)L->opt.device, p)))
         return false;
-    platform_describe(&p, PF_COPY_ENGINES | PF_PAGEABLE | PF_NUMA | PF_THP | PF_MEMORY);
+    platform_describe(p, PF_COPY_ENGINES | PF_PAGEABLE | PF_NUMA | PF_THP | PF_MEMORY);
     if (L->prop.asyncEngineCount < 2)
         printf("   so here the two copies of step 6 take turns, and step 5's pipeline adds its copies\n");
     /* Through the host's page tables (ATS) or in shared memory, the copy engine can take
      * pageable memory as it is; with HMM alone kernels reach it, and copies from it are still
      * the driver's to stage (steps 2 and 4 judge what it does), as lesson 04 decides too. */
-    L->pageable_direct = p.integrated == 1 || p.host_page_tables == 1;
+    L->pageable_direct = p->integrated == 1 || p->host_page_tables == 1;
     if (L->pageable_direct)
         printf("   so the claims that rest on staging (steps 2 and 4) are not judged here\n");
-    else if (p.pageable_access == 1)
+    else if (p->pageable_access == 1)
         printf("   (with HMM, kernels reach malloc'd memory; copies from it are still the driver's to\n"
                "   stage, and steps 2 and 4 judge what it does)\n");
     printf("   unified addressing: %s; can map host memory: %s\n",
@@ -61,9 +61,6 @@ bool step_1_platform(struct lesson *L)
 /* The link, read right after some copies (an idle GPU lowers its link speed to save power). */
 bool step_1_link(struct lesson *L)
 {
-    char bus_id[32];
-    if (!checkRuntime(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, (int)L->opt.device)))
-        return false;
     if (L->sizes_cut[0])
         printf("   sizes: %s\n", L->sizes_cut);
     size_t warm = L->opt.max < 16 * MiB ? L->opt.max : 16 * MiB;
@@ -78,19 +75,20 @@ bool step_1_link(struct lesson *L)
     if (!ok)
         return false;
 
-    L->link_known = link_probe(L, bus_id);
+    struct platform *p = &L->platform;
+    platform_read_link(p);
+    L->link_known = p->link_source && p->link_gen_max > 0 && p->link_width_max > 0;
     if (!L->link_known) {
         printf("   PCIe link: unknown (no /sys/bus/pci/devices/<bus id>/current_link_speed, no NVML):\n"
                "   the fractions of the link below are left out\n");
         return true;
     }
-    L->link_gts = gen_gts(L->link_gen);
-    L->link_gbps = L->link_gts * L->link_width * gen_encoding(L->link_gen) / 8.0;
-    L->link_max_gbps = gen_gts(L->link_max_gen) * L->link_max_width * gen_encoding(L->link_max_gen) / 8.0;
+    L->link_gbps = platform_link_gbps(p->link_gen, p->link_width);
+    L->link_max_gbps = platform_link_gbps(p->link_gen_max, p->link_width_max);
     printf("   PCIe link (%s, read right after a copy): now Gen%d x%d; the card's maximum: Gen%d x%d\n",
-           L->link_source, L->link_gen, L->link_width, L->link_max_gen, L->link_max_width);
+           p->link_source, p->link_gen, p->link_width, p->link_gen_max, p->link_width_max);
     printf("   theoretical rate now: %.1f GT/s x %d lanes x %s encoding / 8 bits = %.1f GB/s per direction\n",
-           L->link_gts, L->link_width, gen_encoding_text(L->link_gen), L->link_gbps);
+           platform_gen_gts(p->link_gen), p->link_width, platform_gen_encoding_text(p->link_gen), L->link_gbps);
     if (L->link_max_gbps > L->link_gbps * 1.01)
         printf("   at the card's maximum: %.1f GB/s per direction (a link that idles at a lower generation\n"
                "   speeds up under load; one that trained lower, in a slower slot, stays there)\n",

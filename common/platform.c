@@ -221,11 +221,26 @@ static void read_thp(struct platform *p)
         snprintf(p->thp, sizeof p->thp, "%.*s", (int)(close - open - 1), open + 1);
 }
 
-static int gts_gen(double gts)
+double platform_gen_gts(int gen)
 {
     static const double rate[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    return gen >= 1 && gen <= 6 ? rate[gen] : 0;
+}
+
+double platform_gen_encoding(int gen)
+{
+    return gen <= 2 ? 8.0 / 10.0 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
+}
+
+const char *platform_gen_encoding_text(int gen)
+{
+    return gen <= 2 ? "8b/10b" : gen <= 5 ? "128b/130b" : "242B/256B FLIT";
+}
+
+static int gts_gen(double gts)
+{
     for (int g = 1; g <= 6; g++)
-        if (gts > rate[g] * 0.9 && gts < rate[g] * 1.1)
+        if (gts > platform_gen_gts(g) * 0.9 && gts < platform_gen_gts(g) * 1.1)
             return g;
     return -1;
 }
@@ -242,12 +257,45 @@ static int sysfs_link(const struct platform *p, const char *file)
 
 double platform_link_gbps(int gen, int width)
 {
-    static const double rate[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
-    if (gen < 1 || gen > 6 || width < 1)
+    if (width < 1)
         return 0;
-    /* payload bits per transferred bit: 8b/10b to Gen2, 128b/130b Gen3-5, FLIT for Gen6 */
-    double encoding = gen <= 2 ? 8.0 / 10.0 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
-    return rate[gen] * width * encoding / 8.0;
+    return platform_gen_gts(gen) * width * platform_gen_encoding(gen) / 8.0;
+}
+
+void platform_read_link(struct platform *p)
+{
+    p->link_gen = sysfs_link(p, "current_link_speed");
+    p->link_width = sysfs_link(p, "current_link_width");
+    p->link_gen_max = sysfs_link(p, "max_link_speed");
+    p->link_width_max = sysfs_link(p, "max_link_width");
+    p->link_source = "sysfs";
+    if (p->link_gen > 0 && p->link_width > 0 && p->link_gen_max > 0 && p->link_width_max > 0)
+        return;
+    /* NVML where sysfs lacks any of the four (some VMs, containers) */
+    void *dev = platform_nvml_device(p->ordinal);
+    if (dev) {
+        typedef int (*uint_fn)(void *, unsigned int *);
+        const char *names[] = {
+            "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth",
+            "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth"};
+        int v[4] = {-1, -1, -1, -1};
+        for (int i = 0; i < 4; i++) {
+            uint_fn f = (uint_fn)platform_nvml(names[i]);
+            unsigned u = 0;
+            if (f && f(dev, &u) == 0 && u > 0)
+                v[i] = (int)u;
+        }
+        if (v[0] > 0 && v[1] > 0 && v[2] > 0 && v[3] > 0) {
+            p->link_gen = v[0], p->link_width = v[1], p->link_gen_max = v[2], p->link_width_max = v[3];
+            p->link_source = "NVML";
+            return;
+        }
+    }
+    /* what sysfs had: the link now without its maximum, or nothing */
+    if (p->link_gen < 0 || p->link_width < 0) {
+        p->link_gen = p->link_width = -1;
+        p->link_source = NULL;
+    }
 }
 
 /* ---- the facts ------------------------------------------------------------------------- */
@@ -260,7 +308,6 @@ static void read_nvml(struct platform *p)
     void *dev = platform_nvml_device(p->ordinal);
     if (!dev)
         return;
-    typedef int (*uint_fn)(void *, unsigned int *);
     int (*release)(char *, unsigned) =
         (int (*)(char *, unsigned))platform_nvml("nvmlSystemGetDriverVersion");
     if (release && release(p->driver_release, sizeof p->driver_release) != 0)
@@ -272,18 +319,6 @@ static void read_nvml(struct platform *p)
         int rc = mig(dev, &cur, &pending);
         if (p->mig != 1)
             p->mig = rc == 0 ? cur == 1 : rc == 3 /* NOT_SUPPORTED: no MIG on this GPU */ ? 0 : -1;
-    }
-    if (p->link_gen < 0) { /* sysfs had nothing (some VMs, containers) */
-        const char *names[] = {
-            "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth",
-            "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkWidth"};
-        int *out[] = {&p->link_gen, &p->link_width, &p->link_gen_max, &p->link_width_max};
-        for (int i = 0; i < 4; i++) {
-            uint_fn f = (uint_fn)platform_nvml(names[i]);
-            unsigned v = 0;
-            if (f && f(dev, &v) == 0 && v > 0)
-                *out[i] = (int)v;
-        }
     }
     int (*memory)(void *, struct nvml_memory *) =
         (int (*)(void *, struct nvml_memory *))platform_nvml("nvmlDeviceGetMemoryInfo");
@@ -361,14 +396,9 @@ CUresult platform_read(int ordinal, struct platform *p)
     char bus[32];
     if (cuDeviceGetPCIBusId(bus, sizeof bus, dev) == CUDA_SUCCESS)
         sysfs_bus_id(bus, p->bus_id, sizeof p->bus_id);
-    p->link_gen = sysfs_link(p, "current_link_speed");
-    p->link_width = sysfs_link(p, "current_link_width");
-    p->link_gen_max = sysfs_link(p, "max_link_speed");
-    p->link_width_max = sysfs_link(p, "max_link_width");
-    if (p->link_gen < 0 || p->link_width < 0)
-        p->link_gen = p->link_width = -1;
     read_numa(p);
     read_nvml(p);
+    platform_read_link(p);
     return CUDA_SUCCESS;
 }
 

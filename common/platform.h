@@ -31,7 +31,9 @@
  *        if (!requireDriver(platform_read(device, &p))) return EXIT_CHECK;
  *        platform_describe(&p, PF_COMPUTE_MODE | PF_COPY_ENGINES);
  *    A lesson's own decisions (judge, or not judge and why) stay in the lesson; it reads the
- *    fields. platform_link_gbps() gives a link's theoretical rate per direction.
+ *    fields. platform_link_gbps() gives a link's theoretical rate per direction, from
+ *    platform_gen_gts() and platform_gen_encoding(); platform_read_link(&p) reads the link
+ *    again (an idle GPU lowers its link's generation: read it right after some copies).
  *
  * 4. For common/ code: platform_nvml(name) is NVML's function `name` (NULL without NVML) after
  *    nvmlInit, opened once; platform_nvml_device(ordinal) the NVML handle of a CUDA device;
@@ -71,7 +73,8 @@ struct platform {
     int cpus_near;              /* ... of them on the GPU's node; -1 unknown */
     char thp[16];               /* transparent huge pages: "always", "madvise", "never", "" */
     int link_gen, link_width;   /* PCIe link now: 5, 16 (-1 unknown; an idle link slows) */
-    int link_gen_max, link_width_max; /* the most this card and slot allow */
+    int link_gen_max, link_width_max; /* the most this card and slot allow (-1 unknown) */
+    const char *link_source;    /* where the link came from: "sysfs", "NVML"; NULL unknown */
     unsigned long long mem_total, mem_free; /* bytes (free: GPU-wide, 0 unknown) */
     int pid_namespace;          /* 1: in a container's PID namespace; 0 not; -1 unknown */
     int nvml_lists_self;        /* 1 NVML lists this process; 0 it holds a context and is not
@@ -118,9 +121,19 @@ static inline const char *platform_compute_mode_name(int mode)
     }
 }
 
+/* A PCIe generation's transfer rate per lane in GT/s (0 unknown), the share of its bits that
+ * is payload (8b/10b to Gen2, 128b/130b Gen3-5, FLIT from Gen6) and that encoding's name. */
+double platform_gen_gts(int gen);
+double platform_gen_encoding(int gen);
+const char *platform_gen_encoding_text(int gen);
+
 /* A PCIe link's theoretical rate per direction in GB/s (1e9 bytes/s): GT/s x lanes x
  * encoding / 8. 0 for an unknown generation. */
 double platform_link_gbps(int gen, int width);
+
+/* The link fields of p (read by platform_read) read again now: from sysfs, else NVML (where
+ * sysfs lacks them: some VMs and containers); link_source says which. */
+void platform_read_link(struct platform *p);
 
 void *platform_nvml(const char *name);
 void *platform_nvml_device(int ordinal);
