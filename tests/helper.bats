@@ -115,3 +115,44 @@ EOF2
     run cat "$counter"
     assert_output "$(printf 'run\nrun')"
 }
+
+# tests/regimes.bash: until_judged runs a regime again only while the claim it wants is not
+# judged; a run that fails ends it at once, and the want's failure on the last run is reported.
+@test "until_judged: again while the claim is [n/j], at most TRIES runs; a failed run ends it" {
+    local runs="$BATS_TEST_TMPDIR/runs"
+    sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
+        -e "s|@REGIMES@|$ROOT/tests/regimes|" -e "s|@RUNS@|$runs|" \
+        >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
+load @HELPER@
+load @REGIMES@
+# a stand-in for run_regime: its Nth run prints the Nth word of $PLAN as the claim's mark
+fake_regime() {
+    echo x >>"@RUNS@.$BATS_TEST_NUMBER"
+    local n mark
+    n="$(wc -l <"@RUNS@.$BATS_TEST_NUMBER")"
+    mark="$(cut -d' ' -f"$n" <<<"$PLAN")"
+    output="  [$mark]   the claim"
+    lines=("$output")
+    refute_line --partial "[FAIL]"
+}
+wanted() {
+    assert_line --partial "[ok]   the claim" && assert_line --partial "the claim"
+}
+AT_TEST "judged on the second run" {
+    PLAN="n/j ok ok" until_judged 3 wanted -- fake_regime
+}
+AT_TEST "never judged" {
+    PLAN="n/j n/j n/j n/j" until_judged 3 wanted -- fake_regime
+}
+AT_TEST "a run that fails" {
+    PLAN="FAIL ok ok" until_judged 3 wanted -- fake_regime
+}
+EOF2
+    run_probe
+    assert_line "ok 1 judged on the second run"
+    assert_line "not ok 2 never judged"
+    assert_line "not ok 3 a run that fails"
+    [ "$(wc -l <"$runs.1")" -eq 2 ]
+    [ "$(wc -l <"$runs.2")" -eq 3 ]
+    [ "$(wc -l <"$runs.3")" -eq 1 ]
+}

@@ -24,9 +24,13 @@ model04_fast() {
     [ "$n" -ge "$1" ] || fail "$n stream counts as fast as their model, $1 wanted"
 }
 
-@test "04 regime: kernel-bound (--work 20000): every count as fast as its model" {
-    regime04 -- --elements 16777216 --work 20000 --streams 1,2,8
+three_fast() {
     model04_fast 3
+}
+
+@test "04 regime: kernel-bound (--work 20000): every count as fast as its model" {
+    # (again while the stages' times were unsteady: an H100 here once copied 1.22 ms, then 2.65)
+    until_judged 3 three_fast -- regime04 -- --elements 16777216 --work 20000 --streams 1,2,8
 }
 
 @test "04 regime: copy-bound (--work 16): the kernels are tiny" {
