@@ -411,8 +411,16 @@ bool step_7_the_hardwares_own_record(struct findings *f)
         not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
         return true;
     }
-    claim(agree, "each stage's busy time from the events is within 5%% (and two operation costs "
-          "per operation) of CUPTI's");
+    if (L.launch_blocking)
+        /* The event after a kernel is queued only when the launch returns, after the kernel:
+         * it is stamped a host round trip late (an H100 on a busy host: 1.960 ms of kernels
+         * from the events, 1.664 from CUPTI, 8 kernels). */
+        not_judged("CUDA_LAUNCH_BLOCKING=1: the event after each kernel is queued only once the "
+                   "kernel is done, so it is stamped a host round trip late",
+                   "each stage's busy time from the events is within 5%% of CUPTI's");
+    else
+        claim(agree, "each stage's busy time from the events is within 5%% (and two operation "
+              "costs per operation) of CUPTI's");
     claim(ev.overlap > cu.overlap - 0.05 && ev.overlap < cu.overlap + 0.05,
           "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev.overlap,
           100 * cu.overlap);

@@ -80,6 +80,8 @@ three_fast() {
     assert_line --partial "CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done"
     assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, per stream: no kernel overlaps a copy'
     assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch'
+    # the event after a kernel is queued once the kernel is done: never compared with CUPTI
+    refute_line --regexp '^  \[(ok|FAIL)\] +each stage.s busy time from the events'
     model04 4
 }
 

@@ -20,7 +20,9 @@
 #                         `run` CMD where CUDA cannot run and assert exit 77 with check.c's
 #                         plain-English reason ($output stays for the caller's own checks)
 #   run_lesson            on a GPU, runs $BIN (with the LESSON_ARGS array, if set) once per test
-#                         file; sets LESSON_STATUS, LESSON_OUT (stdout), LESSON_ERR (stderr)
+#                         file (again, 3 runs at most, while a passing run left a timing claim
+#                         [n/j] for noise: NOISE_NJ); sets LESSON_STATUS, LESSON_OUT (stdout),
+#                         LESSON_ERR (stderr)
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT.."
 # bats sources a test file (and so this helper) again for every test. The libraries' load.bash
 # find their files with a $(dirname ...) per file, two processes each: about 30 ms a test, 8 s
@@ -206,13 +208,25 @@ assert_usage_error() {
     assert_output --partial "usage:"
 }
 
+# A timing claim that a busy host left "[n/j]" for its noise (repetitions that spread, stages
+# that changed pace, a control measurement that moved, the GPU waiting for the host): the
+# lesson was right not to judge it, and the tests, which want it judged, run the lesson again.
+NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control copy|spread by|by itself \(the control\)|the GPU.s pace|waited for the host|something else)'
+
 run_lesson() {
     require_gpu
     if [ ! -f "$BATS_FILE_TMPDIR/status" ]; then
-        local rc=0
-        "$BIN" ${LESSON_ARGS[@]+"${LESSON_ARGS[@]}"} \
-            >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
+        # up to LESSON_TRIES runs (default 3) while a run passed but left a claim [n/j] for
+        # noise; a run that failed is kept as it is
+        local rc try
+        for ((try = 1; try <= ${LESSON_TRIES:-3}; try++)); do
+            rc=0
+            "$BIN" ${LESSON_ARGS[@]+"${LESSON_ARGS[@]}"} \
+                >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
+            [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$BATS_FILE_TMPDIR/stdout" || break
+        done
         echo "$rc" >"$BATS_FILE_TMPDIR/status"
+        echo "$((try > ${LESSON_TRIES:-3} ? ${LESSON_TRIES:-3} : try))" >"$BATS_FILE_TMPDIR/tries"
     fi
     LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
     LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
