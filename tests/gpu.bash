@@ -2,8 +2,25 @@
 # tests/run (which runs the files that use the GPU one at a time): plain bash, no bats needed.
 
 # A GPU is usable when nvidia-smi lists one and CUDA_VISIBLE_DEVICES does not hide them all.
+# nvidia-smi starts the driver when no process holds it (a second or two on a VM without the
+# persistence daemon), and every GPU test asks: tests/run asks once and exports the answer in
+# CUDA_LESSONS_GPU_LISTED ("yes PATH" or "no PATH", PATH the nvidia-smi asked), which counts
+# only for that same nvidia-smi (a test's stand-in on PATH is asked itself).
 gpu_listed() {
-    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+    local smi
+    smi="$(command -v nvidia-smi)" || return 1
+    case "${CUDA_LESSONS_GPU_LISTED:-}" in
+        "yes $smi") return 0 ;;
+        "no $smi") return 1 ;;
+    esac
+    nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+}
+
+# The answer of gpu_listed, for CUDA_LESSONS_GPU_LISTED.
+gpu_listed_answer() {
+    local smi
+    smi="$(command -v nvidia-smi)" || return 0
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then echo "yes $smi"; else echo "no $smi"; fi
 }
 
 # Why no GPU is usable here; nothing when one is.

@@ -190,3 +190,23 @@ EOF2
     check "other ok" 1 0 "  [n/j]  the copies overlap - not judged here: one GPU is visible; this needs two"
     check "ok nj" 1 0 "  [ok]   the copies overlap"
 }
+
+# tests/gpu.bash: tests/run asks nvidia-smi once and exports the answer; gpu_listed takes it only
+# for the same nvidia-smi.
+@test "gpu_listed: the answer tests/run exported, for the same nvidia-smi only" {
+    local bin="$BATS_TEST_TMPDIR/bin"
+    mkdir -p "$bin"
+    printf '#!/bin/sh\necho x >>"%s/calls"\necho "GPU 0: Stand-in (UUID: GPU-0)"\n' "$BATS_TEST_TMPDIR" >"$bin/nvidia-smi"
+    chmod +x "$bin/nvidia-smi"
+    PATH="$bin:$PATH"
+    CUDA_LESSONS_GPU_LISTED="$(gpu_listed_answer)"
+    assert_equal "$CUDA_LESSONS_GPU_LISTED" "yes $bin/nvidia-smi"
+    rm -f "$BATS_TEST_TMPDIR/calls"
+    gpu_listed
+    CUDA_LESSONS_GPU_LISTED="no $bin/nvidia-smi"
+    ! gpu_listed
+    [ ! -e "$BATS_TEST_TMPDIR/calls" ] # answered from the variable both times
+    CUDA_LESSONS_GPU_LISTED="no /usr/bin/nvidia-smi"
+    gpu_listed # another nvidia-smi's answer: this one is asked
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/calls")" -eq 1 ]
+}
