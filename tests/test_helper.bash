@@ -211,7 +211,7 @@ assert_usage_error() {
 # A timing claim that a busy host left "[n/j]" for its noise (repetitions that spread, stages
 # that changed pace, a control measurement that moved, the GPU waiting for the host): the
 # lesson was right not to judge it, and the tests, which want it judged, run the lesson again.
-NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control copy|spread by|by itself \(the control\)|the GPU.s pace|waited for the host|something else)'
+NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control copy|spread by|spread [0-9]+%|by itself \(the control\)|the (GPU|machine).s pace|waited for the host|something else)'
 
 run_lesson() {
     require_gpu
