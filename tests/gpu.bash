@@ -14,14 +14,16 @@ gpu_listed() {
         "yes $smi") return 0 ;;
         "no $smi") return 1 ;;
     esac
-    nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -gt 0 ]
 }
 
 # The answer of gpu_listed, for CUDA_LESSONS_GPU_LISTED.
 gpu_listed_answer() {
     local smi
     smi="$(command -v nvidia-smi)" || return 0
-    if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then echo "yes $smi"; else echo "no $smi"; fi
+    # (grep -c reads the whole list: grep -q would stop at the first line, and nvidia-smi,
+    # writing more, could end on SIGPIPE and fail the pipeline under pipefail)
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -gt 0 ]; then echo "yes $smi"; else echo "no $smi"; fi
 }
 
 # Why no GPU is usable here; nothing when one is.

@@ -204,7 +204,7 @@ EOF2
     rm -f "$BATS_TEST_TMPDIR/calls"
     gpu_listed
     CUDA_LESSONS_GPU_LISTED="no $bin/nvidia-smi"
-    ! gpu_listed
+    if gpu_listed; then fail "gpu_listed said yes where the answer given was no"; fi
     [ ! -e "$BATS_TEST_TMPDIR/calls" ] # answered from the variable both times
     CUDA_LESSONS_GPU_LISTED="no /usr/bin/nvidia-smi"
     gpu_listed # another nvidia-smi's answer: this one is asked

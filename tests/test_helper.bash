@@ -216,17 +216,16 @@ NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control cop
 run_lesson() {
     require_gpu
     if [ ! -f "$BATS_FILE_TMPDIR/status" ]; then
-        # up to LESSON_TRIES runs (default 3) while a run passed but left a claim [n/j] for
-        # noise; a run that failed is kept as it is
+        # up to 3 runs while a run passed but left a claim [n/j] for noise; a run that failed
+        # is kept as it is
         local rc try
-        for ((try = 1; try <= ${LESSON_TRIES:-3}; try++)); do
+        for ((try = 1; try <= 3; try++)); do
             rc=0
             "$BIN" ${LESSON_ARGS[@]+"${LESSON_ARGS[@]}"} \
                 >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
             [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$BATS_FILE_TMPDIR/stdout" || break
         done
         echo "$rc" >"$BATS_FILE_TMPDIR/status"
-        echo "$((try > ${LESSON_TRIES:-3} ? ${LESSON_TRIES:-3} : try))" >"$BATS_FILE_TMPDIR/tries"
     fi
     LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
     LESSON_OUT="$(cat "$BATS_FILE_TMPDIR/stdout")"
