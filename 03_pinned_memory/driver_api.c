@@ -23,6 +23,7 @@ struct drv {
     CUstream s;
     CUevent e[2];
     CUdeviceptr d;
+    struct gate *gate; /* in the primary context, like the runtime's copies: the same gate */
 };
 
 static bool drv_open(struct drv *x, size_t bytes)
@@ -50,12 +51,18 @@ static bool drv_close(struct drv *x)
 static bool drv_time(struct drv *x, void *host, size_t bytes, enum dir d, double *ms)
 {
     float f = 0;
-    if (!checkDriver(cuEventRecord(x->e[0], x->s)) ||
-        !(d == H2D ? checkDriver(cuMemcpyHtoDAsync(x->d, host, bytes, x->s))
-                   : checkDriver(cuMemcpyDtoHAsync(host, x->d, bytes, x->s))) ||
-        !checkDriver(cuEventRecord(x->e[1], x->s)) || !checkDriver(cuEventSynchronize(x->e[1])) ||
+    bool ok = (!x->gate || gate_hold(x->gate, (cudaStream_t)x->s)) &&
+              checkDriver(cuEventRecord(x->e[0], x->s)) &&
+              (d == H2D ? checkDriver(cuMemcpyHtoDAsync(x->d, host, bytes, x->s))
+                        : checkDriver(cuMemcpyDtoHAsync(host, x->d, bytes, x->s))) &&
+              checkDriver(cuEventRecord(x->e[1], x->s));
+    if (x->gate)
+        gate_release(x->gate);
+    if (!ok || !checkDriver(cuEventSynchronize(x->e[1])) ||
         !checkDriver(cuEventElapsedTime(&f, x->e[0], x->e[1])))
         return false;
+    if (x->gate)
+        gate_check(x->gate);
     *ms = f;
     return true;
 }
@@ -260,7 +267,7 @@ bool step_7_driver_api(struct lesson *L)
            fmt_size(bytes));
     CUdevice dev;
     CUcontext ctx = NULL;
-    struct drv x = {0};
+    struct drv x = {.gate = &L->gate};
     void *buf[DRV_KINDS] = {NULL};
     bool registered = false;
     if (!checkDriver(cuDeviceGet(&dev, (int)L->opt.device)) ||

@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "gate.h"
 #include "gpu_shared.h"
 #include "platform.h"
 
@@ -70,6 +71,8 @@ struct lesson {
     struct cudaDeviceProp prop;
     cudaStream_t stream, stream2;
     cudaEvent_t start, stop, stop2;
+    struct gate gate; /* holds each timed repetition until it is all queued (common/gate.h) */
+    bool ungated;     /* time_events leaves the gate out (copies of pageable memory) */
     uint32_t *dev, *dev2; /* max(opt.max, MIN_SIDE) bytes, and side_bytes(L) bytes */
     unsigned long long *dev_bad;
     /* the platform (step 1: common/platform.h; its link read again after some copies) */

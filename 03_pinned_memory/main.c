@@ -245,12 +245,12 @@ static bool lesson_open(struct lesson *L)
         if (ok)
             memset(L->pace_host, 0, PACE_BYTES);
     }
-    return ok;
+    return ok && gate_open(&L->gate, (int)L->opt.device);
 }
 
 static bool lesson_close(struct lesson *L)
 {
-    bool ok = true;
+    bool ok = gate_close(&L->gate);
     if (L->pace_host)
         ok = checkRuntime(cudaFreeHost(L->pace_host)) && ok;
     if (L->dev)

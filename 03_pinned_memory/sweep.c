@@ -208,17 +208,18 @@ static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
      * evenly (copy, copy, batch, copy, ...), so that a change of pace during the size (an H100
      * once read five single 256 MiB copies at 52.8 GB/s and the batches timed after them at
      * 54.9) reaches both figures alike. */
-    bool batched = b->kind == PINNED && bytes >= LARGE;
+    bool batched = b->kind == PINNED && bytes >= LARGE, ok = true;
     int rounds = reps > 3 ? reps : 3, batches = 0;
-    if (!time_events(L, 1, 0, enqueue_copies, &one, rate)) /* the warm-up */
-        return false;
-    for (int r = 0; r < rounds; r++) {
-        if (r < reps && !time_events(L, 0, 1, enqueue_copies, &one, &rate[r]))
-            return false;
+    L->ungated = b->kind == PAGEABLE; /* its copies wait on the stream to be staged */
+    ok = time_events(L, 1, 0, enqueue_copies, &one, rate); /* the warm-up */
+    for (int r = 0; ok && r < rounds; r++) {
+        ok = r >= reps || time_events(L, 0, 1, enqueue_copies, &one, &rate[r]);
         bool batch_now = batched && (r + 1) * 3 / rounds > r * 3 / rounds; /* three times */
-        if (batch_now && !time_events(L, 0, 1, enqueue_copies, &many, &batch[batches++]))
-            return false;
+        ok = ok && (!batch_now || time_events(L, 0, 1, enqueue_copies, &many, &batch[batches++]));
     }
+    L->ungated = false;
+    if (!ok)
+        return false;
     for (int r = 0; r < reps; r++)
         rate[r] = gbps(bytes, rate[r]);
     struct stats *st = &L->bw[b->kind][d][si];
@@ -403,6 +404,9 @@ bool step_2_bandwidth_sweep(struct lesson *L)
            "   registered     malloc'd memory page-locked afterwards with cudaHostRegister\n"
            "   each copy: cudaMemcpyAsync on a stream between two events; one warm-up, then the\n"
            "   repetitions; the data of every copy checked against the pattern it should carry\n");
+    if (!L->gate.off[0])
+        printf("   (pinned kinds: each timed copy queued behind a one-thread kernel that waits until\n"
+               "   the host has queued it and its events, as nvbandwidth does: README, step 2)\n");
     for (int k = 0; k < KINDS; k++) {
         struct host_buf b = {0};
         bool ok = buf_alloc(&b, (enum kind)k, L->opt.max);

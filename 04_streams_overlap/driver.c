@@ -27,20 +27,21 @@ static CUdeviceptr dptr(const float *p) { return (CUdeviceptr)(uintptr_t)p; }
 static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks, bool legacy,
                             double *ms)
 {
-    if (!checkDriver(cuEventRecord(start, s[0])))
-        return false;
-    for (int i = 0; i < chunks; i++) {
+    /* the gate (common/gate.h) in s[0], before the start every stream waits for */
+    bool ok = gate_hold(&L.gate, (cudaStream_t)s[0]) && checkDriver(cuEventRecord(start, s[0]));
+    for (int i = 0; ok && i < chunks; i++) {
         size_t first = L.n * (size_t)i / (size_t)chunks, count = L.n * (size_t)(i + 1) / (size_t)chunks - first;
         size_t bytes = count * sizeof(float);
-        if ((i > 0 && !checkDriver(cuStreamWaitEvent(s[i], start, 0))) ||
-            !checkDriver(cuMemcpyHtoDAsync(dptr(L.d_in + first), L.h_in + first, bytes, s[i])) ||
-            !checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, (cudaStream_t)s[i])) ||
-            !checkDriver(cuMemcpyDtoHAsync(L.h_out + first, dptr(L.d_out + first), bytes, s[i])) ||
-            !checkDriver(cuEventRecord(end[i], s[i])))
-            return false;
-        if (legacy && i + 1 < chunks && !checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)))
-            return false;
+        ok = (i == 0 || checkDriver(cuStreamWaitEvent(s[i], start, 0))) &&
+             checkDriver(cuMemcpyHtoDAsync(dptr(L.d_in + first), L.h_in + first, bytes, s[i])) &&
+             checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, (cudaStream_t)s[i])) &&
+             checkDriver(cuMemcpyDtoHAsync(L.h_out + first, dptr(L.d_out + first), bytes, s[i])) &&
+             checkDriver(cuEventRecord(end[i], s[i])) &&
+             (!legacy || i + 1 == chunks || checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)));
     }
+    gate_release(&L.gate);
+    if (!ok)
+        return false;
     *ms = 0;
     for (int i = 0; i < chunks; i++) {
         float t = 0;
@@ -48,6 +49,7 @@ static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks
             return false;
         *ms = t > *ms ? t : *ms;
     }
+    gate_check(&L.gate);
     return true;
 }
 

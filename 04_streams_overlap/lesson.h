@@ -23,6 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "gate.h"
 #include "gpu_shared.h"
 
 #define MAX_STREAMS 64
@@ -69,6 +70,7 @@ struct lesson {
     cudaEvent_t start, stop;
     cudaEvent_t ev[MAX_STREAMS][OPS + 1]; /* before the copy in, after each operation */
     int events_made;
+    struct gate gate;     /* holds each timed repetition until it is all queued (common/gate.h) */
     /* The CUDA environment variables that change what this lesson shows (read by the driver
      * when it initialises, at the first CUDA call; main.c prints them). */
     bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: every launch and copy waits until done */

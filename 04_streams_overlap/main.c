@@ -424,13 +424,15 @@ bool lesson_allocate(const char *size_s)
     for (; L.events_made < L.nstreams * (OPS + 1); L.events_made++)
         if (!checkRuntime(cudaEventCreate(&L.ev[L.events_made / (OPS + 1)][L.events_made % (OPS + 1)])))
             return false;
-    return checkRuntime(cudaMemset(L.d_out, 0, L.bytes));
+    int device = 0;
+    return checkRuntime(cudaGetDevice(&device)) && gate_open(&L.gate, device) &&
+           checkRuntime(cudaMemset(L.d_out, 0, L.bytes));
 }
 
 /* Release whatever allocate() made, on every path; false when a release failed. */
 bool lesson_release(void)
 {
-    bool ok = true;
+    bool ok = gate_close(&L.gate);
     for (int e = 0; e < L.events_made; e++)
         ok = checkRuntime(cudaEventDestroy(L.ev[e / (OPS + 1)][e % (OPS + 1)])) && ok;
     if (L.start)
@@ -554,6 +556,12 @@ int main(int argc, char **argv)
     }
 
     bool ok = prop.name[0] && lesson_allocate(f.size_s);
+    if (ok && !L.gate.off[0])
+        printf("timing: each timed repetition is queued whole behind a one-thread kernel that waits\n"
+               "   until the host has queued it all (nvbandwidth's method): the host's own delays in\n"
+               "   issuing the work stay out of the times (pageable copies excepted: step 5 a)\n");
+    else if (ok)
+        printf("timing: repetitions are timed as the host queues them (no gate: %s)\n", L.gate.off);
     ok = ok && step_1_stages_alone(&f);
     ok = ok && step_2_in_sequence(&f);
     ok = ok && step_3_split_over_streams(&f);

@@ -89,11 +89,17 @@ bool run_once(const struct run *r, struct span spans[][OPS], double *total)
     const float *in = r->memory == PINNED ? L.h_in : L.p_in;
     float *out = r->memory == PINNED ? L.h_out : L.p_out;
     int chunks = r->streams;
-    if (!checkRuntime(cudaEventRecord(L.start, 0)) || !issue_run(r, in, out))
+    /* Pinned runs are queued whole behind the gate (common/gate.h; in the legacy stream, which
+     * every blocking stream waits for); pageable copies wait on the stream to be staged, so
+     * those runs are timed as they are queued. */
+    if (r->memory == PINNED && !gate_hold(&L.gate, 0))
         return false;
-    if (!checkRuntime(cudaEventRecord(L.stop, 0)) || !checkRuntime(cudaEventSynchronize(L.stop)) ||
-        !elapsed(L.start, L.stop, total))
+    bool ok = checkRuntime(cudaEventRecord(L.start, 0)) && issue_run(r, in, out) &&
+              checkRuntime(cudaEventRecord(L.stop, 0));
+    gate_release(&L.gate);
+    if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)) || !elapsed(L.start, L.stop, total))
         return false;
+    gate_check(&L.gate);
     static double ready[MAX_STREAMS][OPS], end[MAX_STREAMS][OPS];
     for (int i = 0; i < chunks; i++) {
         if (!elapsed(L.start, L.ev[i][0], &ready[i][0]))
@@ -228,22 +234,22 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
     double a[MAX_REPS], b[MAX_REPS];
     int issued = first_only ? 1 : chunks;
     for (int rep = -1; rep < reps; rep++) {
-        if (!checkRuntime(cudaEventRecord(L.start, 0)))
-            return false;
-        for (int i = 0; i < issued; i++) {
-            if (which == OPS) {
-                if (!issue_op(OP_H2D, i, chunks, L.stream[0], L.h_in, L.h_out) ||
-                    !issue_op(OP_D2H, i, chunks, L.stream[1], L.h_in, L.h_out))
-                    return false;
-            } else if (!issue_op(which, i, chunks, issued == 1 ? 0 : L.stream[i], L.h_in, L.h_out)) {
-                return false;
-            }
+        bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
+        for (int i = 0; ok && i < issued; i++) {
+            if (which == OPS)
+                ok = issue_op(OP_H2D, i, chunks, L.stream[0], L.h_in, L.h_out) &&
+                     issue_op(OP_D2H, i, chunks, L.stream[1], L.h_in, L.h_out);
+            else
+                ok = issue_op(which, i, chunks, issued == 1 ? 0 : L.stream[i], L.h_in, L.h_out);
         }
-        if (which == OPS && (!checkRuntime(cudaEventRecord(L.ev[0][1], L.stream[0])) ||
-                             !checkRuntime(cudaEventRecord(L.ev[1][3], L.stream[1]))))
+        if (ok && which == OPS)
+            ok = checkRuntime(cudaEventRecord(L.ev[0][1], L.stream[0])) &&
+                 checkRuntime(cudaEventRecord(L.ev[1][3], L.stream[1]));
+        ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
+        gate_release(&L.gate);
+        if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))
             return false;
-        if (!checkRuntime(cudaEventRecord(L.stop, 0)) || !checkRuntime(cudaEventSynchronize(L.stop)))
-            return false;
+        gate_check(&L.gate);
         if (rep < 0)
             continue;
         if (which == OPS) {
@@ -280,22 +286,18 @@ bool per_op_costs(double ms[OPS])
     for (int op = 0; op < OPS; op++) {
         double t[MAX_REPS];
         for (int rep = -1; rep < L.reps; rep++) {
-            if (!checkRuntime(cudaEventRecord(L.start, 0)))
+            bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
+            for (int k = 0; ok && k < BACK_TO_BACK; k++)
+                ok = op == OP_H2D ? checkRuntime(cudaMemcpyAsync(L.d_in, L.h_in, sizeof(float),
+                                                                 cudaMemcpyHostToDevice, 0))
+                     : op == OP_D2H ? checkRuntime(cudaMemcpyAsync(L.h_out, L.d_out, sizeof(float),
+                                                                   cudaMemcpyDeviceToHost, 0))
+                                    : checkRuntime(launch_work(L.d_in, L.d_out, 1, 1, 0));
+            ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
+            gate_release(&L.gate);
+            if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))
                 return false;
-            for (int k = 0; k < BACK_TO_BACK; k++) {
-                bool ok = op == OP_H2D
-                              ? checkRuntime(cudaMemcpyAsync(L.d_in, L.h_in, sizeof(float),
-                                                             cudaMemcpyHostToDevice, 0))
-                          : op == OP_D2H
-                              ? checkRuntime(cudaMemcpyAsync(L.h_out, L.d_out, sizeof(float),
-                                                             cudaMemcpyDeviceToHost, 0))
-                              : checkRuntime(launch_work(L.d_in, L.d_out, 1, 1, 0));
-                if (!ok)
-                    return false;
-            }
-            if (!checkRuntime(cudaEventRecord(L.stop, 0)) ||
-                !checkRuntime(cudaEventSynchronize(L.stop)))
-                return false;
+            gate_check(&L.gate);
             if (rep >= 0 && !elapsed(L.start, L.stop, &t[rep]))
                 return false;
         }

@@ -45,8 +45,10 @@ LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
 # The link (through nvcc, which adds the CUDA runtime) takes CFLAGS and LDFLAGS too.
 LINK_FLAGS := $(GENCODE) $(call nvcc_host,$(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS) $(LDFLAGS))
 
-# Every common/*.c is compiled once per lesson and linked into each of its programs.
-COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COMMON)/*.c))
+# Every common/*.c is compiled once per lesson and linked into each of its programs; a
+# common/NAME.cu only into the lessons whose Makefile names it in COMMON_CU (before the include).
+COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COMMON)/*.c)) \
+               $(COMMON_CU:%=$(BUILD)/obj/common/%.cu.o)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 
@@ -80,6 +82,10 @@ $(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags
 $(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
+
+$(BUILD)/obj/common/%.cu.o: $(COMMON)/%.cu $(BUILD)/flags
+	@mkdir -p $(call q,$(@D))
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
 
 $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
