@@ -77,6 +77,12 @@ comparable() {
     done
 }
 
+@test "GPU: the pinned kinds' timed copies were held by the gate until queued (common/gate.h), and no gate gave up" {
+    run_lesson
+    assert_regex "$LESSON_OUT" "   \(pinned kinds: each timed copy queued behind a one-thread kernel that waits until"
+    refute_regex "$LESSON_OUT" "\(timings: the GPU waited more than"
+}
+
 @test "GPU: every copy of the sweep delivered its data (4 kinds x 2 directions x 9 sizes)" {
     assert_claim "every copy delivered its data intact: 72 checks (4 kinds x 2 directions x 9 sizes), 0 wrong words"
 }

@@ -8,9 +8,16 @@ LESSON=04_streams_overlap
 setup_file() {
     BIN="$(lesson_bin "$LESSON")"
     # No skip here (bats 1.8): without a GPU the tests skip through require_gpu.
+    # (again, 3 runs at most, while a run passed but left a timing claim [n/j] for noise, as
+    # run_lesson does: NOISE_NJ in test_helper.bash)
     if [ -z "$(gpu_reason)" ]; then
-        "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" >"$BATS_FILE_TMPDIR/out" 2>&1
-        echo $? >"$BATS_FILE_TMPDIR/status"
+        local rc try
+        for try in 1 2 3; do
+            rc=0
+            "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" >"$BATS_FILE_TMPDIR/out" 2>&1 || rc=$?
+            [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$BATS_FILE_TMPDIR/out" || break
+        done
+        echo "$rc" >"$BATS_FILE_TMPDIR/status"
     fi
 }
 
@@ -79,6 +86,12 @@ check() {
     assert_equal "$status" 0
     assert_output --partial "RESULT: PASS"
     refute_output --partial "[FAIL]"
+}
+
+@test "every timed repetition was held by the gate until it was all queued (common/gate.h), and no gate gave up" {
+    lesson_output
+    assert_line "timing: each timed repetition is queued whole behind a one-thread kernel that waits"
+    refute_output --partial "(timings: the GPU waited more than"
 }
 
 @test "asyncEngineCount allows copies in both directions, and both at once beat one" {
