@@ -11,8 +11,8 @@ setup_file() {
     # (again, 3 runs at most, while a run passed but left a timing claim [n/j] for noise, as
     # run_lesson does: NOISE_NJ in test_helper.bash)
     if [ -z "$(gpu_reason)" ]; then
-        local rc try
-        for try in 1 2 3; do
+        local rc
+        for _ in 1 2 3; do
             rc=0
             "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" >"$BATS_FILE_TMPDIR/out" 2>&1 || rc=$?
             [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$BATS_FILE_TMPDIR/out" || break
