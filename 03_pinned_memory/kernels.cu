@@ -84,3 +84,20 @@ extern "C" cudaError_t launch_spin(unsigned long long ns, cudaStream_t stream)
     spin<<<1, 1, 0, stream>>>(ns);
     return cudaGetLastError();
 }
+
+// Load every kernel now. With lazy loading (the default since CUDA 12.2) a kernel is loaded at
+// its first launch, and loading may wait for the device: a first launch queued behind a held
+// gate (common/gate.h) would wait for the gate, which waits for the host. nvbandwidth preloads
+// its kernels for the same reason.
+extern "C" cudaError_t preload_kernels(void)
+{
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, fill_pattern);
+    if (e == cudaSuccess)
+        e = cudaFuncGetAttributes(&a, count_mismatches);
+    if (e == cudaSuccess)
+        e = cudaFuncGetAttributes(&a, triple_plus_one);
+    if (e == cudaSuccess)
+        e = cudaFuncGetAttributes(&a, spin);
+    return e;
+}

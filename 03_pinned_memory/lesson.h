@@ -168,5 +168,6 @@ cudaError_t launch_count_mismatches(const uint32_t *data, size_t n, uint32_t see
 cudaError_t launch_spin(unsigned long long ns, cudaStream_t stream);
 cudaError_t launch_triple_plus_one(const uint32_t *in, uint32_t *out, size_t n,
                                    cudaStream_t stream);
+cudaError_t preload_kernels(void); /* every kernel loaded now, not inside a held gate */
 
 #endif

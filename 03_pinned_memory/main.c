@@ -245,7 +245,7 @@ static bool lesson_open(struct lesson *L)
         if (ok)
             memset(L->pace_host, 0, PACE_BYTES);
     }
-    return ok && gate_open(&L->gate, (int)L->opt.device);
+    return ok && checkRuntime(preload_kernels()) && gate_open(&L->gate, (int)L->opt.device);
 }
 
 static bool lesson_close(struct lesson *L)

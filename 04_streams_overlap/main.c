@@ -425,7 +425,8 @@ bool lesson_allocate(const char *size_s)
         if (!checkRuntime(cudaEventCreate(&L.ev[L.events_made / (OPS + 1)][L.events_made % (OPS + 1)])))
             return false;
     int device = 0;
-    return checkRuntime(cudaGetDevice(&device)) && gate_open(&L.gate, device) &&
+    return checkRuntime(cudaGetDevice(&device)) && checkRuntime(preload_work()) &&
+           gate_open(&L.gate, device) &&
            checkRuntime(cudaMemset(L.d_out, 0, L.bytes));
 }
 

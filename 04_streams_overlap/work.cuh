@@ -20,6 +20,14 @@ __global__ void work_kernel(const float *__restrict__ in, float *__restrict__ ou
     out[i] = x;
 }
 
+// Load the kernel now: with lazy loading (the default since CUDA 12.2) its first launch
+// loads it, which may wait for the device, and so for a held gate (common/gate.h).
+extern "C" cudaError_t preload_work(void)
+{
+    cudaFuncAttributes a;
+    return cudaFuncGetAttributes(&a, work_kernel);
+}
+
 extern "C" cudaError_t launch_work(const float *in, float *out, size_t n, int work,
                                    cudaStream_t stream)
 {

@@ -25,6 +25,9 @@ extern "C" {
  * Returns the launch's error (cudaGetLastError), so the caller can check it. */
 cudaError_t launch_work(const float *in, float *out, size_t n, int work, cudaStream_t stream);
 
+/* kernel.cu: the kernel loaded now (lazy loading would load it at its first launch). */
+cudaError_t preload_work(void);
+
 #ifdef __cplusplus
 }
 #endif

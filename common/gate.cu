@@ -59,6 +59,11 @@ extern "C" bool gate_open(struct gate *g, int device)
         checkRuntime(cudaFreeHost(p));
         return false;
     }
+    cudaFuncAttributes a; /* the kernel loaded now, not at its first launch (lazy loading) */
+    if (!checkRuntime(cudaFuncGetAttributes(&a, gate_wait))) {
+        checkRuntime(cudaFreeHost(p));
+        return false;
+    }
     g->flag = (volatile int *)p;
     g->expired = (volatile int *)p + 1;
     g->flag_dev = (int *)d;
@@ -104,8 +109,10 @@ extern "C" bool gate_close(struct gate *g)
 {
     gate_release(g);
     bool ok = true;
+    /* a kernel still waiting (a run stopped by an error between hold and release) sees the
+     * flag open and ends: wait for it before its flag is freed */
     if (g->flag)
-        ok = checkRuntime(cudaFreeHost((void *)g->flag));
+        ok = checkRuntime(cudaDeviceSynchronize()) && checkRuntime(cudaFreeHost((void *)g->flag));
     g->flag = g->expired = NULL;
     return ok;
 }
