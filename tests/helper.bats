@@ -213,7 +213,7 @@ EOF2
 
 # tests/exercises/harness.bash: expected_sum, compiled (expected_sum.c), gives what its awk
 # version gives (the graders compare it with the harness's sum of what came back).
-@test "expected_sum: the compiled helper and the awk fallback agree, to the last digit" {
+@test "expected_sum and input_sum: the compiled helper and the awk fallback agree, to the last digit" {
     load exercises/harness
     local seed k n a b want got
     for args in "1 0 1 1 0" "2147483646 3 100003 2 0" "12345 0 1000003 1 0" "987654 1 65536 1 0" "42 7 250000 1 1"; do
@@ -221,6 +221,10 @@ EOF2
         got="$(expected_sum "$seed" "$k" "$n" "$a" "$b")"
         [ -x "$BATS_FILE_TMPDIR/expected_sum" ] || fail "expected_sum.c did not build"
         want="$(CC=no-such-compiler BATS_FILE_TMPDIR="$BATS_TEST_TMPDIR" expected_sum "$seed" "$k" "$n" "$a" "$b")"
+        assert_equal "$got" "$want"
+        # lesson 04's input sum, the same way
+        got="$(input_sum "$seed" "$n")"
+        want="$(CC=no-such-compiler BATS_FILE_TMPDIR="$BATS_TEST_TMPDIR" input_sum "$seed" "$n")"
         assert_equal "$got" "$want"
     done
 }

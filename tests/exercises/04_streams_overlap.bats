@@ -11,15 +11,6 @@ setup() {
     load harness
 }
 
-# The sum the harness reports of its input (values (x % 65536) / 32768 - 1, times 32768), for
-# the seed and n floats, computed here.
-input_sum() {
-    awk -v seed="$1" -v n="$2" 'BEGIN {
-        s = seed % 2147483646 + 1; sum = 0
-        for (i = 0; i < n; i++) { s = (s * 48271) % 2147483647; sum += (s % 65536) - 32768 }
-        printf "%.1f\n", sum }'
-}
-
 # Runs exercise $1 with a fresh seed (and the options after it) and checks what every exercise
 # must show: the same result as the sequential run, and a speed-up at least the pass mark the
 # harness computed in the same run on this card (half way from 1x to what the pipeline's model

@@ -36,23 +36,45 @@ exercise_seed() {
     cat "$file"
 }
 
-# expected_sum SEED K N A B: the sum over the N values of case K of A * x + B, the values as
-# common/exercise_harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
-# expected_sum.c compiled once per grader file (lesson 03's cases hold 16-32 Mi values: awk
-# took seconds for each); awk where no C compiler is found.
-expected_sum() {
+# expected_sum_program: the path of expected_sum.c built (once per grader file, in
+# BATS_FILE_TMPDIR); fails where no C compiler builds it.
+expected_sum_program() {
     local bin="$BATS_FILE_TMPDIR/expected_sum"
     if [ ! -x "$bin" ] && command -v "${CC:-cc}" >/dev/null 2>&1 &&
         "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/expected_sum.c" 2>/dev/null; then
         mv -f "$bin.$$" "$bin"
     fi
-    if [ -x "$bin" ]; then
+    [ -x "$bin" ] && echo "$bin"
+}
+
+# expected_sum SEED K N A B: the sum over the N values of case K of A * x + B, the values as
+# common/exercise_harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
+# expected_sum.c compiled once per grader file (lesson 03's cases hold 16-32 Mi values: awk
+# took seconds for each); awk where no C compiler is found.
+expected_sum() {
+    local bin
+    if bin="$(expected_sum_program)"; then
         "$bin" "$@"
         return
     fi
     awk -v seed="$1" -v k="$2" -v n="$3" -v a="$4" -v b="$5" 'BEGIN {
         s = (seed + k * 7919) % 2147483646 + 1; sum = 0
         for (i = 0; i < n; i++) { s = (s * 48271) % 2147483647; sum += a * (s % 1000) + b }
+        printf "%.1f\n", sum }'
+}
+
+# input_sum SEED N: lesson 04's input as its harness reports it (values (x % 65536) / 32768 - 1,
+# times 32768, x MINSTD from the seed itself), summed over N floats: expected_sum's program,
+# else awk.
+input_sum() {
+    local bin
+    if bin="$(expected_sum_program)"; then
+        "$bin" input "$1" "$2"
+        return
+    fi
+    awk -v seed="$1" -v n="$2" 'BEGIN {
+        s = seed % 2147483646 + 1; sum = 0
+        for (i = 0; i < n; i++) { s = (s * 48271) % 2147483647; sum += (s % 65536) - 32768 }
         printf "%.1f\n", sum }'
 }
 
