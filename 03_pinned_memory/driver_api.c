@@ -76,8 +76,8 @@ static bool drv_gbps(struct drv *x, void *host, size_t bytes, enum dir d, double
     for (int r = -1; r < 5; r++)
         if (!drv_time(x, host, bytes, d, &ms[r < 0 ? 0 : r]))
             return false;
-    *rate = gbps(bytes, median_of(ms, 5)); /* sorts ms[] */
-    double s = (ms[4] - ms[0]) / ms[2];
+    double s;
+    *rate = gbps(bytes, median_spread(ms, 5, &s));
     *spread = s > *spread ? s : *spread;
     return true;
 }
@@ -212,8 +212,8 @@ static bool same_copies(struct lesson *L, struct drv *x, void *buf[DRV_KINDS], s
             }
         }
         for (int k = 0; k < DRV_KINDS; k++) {
-            rate[k][d] = gbps(bytes, median_of(ms[k], 5)); /* sorts ms[k] */
-            double s = (ms[k][4] - ms[k][0]) / ms[k][2];
+            double s;
+            rate[k][d] = gbps(bytes, median_spread(ms[k], 5, &s));
             spread = s > spread ? s : spread;
         }
     }

@@ -130,6 +130,9 @@ typedef bool (*enqueue_fn)(struct lesson *L, void *arg);
  * recorded in L->stream: ms[r] is the r-th repetition's time in milliseconds (events). */
 bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms);
 
+/* The median of v[0..n-1] (sorted in place), and *spread = (max-min)/median. */
+double median_spread(double *v, int n, double *spread);
+
 /* One warm-up, then 5 timed repetitions: their median in milliseconds (and their spread,
  * (max-min)/median). */
 bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms);

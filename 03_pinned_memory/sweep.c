@@ -230,8 +230,7 @@ static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
     if (batched) {
         for (int r = 0; r < 3; r++)
             batch[r] = gbps(bytes * BATCH, batch[r]);
-        L->batched[d][si] = median_of(batch, 3); /* sorts batch[] */
-        L->batched_spread[d][si] = (batch[2] - batch[0]) / batch[1];
+        L->batched[d][si] = median_spread(batch, 3, &L->batched_spread[d][si]);
     }
     return verify(L, b, bytes, d, seed);
 }

@@ -38,10 +38,18 @@ bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *m
     double t[5];
     if (!time_events(L, 1, 5, work, arg, t))
         return false;
-    *median_ms = median_of(t, 5);
+    double s;
+    *median_ms = median_spread(t, 5, &s);
     if (spread)
-        *spread = (t[4] - t[0]) / t[2];
+        *spread = s;
     return true;
+}
+
+double median_spread(double *v, int n, double *spread)
+{
+    double m = median_of(v, n); /* sorts v[] */
+    *spread = m > 0 ? (v[n - 1] - v[0]) / m : 0;
+    return m;
 }
 
 bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms)
