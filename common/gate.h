@@ -24,6 +24,7 @@
  * nothing and the timings are taken as before. A kernel that waited longer than GATE_WAIT_NS
  * gives up (the work then ran as it was queued): gate_check turns the gate off for the rest of
  * the run and says why, so a gate that does not work costs one wait, not one per timing.
+ * A zeroed struct gate (never opened) is off too: hold, release and check do nothing.
  */
 #ifndef COMMON_GATE_H
 #define COMMON_GATE_H
