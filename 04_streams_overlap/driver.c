@@ -141,7 +141,7 @@ bool step_8_the_driver_api(struct findings *f)
     double bar = 0.05 + (m->spread > now.spread ? m->spread : now.spread);
     printf("   the model of %d stream%s, timed again now: %.2f ms (step 3: %.2f ms)\n", chunks,
            chunks == 1 ? "" : "s", now.ideal, m->ideal);
-    if (now.ideal > (1 + bar) * m->ideal || now.ideal < m->ideal / (1 + bar)) {
+    if (apart(now.ideal, m->ideal, bar)) {
         snprintf(why, sizeof why, "the model allowed %.2f ms in step 3 and %.2f ms now, more than "
                  "5%% and the spread apart: the GPU's pace (its clocks, its temperature, another "
                  "program) moved", m->ideal, now.ideal);

@@ -162,6 +162,8 @@ bool within_bound(double ideal, double measured, double spread, double cost);
  * six operation costs (a chunk's three operations, two each: the events and hand-offs around
  * them, a few microseconds that weigh in only when the whole run is short). */
 bool near_model(double ideal, double measured, double spread, double cost);
+/* a and b more than a factor (1 + bar) apart, either way (a pace that moved) */
+bool apart(double a, double b, double bar);
 
 /* main.c: allocate what struct lesson holds, release it (on every path) */
 bool lesson_allocate(const char *size_s);

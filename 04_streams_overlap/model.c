@@ -119,6 +119,11 @@ bool within_bound(double ideal, double measured, double spread, double cost)
     return measured > ideal / (1.05 + spread) - 2 * cost;
 }
 
+bool apart(double a, double b, double bar)
+{
+    return a > (1 + bar) * b || a < b / (1 + bar);
+}
+
 bool near_model(double ideal, double measured, double spread, double cost)
 {
     return measured > ideal / (1.05 + spread) - 6 * cost && measured < ideal * (1.05 + spread) + 6 * cost;

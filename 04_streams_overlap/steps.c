@@ -143,9 +143,9 @@ static void same_pace(const struct findings *f, const double now[OPS], const cha
 {
     const double before[OPS] = {f->th, f->tk, f->td};
     double sum0 = before[0] + before[1] + before[2], sum1 = now[0] + now[1] + now[2];
-    bool moved = sum1 > 1.05 * sum0 || sum1 < sum0 / 1.05;
+    bool moved = apart(sum1, sum0, 0.05);
     for (int op = 0; op < OPS; op++)
-        if (before[op] >= 0.2 * sum0 && (now[op] > 1.05 * before[op] || now[op] < before[op] / 1.05))
+        if (before[op] >= 0.2 * sum0 && apart(now[op], before[op], 0.05))
             moved = true;
     if (!L.drift[0] && moved)
         snprintf(L.drift, sizeof L.drift, "the three stages took %.3g, %.3g and %.3g ms in step 1 "
@@ -246,8 +246,7 @@ bool step_3_split_over_streams(struct findings *f)
              * moved between them (an H100 on a busy host: 17.87 ms in one stream, 16.32 ms in
              * sequence), and no timing claim is judged from here on. */
             double bar = 0.05 + (r->spread > seq->spread ? r->spread : seq->spread);
-            if (r->streams == 1 && !L.drift[0] &&
-                (r->median > (1 + bar) * seq->median || r->median < seq->median / (1 + bar)))
+            if (r->streams == 1 && !L.drift[0] && apart(r->median, seq->median, bar))
                 snprintf(L.drift, sizeof L.drift, "the same work took %.2f ms in one stream and "
                          "%.2f ms in sequence (step 2), more than 5%% and their spreads apart: the "
                          "machine's pace (another program on the GPU, its link or the CPUs that "
@@ -267,7 +266,7 @@ bool step_3_split_over_streams(struct findings *f)
         if (!measure_model(m->chunks, f->handoff, &after))
             return false;
         double bar = 0.05 + (m->spread > after.spread ? m->spread : after.spread);
-        if (after.ideal > (1 + bar) * m->ideal || after.ideal < m->ideal / (1 + bar))
+        if (apart(after.ideal, m->ideal, bar))
             snprintf(L.drift, sizeof L.drift, "the model of %d stream%s allowed %.2f ms before the "
                      "runs and %.2f ms after them, more than 5%% and the spread apart: the GPU's "
                      "pace (its clocks, its temperature, another program) moved while it ran",
