@@ -11,12 +11,8 @@ setup_file() {
     # (again, 3 runs at most, while a run passed but left a timing claim [n/j] for noise, as
     # run_lesson does: NOISE_NJ in test_helper.bash)
     if [ -z "$(gpu_reason)" ]; then
-        local rc
-        for _ in 1 2 3; do
-            rc=0
-            "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" >"$BATS_FILE_TMPDIR/out" 2>&1 || rc=$?
-            [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$BATS_FILE_TMPDIR/out" || break
-        done
+        local rc=0
+        lesson_tries "$BATS_FILE_TMPDIR/out" - "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" || rc=$?
         echo "$rc" >"$BATS_FILE_TMPDIR/status"
     fi
 }

@@ -14,6 +14,12 @@ gpu_listed() {
         "yes $smi") return 0 ;;
         "no $smi") return 1 ;;
     esac
+    smi_lists_gpu
+}
+
+# nvidia-smi -L lists a GPU. (grep -c reads the whole list: grep -q would stop at the first
+# line, and nvidia-smi, writing more, could end on SIGPIPE and fail the pipeline under pipefail)
+smi_lists_gpu() {
     [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -gt 0 ]
 }
 
@@ -21,9 +27,7 @@ gpu_listed() {
 gpu_listed_answer() {
     local smi
     smi="$(command -v nvidia-smi)" || return 0
-    # (grep -c reads the whole list: grep -q would stop at the first line, and nvidia-smi,
-    # writing more, could end on SIGPIPE and fail the pipeline under pipefail)
-    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -gt 0 ]; then echo "yes $smi"; else echo "no $smi"; fi
+    if smi_lists_gpu; then echo "yes $smi"; else echo "no $smi"; fi
 }
 
 # Why no GPU is usable here; nothing when one is.

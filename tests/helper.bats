@@ -189,6 +189,12 @@ EOF2
     check "nj fail ok" 2 1 "  [FAIL] the copies overlap"
     check "other ok" 1 0 "  [n/j]  the copies overlap - not judged here: one GPU is visible; this needs two"
     check "ok nj" 1 0 "  [ok]   the copies overlap"
+    # lesson_tries with ERR '-' (lesson 04's setup_file): one file for both, the same retries
+    rm -f "$BATS_TEST_TMPDIR/runs"
+    printf '%s\n' nj ok >"$BATS_TEST_TMPDIR/plan"
+    lesson_tries "$BATS_TEST_TMPDIR/both" - "$prog"
+    assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/runs")" 2
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/both")" "  [ok]   the copies overlap"
 }
 
 # tests/gpu.bash: tests/run asks nvidia-smi once and exports the answer; gpu_listed takes it only

@@ -213,18 +213,26 @@ assert_usage_error() {
 # lesson was right not to judge it, and the tests, which want it judged, run the lesson again.
 NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control copy|spread by|spread [0-9]+%|by itself \(the control\)|the (GPU|machine).s pace|waited for the host|something else)'
 
+# lesson_tries OUT ERR COMMAND...: COMMAND's stdout into OUT, its stderr into ERR (into OUT
+# when ERR is -), again, 3 runs at most, while it passed but left a claim [n/j] for noise; a
+# run that failed is kept as it is. Returns the last run's status.
+lesson_tries() {
+    local out="$1" err="$2" rc _
+    shift 2
+    for _ in 1 2 3; do
+        rc=0
+        if [ "$err" = - ]; then "$@" >"$out" 2>&1 || rc=$?; else "$@" >"$out" 2>"$err" || rc=$?; fi
+        [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$out" || break
+    done
+    return "$rc"
+}
+
 run_lesson() {
     require_gpu
     if [ ! -f "$BATS_FILE_TMPDIR/status" ]; then
-        # up to 3 runs while a run passed but left a claim [n/j] for noise; a run that failed
-        # is kept as it is
-        local rc try
-        for ((try = 1; try <= 3; try++)); do
-            rc=0
-            "$BIN" ${LESSON_ARGS[@]+"${LESSON_ARGS[@]}"} \
-                >"$BATS_FILE_TMPDIR/stdout" 2>"$BATS_FILE_TMPDIR/stderr" || rc=$?
-            [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$BATS_FILE_TMPDIR/stdout" || break
-        done
+        local rc=0
+        lesson_tries "$BATS_FILE_TMPDIR/stdout" "$BATS_FILE_TMPDIR/stderr" \
+            "$BIN" ${LESSON_ARGS[@]+"${LESSON_ARGS[@]}"} || rc=$?
         echo "$rc" >"$BATS_FILE_TMPDIR/status"
     fi
     LESSON_STATUS="$(cat "$BATS_FILE_TMPDIR/status")"
