@@ -372,19 +372,30 @@ bool step_7_the_hardwares_own_record(struct findings *f)
     print_timeline("from CUPTI", &cu);
     printf("   CUPTI recorded %d copies in, %d kernels, %d copies out%s\n", counted[OP_H2D],
            counted[OP_KERNEL], counted[OP_D2H], dropped ? " (and dropped some)" : "");
-    printf("   busy time      events     CUPTI\n");
+    /* The events have one stamp between two operations of a stream: an operation's span runs
+     * from the end of the one before it. CUPTI's spans stretched back the same way are what
+     * the events should show; the engine's own start comes a hand-off later. */
+    struct run reach = cu;
+    for (int i = 0; i < cu.streams; i++)
+        for (int op = 1; op < OPS; op++)
+            if (cu.span[i][op - 1].end < reach.span[i][op].start)
+                reach.span[i][op].start = cu.span[i][op - 1].end;
+    printf("   busy time      events     CUPTI      CUPTI as the events count it\n");
     bool agree = true;
     double shortest = 1e30, cost = largest_op_cost(f);
     /* An event after an operation is stamped when its stream gets there: allow two
      * operation costs (step 1) per operation beside the 5%. */
     double tol = 2 * cost * wide->streams;
     for (int op = 0; op < OPS; op++) {
-        double a = busy(&ev, op), b = busy(&cu, op);
-        printf("   %-12s %7.3f ms %7.3f ms\n", op_name[op], a, b);
-        agree = agree && a > 0.95 * b - tol && a < 1.05 * b + tol;
+        double a = busy(&ev, op), b = busy(&cu, op), c = busy(&reach, op);
+        printf("   %-12s %7.3f ms %7.3f ms %7.3f ms\n", op_name[op], a, b, c);
+        agree = agree && a > 0.95 * c - tol && a < 1.05 * c + tol;
         shortest = b / wide->streams < shortest ? b / wide->streams : shortest;
     }
     printf("   overlap        %5.1f%%    %5.1f%%\n", 100 * ev.overlap, 100 * cu.overlap);
+    printf("   (one event stamps the end of an operation and the start of the next in its stream:\n"
+           "   the events' span of an operation includes the hand-off before its engine takes it\n"
+           "   up; the third column stretches CUPTI's spans back to that stamp the same way)\n");
     claim(counted[OP_H2D] == wide->streams && counted[OP_KERNEL] == wide->streams &&
               counted[OP_D2H] == wide->streams,
           "CUPTI recorded every operation of the repetition: %d of each kind", wide->streams);
@@ -420,7 +431,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
                    "each stage's busy time from the events is within 5%% of CUPTI's");
     else
         claim(agree, "each stage's busy time from the events is within 5%% (and two operation "
-              "costs per operation) of CUPTI's");
+              "costs per operation) of CUPTI's, counted as the events count it");
     claim(ev.overlap > cu.overlap - 0.05 && ev.overlap < cu.overlap + 0.05,
           "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev.overlap,
           100 * cu.overlap);
