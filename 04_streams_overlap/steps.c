@@ -75,20 +75,23 @@ bool step_1_stages_alone(struct findings *f)
         steady_stages = false;
     }
     double one = gbps(L.bytes, th < td ? th : td), total = gbps(2 * L.bytes, both);
-    if (!steady_stages) {
+    /* What the card's attribute decides comes first: with one engine there is no gain to
+     * judge, however steady the timings. */
+    if (L.engines < 2) {
+        char engine[480];
+        snprintf(engine, sizeof engine, "asyncEngineCount %d: one asynchronous engine takes the "
+                 "copies in and out in turn, so both at once move about what one direction does "
+                 "(here %.1f against %.1f GB/s)", L.engines, total, one);
+        not_judged(engine, "both directions at once move more than one direction alone");
+    } else if (!steady_stages) {
         not_judged(why, "both directions at once move more than one direction alone");
-        if (f->auto_work)
-            not_judged(why, "the kernel takes about as long as a copy");
-    } else if (L.engines >= 2) {
+    } else {
         claim(total > (1.2 + spread) * one,
               "both directions at once moved %.1f GB/s, more than one direction alone (%.1f GB/s) "
               "by 20%% and the spread (%.0f%%)", total, one, 100 * spread);
-    } else {
-        snprintf(why, sizeof why, "asyncEngineCount %d: one asynchronous engine takes the copies in and "
-                 "out in turn, so both at once move about what one direction does (here %.1f "
-                 "against %.1f GB/s)", L.engines, total, one);
-        not_judged(why, "both directions at once move more than one direction alone");
     }
+    if (!steady_stages && f->auto_work)
+        not_judged(why, "the kernel takes about as long as a copy");
     if (f->auto_work && steady_stages)
         claim(tk > 0.5 * th && tk < 2.0 * th,
               "the kernel takes %.2f ms, comparable to a copy (%.2f ms): overlap can pay off", tk, th);
