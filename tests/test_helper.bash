@@ -45,7 +45,8 @@ load_bats_library() {
 load_bats_library bats-support
 load_bats_library bats-assert
 
-ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+# the repository: this file's folder's parent (test files in tests/opt-in load it too)
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export ROOT
 
 # Started from `make -j2 test` or `make -s test`, bats inherits that make's flags (and a
