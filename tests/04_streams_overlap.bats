@@ -48,6 +48,8 @@ normalize04() {
         -e 's/(serialises them: )(#\.# of the sequential time|overlap #%)/\1SERIAL/' \
         -e 's/^( +)\[ok\] +([0-9]+) streams?(, best order [A-Za-z ]+)?: .*: as fast as the model says this balance allows$/\1[MODEL] \2 streams/' \
         -e 's/^( +)\[n\/j\] +([0-9]+) streams? as fast as the model allows - not judged here: .*/\1[MODEL] \2 streams/' \
+        -e 's/^( +)\[ok\] +with ([0-9]+) streams copies and kernels overlap: .*$/\1[MODEL] overlap \2 streams/' \
+        -e 's/^( +)\[n\/j\] +with ([0-9]+) streams copies and kernels overlap as in the model .* - not judged here: .*/\1[MODEL] overlap \2 streams/' \
         -e "s/^( +)\\[ok\\] +the Driver API pipeline: .*: as fast as the model allows, as the runtime's was$/\\1[MODEL] driver/" \
         -e 's/^( +)\[n\/j\] +the Driver API pipeline is as fast as the model allows - not judged here: .*/\1[MODEL] driver/' \
         -e 's/^(RESULT: PASS - all )[0-9]+ checks passed(, [0-9]+ not judged)?$/\1N checks passed/' \
