@@ -15,12 +15,7 @@ static inline void copy_case(uint32_t seed, int k, size_t n)
         done = harness_round_trip(d, v, n, seed, k);
         done = cuMemFree(d) == CUDA_SUCCESS && done;
     }
-    char key[16];
-    snprintf(key, sizeof key, "case%d", k);
-    if (done)
-        harness_report(key, "%zu %.1f", n, harness_sum(v, n));
-    else
-        harness_report(key, "none");
+    harness_case(k, done, v, n, "none");
     free(v);
 }
 #endif

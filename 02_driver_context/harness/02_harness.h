@@ -64,10 +64,7 @@ static inline void copy_through(const char *key, CUdeviceptr p, size_t n, uint32
         done = harness_round_trip(p, v, n, seed, k);
         done = cuCtxPopCurrent(NULL) == CUDA_SUCCESS && done;
     }
-    if (done)
-        harness_report(key, "%zu %.1f", n, harness_sum(v, n));
-    else
-        harness_report(key, "failed");
+    harness_result(key, done, v, n, "failed");
     free(v);
 }
 #endif

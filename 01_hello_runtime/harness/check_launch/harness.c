@@ -48,12 +48,7 @@ static bool good_case(uint32_t seed, int k, int n, int threads)
     harness_fill(v, (size_t)n, seed, k);
     harness_sabotage = 0;
     bool ok = scale_on_device(v, n, 2.0f, threads);
-    char key[16];
-    snprintf(key, sizeof key, "case%d", k);
-    if (ok)
-        harness_report(key, "%d %.1f", n, harness_sum(v, (size_t)n));
-    else
-        harness_report(key, "failed");
+    harness_case(k, ok, v, (size_t)n, "failed");
     free(v);
     return true;
 }

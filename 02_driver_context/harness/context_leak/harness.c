@@ -84,12 +84,7 @@ int main(int argc, char **argv)
         counting = 1;
         bool done = do_task(dev, in, out, n);
         counting = 0;
-        char key[16];
-        snprintf(key, sizeof key, "case%d", k);
-        if (done)
-            harness_report(key, "%zu %.1f", n, harness_sum(out, n));
-        else
-            harness_report(key, "failed");
+        harness_case(k, done, out, n, "failed");
     }
     double after = free_mib();
     stack_names(stack, sizeof stack, &observer, names, 1);

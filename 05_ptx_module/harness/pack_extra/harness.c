@@ -48,12 +48,7 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
              checkDriver(cuLaunchKernel(axpy, (unsigned)(n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, NULL, extra)) &&
              checkDriver(cuCtxSynchronize()) && checkDriver(cuMemcpyDtoH(y, dy, bytes));
     }
-    char key[16];
-    snprintf(key, sizeof key, "case%d", k);
-    if (ok)
-        harness_report(key, "%d %.1f", n, harness_sum(y, (size_t)n));
-    else
-        harness_report(key, "failed");
+    harness_case(k, ok, y, (size_t)n, "failed");
     if (dx)
         (void)cuMemFree(dx);
     if (dy)
