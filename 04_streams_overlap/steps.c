@@ -118,18 +118,16 @@ bool step_2_in_sequence(struct findings *f)
            "   the difference over two, step 3's model counts it)\n",
            seq->median, seq->lo, seq->hi, sum, f->handoff);
     /* A hand-off is an engine starting on the one before it: a few microseconds, like an
-     * operation's cost (0-22 us on quiet H100s). Repetitions that spread, or a hand-off many
-     * times an operation's cost and over 50 us, mean the GPU waited for the host to issue the
-     * work (an H100 whose host was busy with another job once read 1.392 ms per hand-off, the
-     * repetitions 5.32 to 7.07 ms; the gate, common/gate.h, keeps that out where it works):
-     * the model built on this run would expect the streams to wait as long, so no timing claim
-     * that compares with it is judged from here on. */
+     * operation's cost (0-22 us on quiet H100s). One many times an operation's cost, over
+     * 50 us and, two of them, over 2% of the sequence (a difference of two medians reads
+     * 0.05 ms at 256 MiB with nothing wrong), means something else held the work up: the host
+     * issuing it where there is no gate (common/gate.h; an H100 on a busy host once read
+     * 1.392 ms per hand-off, repetitions 5.32 to 7.07 ms), the GPU's pace where there is.
+     * Repetitions that spread by more than 10% and six operation costs (what three
+     * operations' fixed costs can jitter, twice over: 5 us of a 0.05 ms sequence is nothing)
+     * mean the pace changed while it ran. Either way the model built on this run would expect
+     * the streams to wait as long, so no timing claim that compares with it is judged. */
     double cost = largest_op_cost(f);
-    /* A spread counts only beyond what three operations' fixed costs, twice over, can jitter:
-     * a sequence of 0.05 ms may vary by 10% (5 us) with nothing wrong. */
-    /* A hand-off counts as too long only where it also weighs in the model: two of them are
-     * more than 2% of the sequence (at 256 MiB a difference of two medians reads 0.05 ms with
-     * nothing wrong, 0.3% of it). */
     bool waited = f->handoff > 20 * cost && f->handoff > 0.05 && 2 * f->handoff > 0.02 * seq->median;
     bool spread = run_spread(seq) > 0.10 && seq->hi - seq->lo > 6 * cost;
     if (!L.drift[0] && waited)
