@@ -99,7 +99,7 @@ static double transfer_ms(const struct lesson *L, const struct cost *c, enum kin
 bool step_3_pinning_cost(struct lesson *L)
 {
     static struct cost c;
-    c.bytes = side_bytes(L, SIDE_MAX);
+    c.bytes = side_bytes(L, COST_MAX);
     double per_gib = (double)GiB / (double)c.bytes; /* ms for the buffer -> ms per GiB */
     printf("\n3. What pinning costs: %s buffers, %d rounds per kind, host clock; ms per GiB,\n"
            "   median (spread max-min); each new buffer receives the same data (memcpy)\n",

@@ -38,6 +38,7 @@
 #define LARGE (256 * MiB)      /* "large" for the bar: 256 MiB and more */
 #define WIDE (16 * MiB)        /* "from 16 MiB up" */
 #define SIDE_MAX (256 * MiB)   /* steps 4 and 6 copy min(--max, this) */
+#define COST_MAX (64 * MiB)    /* step 3 times buffers of min(--max, this) */
 #define ZC_MAX (64 * MiB)      /* step 5 moves min(--max, this) */
 #define WC_READ_MAX (64 * MiB) /* step 4 d): past the CPU's caches; reads stop after READ_MS */
 #define READ_MS 100.0          /* ... so that slow reads of write-combined memory stay short */

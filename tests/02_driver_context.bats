@@ -34,6 +34,7 @@ one_device_view() {
 
 # ---- on the GPU -------------------------------------------------------------------------
 
+# bats test_tags=gpu
 @test "GPU: the lesson passes every check (exit 0, verdict PASS, nothing on stderr)" {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
@@ -52,11 +53,13 @@ one_device_view() {
     assert_equal "$LESSON_ERR" ""
 }
 
+# bats test_tags=gpu
 @test "GPU: the output matches tests/expected/02_driver_context.out after normalising" {
     run_lesson
     diff -u "$ROOT/tests/expected/02_driver_context.out" <(one_device_view <<<"$LESSON_OUT")
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 1 - before cuInit some calls fail and some work; then every device listed" {
     run_lesson
     assert_regex "$LESSON_OUT" 'cuDeviceGetCount\(&count\) +-> CUDA_ERROR_NOT_INITIALIZED \(3\)'
@@ -71,6 +74,7 @@ one_device_view() {
     assert_output "$n"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 1 - the environment in effect is printed and checked" {
     run_lesson
     for v in CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_MODULE_LOADING; do
@@ -82,6 +86,7 @@ one_device_view() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 1 - CUDA_MODULE_LOADING=EAGER and CUDA_DEVICE_ORDER=PCI_BUS_ID are seen and checked" {
     require_gpu
     CUDA_MODULE_LOADING=EAGER CUDA_DEVICE_ORDER=PCI_BUS_ID run "$BIN" --repeat 1
@@ -91,6 +96,7 @@ one_device_view() {
     assert_line "  [ok]   CUDA_DEVICE_ORDER=PCI_BUS_ID: the devices are numbered in PCI bus order"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 2 - the CUDA 13 cuCtxCreate makes a context current at once" {
     assert_claim "a context is current as soon as cuCtxCreate returns (ctxA)"
     if grep -q 'CUDA 13' <<<"$LESSON_OUT"; then
@@ -98,6 +104,7 @@ one_device_view() {
     fi
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 2 - a context takes device memory (more than zero) and gives it back" {
     run_lesson
     # the control sample that the two claims are judged against, and (here, where nothing
@@ -113,6 +120,7 @@ one_device_view() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 2 - creating a context is costly next to a push + pop, and destroying the current one pops it" {
     assert_claim "destroying the current context popped it: ctxA was current again each time"
     run grep -E '^  \[ok\]   a context is costly to make: median [0-9.]+ ms, [0-9]+x a push \+ pop pair \(more than 100x\)$' <<<"$LESSON_OUT"
@@ -123,6 +131,7 @@ one_device_view() {
     awk -v ms="$ms" 'BEGIN { exit !(ms > 0) }' || fail "cuCtxDestroy took $ms ms"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 2 - raising the stack limit reserves it for every resident thread (the model within 10%)" {
     run_lesson
     run grep -E '^  \[ok\]   raising the stack limit reserved it for every thread the device can hold: [0-9.]+ MiB, the model.s [0-9.]+ MiB within 10%$' <<<"$LESSON_OUT"
@@ -130,6 +139,7 @@ one_device_view() {
     assert_regex "$LESSON_OUT" "ctxA's limits \(cuCtxGetLimit\): stack [0-9]+ B per thread"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 1 - the device's compute mode, and what it means for a lesson of several contexts" {
     run_lesson
     mode="$(nvidia-smi --query-gpu=compute_mode --format=csv,noheader -i 0 2>/dev/null || true)"
@@ -140,6 +150,7 @@ one_device_view() {
     esac
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 3 - the context stack, in order" {
     assert_claim "cuCtxCreate pushed ctxB on top of ctxA: ctxB is current"
     assert_claim "popping returned ctxB and made ctxA, the one below, current again"
@@ -158,6 +169,7 @@ one_device_view() {
     assert_line --index 6 --regexp 'cuCtxPopCurrent: +current = none .*\[\]$'
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 4 - cuPointerGetAttribute names the owner of each allocation" {
     assert_claim "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts"
     assert_claim "the allocation made while ctxA was current belongs to ctxA"
@@ -165,6 +177,7 @@ one_device_view() {
     assert_regex "$LESSON_OUT" 'CU_POINTER_ATTRIBUTE_CONTEXT\): first -> ctxA, second -> ctxB'
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 4 - under unified addressing a copy in one context reads another context's buffer (not isolation)" {
     assert_claim "ctxB's copy read ctxA's buffer: under unified addressing a copy finds any allocation of the process by its address"
     assert_regex "$LESSON_OUT" "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING -> 1 "
@@ -172,6 +185,7 @@ one_device_view() {
     assert_regex "$LESSON_OUT" "a kernel in ctxB reaches ctxA's memory only once ctxB has peer"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 5 - the primary context's life through the Driver API" {
     assert_claim "user contexts do not start the primary context: it was inactive"
     assert_claim "cuDevicePrimaryCtxRetain started it: a third context, neither ctxA nor ctxB"
@@ -179,6 +193,7 @@ one_device_view() {
     assert_claim "releasing the only reference ended it (inactive again)"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 5 - the runtime allocates in the current user context" {
     assert_claim "cudaMalloc allocated in ctxA, the current user context"
     assert_claim "the runtime's kernel ran in ctxA and its result is right"
@@ -186,6 +201,7 @@ one_device_view() {
     assert_regex "$LESSON_OUT" 'cudaMalloc 1 MiB at 0x[0-9a-f]+ -> owner ctxA; add_one<<<>>> ran: 0 wrong'
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 5 - popped, the runtime goes back to the primary context it shares" {
     assert_claim "with no context current, cudaSetDevice started the primary context and made it current"
     assert_claim "cudaMalloc now allocates in the primary context"
@@ -193,6 +209,7 @@ one_device_view() {
     assert_claim "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 5d - cudaSetDevice replaces the top of the stack, even a pushed user context" {
     assert_claim "cudaSetDevice(0) made the primary context current although ctxB was on top"
     assert_claim "it replaced ctxB: the pop returned the primary and exposed ctxA, not ctxB"
@@ -204,11 +221,13 @@ one_device_view() {
     assert_regex "$section" 'cuCtxPopCurrent returned primary'
 }
 
+# bats test_tags=gpu
 @test "GPU: step 5b says what is wrong with seed 002's Driver API launch" {
     run_lesson
     assert_regex "$LESSON_OUT" "seed 002's Driver API launch passes void \\*args\\[\\] = \\{ &d_data \\} to a kernel of four"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 6 - contexts are per thread" {
     assert_claim "a new thread starts with no current context, whatever its parent has"
     assert_claim "without one, cuMemAlloc fails with CUDA_ERROR_INVALID_CONTEXT"
@@ -216,6 +235,7 @@ one_device_view() {
     assert_claim "the main thread's current context did not change (still the primary)"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 7 - every device gets its own context, data verified on each" {
     run_lesson
     n="$(gpu_count)"
@@ -227,6 +247,7 @@ one_device_view() {
     assert_output "$n"
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 8 - peer access between contexts and through the runtime (two GPUs), or not judged" {
     run_lesson
     if [ "$(gpu_count)" -lt 2 ]; then
@@ -246,6 +267,7 @@ one_device_view() {
     assert_regex "$LESSON_OUT" 'add_one<<<>>> in ctxP \(device 0\) on ctxQ.s buffer \(device 1\): 0 wrong'
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 9 - entry points: cuGetProcAddress, the runtime and dlsym agree" {
     run_lesson
     assert_claim "all three are one entry point of libcuda.so.1, cuMemAlloc_v2"
@@ -255,12 +277,14 @@ one_device_view() {
     assert_regex "$LESSON_OUT" 'CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM -> cuMemcpyAsync_ptsz'
 }
 
+# bats test_tags=gpu
 @test "GPU: claim 9 - entry points: too old, too new, unknown" {
     assert_claim "a version older than the function: no pointer, and the query says VERSION_NOT_SUFFICIENT"
     assert_claim "a version newer than the driver: neither API hands out a pointer"
     assert_claim "a name the driver does not have: no pointer, SYMBOL_NOT_FOUND"
 }
 
+# bats test_tags=gpu
 @test "GPU: every device can be the one chosen with --device" {
     require_gpu
     last=$(( $(gpu_count) - 1 ))
@@ -270,6 +294,7 @@ one_device_view() {
     assert_output --partial "RESULT: PASS"
 }
 
+# bats test_tags=gpu
 @test "GPU: --device past the last device is a usage error (exit 2)" {
     require_gpu
     run "$BIN" --device 63
@@ -277,6 +302,7 @@ one_device_view() {
     assert_output --partial "--device 63 does not exist"
 }
 
+# bats test_tags=gpu
 @test "GPU: the exercises' reference solutions pass the grader" {
     [ -d "$ROOT/02_driver_context/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
@@ -285,6 +311,7 @@ one_device_view() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: the untouched exercises fail the grader, every one of them" {
     require_gpu
     EXERCISE_BIN="$ROOT/02_driver_context/build/exercises" \

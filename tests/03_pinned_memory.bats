@@ -27,6 +27,7 @@ at_least() {
 
 # ---- on the GPU -------------------------------------------------------------------------
 
+# bats test_tags=gpu
 @test "GPU: the lesson passes every check (exit 0, verdict PASS; not judged only for what this machine lacks)" {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
@@ -64,12 +65,14 @@ comparable() {
         -e 's/^RESULT: PASS - .*/RESULT: PASS/' | tr -s ' '
 }
 
+# bats test_tags=gpu
 @test "GPU: the output matches tests/expected/03_pinned_memory.out after normalising" {
     run_lesson
     diff -u <(comparable <"$ROOT/tests/expected/03_pinned_memory.out") \
         <(sed "s|$BATS_FILE_TMPDIR|TMP|g" <<<"$LESSON_OUT" | normalize | comparable)
 }
 
+# bats test_tags=gpu
 @test "GPU: step 1 prints the CUDA environment variables that change what the lesson shows" {
     run_lesson
     for v in CUDA_VISIBLE_DEVICES CUDA_LAUNCH_BLOCKING CUDA_DEVICE_MAX_CONNECTIONS; do
@@ -77,16 +80,19 @@ comparable() {
     done
 }
 
+# bats test_tags=gpu
 @test "GPU: the pinned kinds' timed copies were held by the gate until queued (common/gate.h), and no gate gave up" {
     run_lesson
     assert_regex "$LESSON_OUT" "   \(pinned kinds: each timed copy queued behind a one-thread kernel that waits until"
     refute_regex "$LESSON_OUT" "\(timings: the GPU waited more than"
 }
 
+# bats test_tags=gpu
 @test "GPU: every copy of the sweep delivered its data (4 kinds x 2 directions x 9 sizes)" {
     assert_claim "every copy delivered its data intact: 72 checks (4 kinds x 2 directions x 9 sizes), 0 wrong words"
 }
 
+# bats test_tags=gpu
 @test "GPU: pinned beats pageable at every size from 16 MiB up, in the table as in the claim" {
     assert_claim "pinned is faster than pageable at every size from 16 MiB up, both directions"
     least="$(lesson_number 's/.*pinned is faster than pageable .*: at least \([0-9.]*\)x$/\1/p')"
@@ -98,10 +104,12 @@ comparable() {
         fail "the claim says ${least}x, the table's least is ${table_least}x"
 }
 
+# bats test_tags=gpu
 @test "GPU: registered memory copies as fast as pinned, write-combined no slower" {
     assert_claim "to the copy engine, registered memory is as fast as pinned and write-combined memory no slower from 16 MiB up"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 1 says what of this platform changes the lesson: engines, pageable access, NUMA, huge pages" {
     run_lesson
     assert_regex "$LESSON_OUT" 'This machine \(GPU [0-9]+ "[^"]*", compute capability [0-9]+\.[0-9]+\):'
@@ -129,6 +137,7 @@ shim03() {
     assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
 }
 
+# bats test_tags=gpu
 @test "GPU: attributes decide (tests/shims' driver shim): one asynchronous engine (step 6 takes turns), pageable memory read through the host's page tables (staging not judged)" {
     shim03 CUDA_SHIM_ASYNC_ENGINES=1
     assert_line "   1 asynchronous engine: a copy can run beside kernels, but copies to and from the GPU take turns"
@@ -141,6 +150,7 @@ shim03() {
     assert_line --partial "(with HMM, kernels reach malloc'd memory; copies from it are still the driver's to"
 }
 
+# bats test_tags=gpu
 @test "GPU: large pinned copies reach the batched reference of the same run (and nvbandwidth's, when it is on PATH)" {
     assert_claim "from 256 MiB up, timing one copy per event pair gives the batched figure within the noise"
     h2d="$(lesson_number 's/.*slowest pinned copy of 256 MiB or more: H2D \([0-9.]*\) GB\/s.*/\1/p')"
@@ -154,12 +164,14 @@ shim03() {
     at_least "$d2h" "$(awk -v r="$ref_d2h" 'BEGIN { print 0.95 * r }')" "D2H GB/s (95% of nvbandwidth's $ref_d2h)"
 }
 
+# bats test_tags=gpu
 @test "GPU: large pinned copies reach a sound fraction of the link read from the device" {
     run_lesson
     assert_regex "$LESSON_OUT" 'PCIe link \((sysfs|NVML), read right after a copy\): now Gen[1-6] x[0-9]+'
     assert_claim "pinned copies of 256 MiB and more reach"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 3 times the same work for every kind (median and spread), compares like with like, and judges the break-even with its noise" {
     assert_claim "pinning data you already hold in place costs less than moving it into a new pinned buffer"
     for k in pageable pinned write-combined registered; do
@@ -172,12 +184,14 @@ shim03() {
     refute_regex "$LESSON_OUT" 'is no cheaper than cudaMallocHost'
 }
 
+# bats test_tags=gpu
 @test "GPU: step 4 a) at 256 MiB the pageable call returns with its copy, the pinned one at once" {
     assert_claim "every one of these copies delivered its data intact (0 wrong words)"
     assert_claim "at 256 MiB, from pageable memory cudaMemcpyAsync returned only when the copy was (nearly) done"
     assert_claim "from pinned memory it returns at once"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 4 b) behind a kernel: pinned returns at once, D2H pageable waits, small pageable H2D is staged, large waits" {
     run_lesson
     assert_regex "$LESSON_OUT" 'b\) each copy queued behind a [0-9.]+ ms kernel in the same stream'
@@ -192,6 +206,7 @@ shim03() {
     assert_claim "pageable host-to-device copies of 16 MiB waited for the kernel ahead"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 4 c) d) the staged copy runs at the CPU's pace; write-combined reads: the documented effect, or why not" {
     assert_claim "the staged copy runs at the CPU's pace, not the link's"
     assert_regex "$LESSON_OUT" 'd\) the CPU reads ordinary pinned memory at [0-9.]+ GB/s, write-combined memory at [0-9.]+ GB/s'
@@ -201,6 +216,7 @@ shim03() {
     assert_regex "$LESSON_OUT" '(\[ok\]   the CPU reads write-combined memory much slower than ordinary pinned memory: [0-9.]+x slower with plain loads|\[n/j\]  the CPU reads write-combined memory much slower than ordinary pinned memory \([0-9.]+x here\) - not judged here: this machine contradicts the guidance: streaming loads gained nothing)'
 }
 
+# bats test_tags=gpu
 @test "GPU: zero-copy: same address, right results, faster than unpipelined copies; the pipelined estimate names the winner" {
     assert_claim "with unified addressing the GPU uses the very same address as the CPU"
     assert_claim "the kernel's results in host memory are right (0 wrong words)"
@@ -211,6 +227,7 @@ shim03() {
     assert_regex "$LESSON_OUT" 'both at once [0-9.]+ ms \([0-9.]+ GB/s each way\)'
 }
 
+# bats test_tags=gpu
 @test "GPU: both directions at once beat one direction (1.3x or more; one asynchronous engine: they take turns), data intact" {
     assert_claim "both copies delivered their data intact (0 wrong words)"
     if grep -qE '^   1 asynchronous engine:' <<<"$LESSON_OUT"; then
@@ -221,6 +238,7 @@ shim03() {
     at_least "$ratio" 1.3 "both directions against one"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 7 the Driver API's pinned memory and copies match the runtime's of the same run" {
     assert_claim "the driver reports the flags the buffer was allocated with (PORTABLE, DEVICEMAP)"
     assert_claim "DEVICEMAP under unified addressing: the device pointer is the host pointer"
@@ -231,6 +249,7 @@ shim03() {
     done
 }
 
+# bats test_tags=gpu
 @test "GPU: step 7 a cuMemHostAlloc buffer, PORTABLE and not, is used from another GPU's context (two GPUs; one GPU: not judged, with the reason)" {
     run_lesson
     assert_regex "$LESSON_OUT" 'under unified addressing every cuMemHostAlloc buffer is mapped and pinned for every'
@@ -243,6 +262,7 @@ shim03() {
     fi
 }
 
+# bats test_tags=gpu
 @test "GPU: --csv writes the whole sweep for the chart" {
     run_lesson
     csv="$BATS_FILE_TMPDIR/sweep.csv"
@@ -254,6 +274,7 @@ shim03() {
     assert_output 72
 }
 
+# bats test_tags=gpu
 @test "GPU: a size too large to allocate is a clear error naming the call and the size (exit 1)" {
     require_gpu
     run "$BIN" --max 512G
@@ -262,6 +283,7 @@ shim03() {
     refute_output --partial "Segmentation"
 }
 
+# bats test_tags=gpu
 @test "GPU: a device index past the count is a clear error (exit 2)" {
     require_gpu
     run "$BIN" --device 99 --max 1M
@@ -269,6 +291,7 @@ shim03() {
     assert_output --partial "--device 99 does not exist"
 }
 
+# bats test_tags=gpu
 @test "GPU: the reference solutions pass the exercise grader" {
     [ -d "$ROOT/03_pinned_memory/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
@@ -277,6 +300,7 @@ shim03() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: the untouched exercises fail the exercise grader" {
     require_gpu
     EXERCISE_BIN="$ROOT/03_pinned_memory/build/exercises" run "${BATS:-bats}" \

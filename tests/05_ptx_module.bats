@@ -23,6 +23,7 @@ is_true() {
 
 # ---- on the GPU -------------------------------------------------------------------------
 
+# bats test_tags=gpu
 @test "GPU: the lesson passes every check (exit 0, verdict PASS, nothing on stderr)" {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
@@ -47,11 +48,13 @@ normalize_05() {
         grep -v -e '^      device [1-9][0-9]*, primary context' -e 'a second GPU' | tr -s ' '
 }
 
+# bats test_tags=gpu
 @test "GPU: the output matches tests/expected/05_ptx_module.out after normalising" {
     run_lesson
     diff -u <(tr -s ' ' <"$ROOT/tests/expected/05_ptx_module.out") <(normalize_05 <<<"$LESSON_OUT")
 }
 
+# bats test_tags=gpu
 @test "GPU: step 1 - the driver's JIT and this build's PTX: versions read, the driver can compile it" {
     run_lesson
     assert_regex "$LESSON_OUT" "the driver's JIT reads PTX up to ISA [0-9]+\\.[0-9]+ \\(CUDA [0-9]+\\.[0-9]+\\); this build's PTX is ISA [0-9]+\\.[0-9]+, NVRTC"
@@ -59,6 +62,7 @@ normalize_05() {
     [[ "$LESSON_OUT" != *"not judged here: the driver (CUDA"* ]] || fail "a claim was not judged for the JIT"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 1 - the CUDA environment variables this lesson depends on, and what each changes" {
     run_lesson
     assert_regex "$LESSON_OUT" 'CUDA_CACHE_DISABLE +(unset|=[^:]*): '
@@ -66,6 +70,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'CUDA_VISIBLE_DEVICES +(unset|=[^:]*): the driver shows [0-9]+ device'
 }
 
+# bats test_tags=gpu
 @test "GPU: step 2a - the JIT is the driver's own compiler library, of the driver's version" {
     run_lesson
     assert_regex "$LESSON_OUT" 'the JIT that compiled it: libnvidia-ptxjitcompiler\.so\.[0-9.]+, mapped'
@@ -73,6 +78,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 2e - from the fatbin the driver takes the SASS that fits the card" {
     run_lesson
     assert_regex "$LESSON_OUT" 'e\) cuModuleLoadDataEx\(kernels_fatbin, '
@@ -82,6 +88,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" "the JIT's info log: no kernel compiled \\(JIT time [0-9.]+ ms\\)"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 1 - the PTX names the entry points, for a target the card can run" {
     assert_claim 'the PTX names the entry points axpy and empty: extern "C" kept the names plain'
     run_lesson
@@ -90,6 +97,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 2 - every way of loading found the kernel; the JIT log and wall time were read" {
     run_lesson
     assert_regex "$LESSON_OUT" 'a\) cuModuleLoad\("kernels\.ptx"\)'
@@ -101,6 +109,7 @@ normalize_05() {
     assert_claim "the JIT's info log names the kernel axpy"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 2 - a cold JIT is more than 10x slower than loading a cubin" {
     run_lesson
     cold="$(number_after 'cold JIT, a new text each time')"
@@ -111,6 +120,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 2 - a JIT cache hit costs less than half a cold JIT; the first file load was cold" {
     run_lesson
     cold="$(number_after 'cold JIT, a new text each time')"
@@ -122,6 +132,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 3 - cuFuncGetAttribute agrees with the JIT log, SASS for this card" {
     run_lesson
     run grep -E -- '^  \[ok\]   cuFuncGetAttribute and the JIT log agree: [1-9][0-9]* registers$' <<<"$LESSON_OUT"
@@ -130,6 +141,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 3 - cuLaunchKernel with kernelParams and with the packed extra buffer" {
     assert_claim "the kernelParams launch computed every element right"
     assert_claim "the extra (packed buffer) launch computed every element right"
@@ -139,6 +151,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'of n \(a C struct of the four is 32 bytes, with tail padding\); 0 wrong'
 }
 
+# bats test_tags=gpu
 @test "GPU: step 4 - NVRTC's PTX, and every loading path, give the same result" {
     assert_claim "NVRTC's PTX names the entry point axpy"
     assert_claim "every loading path, NVRTC's included, gives the same result, bit for bit"
@@ -150,6 +163,7 @@ normalize_05() {
     done
 }
 
+# bats test_tags=gpu
 @test "GPU: step 5 - cuLaunchKernel and <<<>>> cost about the same, microseconds each" {
     run_lesson
     cu="$(number_after '   cuLaunchKernel  ')"
@@ -163,6 +177,7 @@ normalize_05() {
     assert_claim "a launch costs the host microseconds, not milliseconds"
 }
 
+# bats test_tags=gpu
 @test "GPU: step 5 - a CUDA graph (runtime and Driver API capture) costs less per kernel" {
     run_lesson
     for way in "cuLaunchKernel, one by one" "<<<>>>, one by one" "graph, runtime stream capture" \
@@ -175,6 +190,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 6 - the seeds' slips: a C++ kernel by its plain name, a parameter of the wrong type, one initialiser" {
     assert_claim "a C++ kernel is not found by its plain name"
     assert_claim "by its mangled name the same kernel is found and adds one to every element"
@@ -186,6 +202,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'the kernel received 30064772096 = 7 \* 2\^32 \+ 1024'
 }
 
+# bats test_tags=gpu
 @test "GPU: step 7 - one library for every context; a module for its own context only" {
     assert_claim "a module's function does not run in another context: one module per context"
     run_lesson
@@ -202,6 +219,7 @@ normalize_05() {
     fi
 }
 
+# bats test_tags=gpu
 @test "GPU: step 7 - the runtime loads PTX (cudaLibraryLoadData); a <<<>>> kernel as a Driver API handle" {
     assert_claim "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)"
     assert_claim "a kernel compiled into the program is a CUfunction the Driver API can query and launch"
@@ -210,6 +228,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'cudaLaunchKernel\s+of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong|of the cudaKernel_t: y = 2\.0 \* x \+ y on 1048576 floats, 0 wrong'
 }
 
+# bats test_tags=gpu
 @test "GPU: step 8 - a green context on a part of the SMs runs the kernel as much longer as the SM ratio says" {
     run_lesson
     if grep -q -F "[n/j]  a kernel on a part of the SMs takes longer" <<<"$LESSON_OUT"; then
@@ -226,6 +245,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: step 6 - the errors made on purpose, each with its code" {
     assert_claim "a missing file is CUDA_ERROR_FILE_NOT_FOUND"
     assert_claim "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where"
@@ -238,6 +258,7 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'cuModuleGetFunction\(module, "saxpy"\) -> CUDA_ERROR_NOT_FOUND \(500\)'
 }
 
+# bats test_tags=gpu
 @test "GPU: --ptx with a syntax error: exit 1, CUDA_ERROR_INVALID_PTX and the JIT's error log" {
     require_gpu
     sed '0,/ret;/s//rte;/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/broken.ptx"
@@ -248,6 +269,7 @@ normalize_05() {
     assert_output --regexp "\| .*rte"
 }
 
+# bats test_tags=gpu
 @test "GPU: --kernel naming a kernel the module lacks: exit 1, CUDA_ERROR_NOT_FOUND and the entries" {
     require_gpu
     run "$BIN" --kernel saxpy
@@ -257,6 +279,7 @@ normalize_05() {
     assert_output --partial "its PTX entries are: axpy empty"
 }
 
+# bats test_tags=gpu
 @test "GPU: --ptx with a PTX ISA version newer than the driver's: exit 1, CUDA_ERROR_UNSUPPORTED_PTX_VERSION" {
     require_gpu
     sed 's/^\.version .*/.version 99.9/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/newer.ptx"
@@ -265,6 +288,7 @@ normalize_05() {
     assert_output --partial "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)"
 }
 
+# bats test_tags=gpu
 @test "GPU: --ptx for an architecture newer than the card: exit 1 with the JIT's log" {
     require_gpu
     sed 's/^\.target .*/.target sm_120/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/newer-sm.ptx"
@@ -276,6 +300,7 @@ normalize_05() {
     assert_output --partial "the JIT's error log"
 }
 
+# bats test_tags=gpu
 @test "GPU: --nvrtc with a compile error: exit 1, NVRTC_ERROR_COMPILATION and NVRTC's log" {
     require_gpu
     printf 'extern "C" __global__ void axpy(float a, const float *x, float *y, int n)\n{\n    y[0] = a * x[0] + oops;\n}\n' \
@@ -287,6 +312,7 @@ normalize_05() {
     assert_output --regexp '\| .*identifier "oops" is undefined'
 }
 
+# bats test_tags=gpu
 @test "GPU: --ptx may name the cubin (cuModuleLoad reads any module file); --launches, --skip-errors" {
     require_gpu
     run "$BIN" --ptx "$LESSON/build/kernels.cubin" --launches 100 --skip-errors
@@ -295,6 +321,7 @@ normalize_05() {
     refute_output --partial "6. Errors you will meet"
 }
 
+# bats test_tags=gpu
 @test "GPU: --device past the last device is a usage error (exit 2)" {
     require_gpu
     run "$BIN" --device 99
@@ -302,6 +329,7 @@ normalize_05() {
     assert_output --partial "--device 99 does not exist"
 }
 
+# bats test_tags=gpu
 @test "GPU: the exercises' reference solutions pass the grader" {
     [ -d "$ROOT/05_ptx_module/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
@@ -309,6 +337,7 @@ normalize_05() {
     assert_success
 }
 
+# bats test_tags=gpu
 @test "GPU: the untouched exercises fail the grader, every one of them" {
     require_gpu
     EXERCISE_BIN="$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/05_ptx_module.bats"

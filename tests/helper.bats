@@ -23,8 +23,9 @@ EOF2
 run_probe() {
     local path="$PATH"
     [ -z "${BATS_LIBEXEC:-}" ] || path="$(tr : '\n' <<<"$PATH" | grep -vxF "$BATS_LIBEXEC" | paste -sd: -)"
+    # (without REGIME_LOG: the probe's stand-in runs are not the suite's regimes)
     run env $(env | sed -n 's/^\(BATS_[A-Z_]*\)=.*/-u \1/p' | grep -vx -- '-u BATS_LIB_PATH') \
-        PATH="$path" bats --tap "$BATS_TEST_TMPDIR/probe.bats"
+        -u REGIME_LOG PATH="$path" bats --tap "$BATS_TEST_TMPDIR/probe.bats"
 }
 
 fake_tool() {  # fake_tool NAME 'sh script'

@@ -2,6 +2,7 @@
 # tests/regimes-01_hello_runtime.bats - lesson 01 away from its defaults (GPU only); tests/regimes.bash
 # says what a regime asserts.
 
+# bats file_tags=gpu
 load test_helper
 load regimes
 
@@ -19,22 +20,19 @@ load regimes
     assert_line "  [ok]   the loading mode is the one CUDA_MODULE_LOADING=EAGER asks for"
 }
 
-@test "01_hello_runtime: CUDA_VISIBLE_DEVICES=0 (one device, renumbered from 0)" {
-    run_regime 01_hello_runtime CUDA_VISIBLE_DEVICES=0
+# (device 0 without CUDA_VISIBLE_DEVICES is the lesson's default run, tests/01_hello_runtime.bats)
+@test "01_hello_runtime: CUDA_VISIBLE_DEVICES=0 with --device 0 (one device, renumbered from 0), and --device N on every other visible GPU" {
+    run_regime 01_hello_runtime CUDA_VISIBLE_DEVICES=0 -- --device 0
     assert_line --regexp '^   cudaGetDeviceCount -> 1 device\(s\)$'
     assert_line --partial "[ok]   CUDA_VISIBLE_DEVICES lists 1 device(s): the runtime sees no more (1)"
-}
-
-@test "01_hello_runtime: --device N on every visible GPU" {
-    require_gpu
+    assert_line "  [ok]   the primary context of device 0 is not active yet"
     local n d
     n="$(gpu_count)"
-    for ((d = 0; d < n; d++)); do
+    for ((d = 1; d < n; d++)); do
         run_regime 01_hello_runtime -- --device "$d"
         assert_line "  [ok]   the primary context of device $d is not active yet"
     done
 }
-
 
 # ---- the machines students have, emulated (tests/regimes.bash, tests/shims) -----------------
 

@@ -2,22 +2,13 @@
 # tests/regimes-02_driver_context.bats - lesson 02 away from its defaults (GPU only); tests/regimes.bash
 # says what a regime asserts.
 
+# bats file_tags=gpu
 load test_helper
 load regimes
 
 # Lesson 02 compares every figure with one measured in the same run (a context's cost with a
 # push + pop pair, the memory it gives back with what it took, the stack reservation with the
 # device's SMs x threads), so the regimes move the device, the rounds and the visible GPUs.
-
-@test "02_driver_context: --device N on every visible GPU" {
-    require_gpu
-    local n d
-    n="$(gpu_count)"
-    for ((d = 0; d < n; d++)); do
-        run_regime 02_driver_context -- --device "$d" --repeat 1
-        assert_line --partial "   steps 2 to 6 use device $d,"
-    done
-}
 
 @test "02_driver_context: --repeat 1, the fewest create/destroy rounds" {
     run_regime 02_driver_context -- --repeat 1
@@ -30,12 +21,20 @@ load regimes
     assert_line "   12 rounds of create + destroy, watched from ctxA with cuMemGetInfo:"
 }
 
-@test "02_driver_context: CUDA_VISIBLE_DEVICES=0 - one GPU, step 8 not judged and why" {
-    run_regime 02_driver_context CUDA_VISIBLE_DEVICES=0 -- --repeat 1
+# (device 0 without CUDA_VISIBLE_DEVICES is the lesson's default run, tests/02_driver_context.bats)
+@test "02_driver_context: CUDA_VISIBLE_DEVICES=0 with --device 0 - one GPU, step 8 not judged and why; --device N on every other visible GPU" {
+    run_regime 02_driver_context CUDA_VISIBLE_DEVICES=0 -- --device 0 --repeat 1
     assert_line --regexp '^     CUDA_VISIBLE_DEVICES = 0 '
     assert_line "  [ok]   CUDA_VISIBLE_DEVICES lists 1 entry and the driver shows 1 device(s): no more than listed"
+    assert_line --partial "   steps 2 to 6 use device 0,"
     run grep -c -F -- "- not judged here: one GPU is visible; this needs two" <<<"$output"
     assert_output 4
+    local n d
+    n="$(gpu_count)"
+    for ((d = 1; d < n; d++)); do
+        run_regime 02_driver_context -- --device "$d" --repeat 1
+        assert_line --partial "   steps 2 to 6 use device $d,"
+    done
 }
 
 # ---- the machines students have, emulated (tests/regimes.bash, tests/shims) -----------------

@@ -2,6 +2,7 @@
 # tests/regimes-04_streams_overlap.bats - lesson 04 away from its defaults (GPU only); tests/regimes.bash
 # says what a regime asserts.
 
+# bats file_tags=gpu
 load test_helper
 load regimes
 

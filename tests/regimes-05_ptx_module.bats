@@ -2,6 +2,7 @@
 # tests/regimes-05_ptx_module.bats - lesson 05 away from its defaults (GPU only); tests/regimes.bash
 # says what a regime asserts.
 
+# bats file_tags=gpu
 load test_helper
 load regimes
 
@@ -24,14 +25,13 @@ load regimes
     assert_line --partial "CUDA_MODULE_LOADING  =LAZY: lazy loading"
 }
 
-@test "05_ptx_module: CUDA_VISIBLE_DEVICES=0 - one device shown, numbered 0" {
-    run_regime 05_ptx_module CUDA_VISIBLE_DEVICES=0 -- --launches 2000 --skip-errors
+# (device 0 without CUDA_VISIBLE_DEVICES is the lesson's default run, tests/05_ptx_module.bats)
+@test "05_ptx_module: CUDA_VISIBLE_DEVICES=0 with --device 0 - one device shown, numbered 0; --device N on every other visible GPU" {
+    run_regime 05_ptx_module CUDA_VISIBLE_DEVICES=0 -- --device 0 --launches 2000 --skip-errors
     assert_line --partial "CUDA_VISIBLE_DEVICES =0: the driver shows 1 device(s)"
-}
-
-@test "05_ptx_module: --device on every visible GPU" {
-    require_gpu
-    for d in $(seq 0 $(( $(gpu_count) - 1 ))); do
+    assert_line --regexp "^   device 0: "
+    local d
+    for d in $(seq 1 $(( $(gpu_count) - 1 ))); do
         run_regime 05_ptx_module -- --device "$d" --launches 2000 --skip-errors
         assert_line --regexp "^   device $d: "
     done

@@ -38,8 +38,12 @@ teardown() {
         kill $kids "$BACKGROUND_PID" 2>/dev/null || true
         kill -CONT "$BACKGROUND_PID" 2>/dev/null || true
         # 10 s to end on SIGTERM, then SIGKILL: a helper that missed its signal cannot hold
-        # the suite (a run once hung for minutes in a test beside hold_memory)
-        ( sleep 10; kill -KILL $kids "$BACKGROUND_PID" 2>/dev/null ) &
+        # the suite (a run once hung for minutes in a test beside hold_memory). The watcher's
+        # sleep is its own process: it is stopped with the watcher, and holds none of bats'
+        # descriptors (bats waits at the end of a file for every process that holds its fd 3:
+        # a sleep left running held each regimes file 10 s).
+        ( sleep 10 & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s
+          kill -KILL $kids "$BACKGROUND_PID" 2>/dev/null ) >/dev/null 2>&1 3>&- &
         local watcher=$!
         wait "$BACKGROUND_PID" 2>/dev/null || true
         kill "$watcher" 2>/dev/null || true

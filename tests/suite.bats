@@ -25,3 +25,37 @@ setup() {
     assert_success
     assert_equal "${lines[${#lines[@]} - 1]}" "2 passed, 0 failed, 1 skipped"
 }
+
+# Where a GPU is usable (a stand-in nvidia-smi here), a file that is not a CPU file runs in two
+# parts: its untagged tests beside the CPU files, its gpu-tagged ones after them, alone.
+@test "tests/run with a GPU: untagged tests of a GPU file run beside the CPU files, tagged ones after, alone; an untagged test that asks for the GPU fails" {
+    local bin="$BATS_TEST_TMPDIR/bin" t="$BATS_TEST_TMPDIR/g"
+    mkdir -p "$bin" "$t"
+    printf '@test "t" { :; }\n' >"$t/probe.bats"
+    bats --filter-tags gpu --count "$t/probe.bats" >/dev/null 2>&1 ||
+        skip "this bats has no --filter-tags (bats 1.8 or newer): tests/run runs the files whole"
+    rm "$t/probe.bats"
+    printf '#!/bin/sh\necho "GPU 0: Stand-in (UUID: GPU-0)"\n' >"$bin/nvidia-smi"
+    chmod +x "$bin/nvidia-smi"
+    export ORDER_LOG="$BATS_TEST_TMPDIR/order"
+    # cli is one of tests/run's CPU files; lesson.bats is not
+    printf '%s\n' '@test "cpu" { sleep 1; echo "cpu done" >>"$ORDER_LOG"; }' >"$t/cli.bats"
+    printf '%s\n' "load '$ROOT/tests/test_helper'" \
+        '@test "u1" { echo "u1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
+        '# bats test_tags=gpu' \
+        '@test "g1" { require_gpu; echo "g1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
+        '@test "untagged, but asks for the GPU" { require_gpu; }' >"$t/lesson.bats"
+    PATH="$bin:$PATH" run env -u MAKEFLAGS -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_GPU_LISTED \
+        bash "$ROOT/tests/run" bats --formatter tap -- "$t"
+    assert_failure 1
+    assert_equal "${lines[${#lines[@]} - 1]}" "3 passed, 1 failed, 0 skipped"
+    assert_line "1..4"
+    assert_line --regexp '^not ok [0-9]+ untagged, but asks for the GPU$'
+    assert_line --partial "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it"
+    assert_line --partial "bats failed for $t/lesson.bats (untagged tests)"
+    # u1 in the first phase, with the flag; g1 after the CPU file, without it
+    run cat "$ORDER_LOG"
+    assert_line "u1 1"
+    assert_equal "${lines[${#lines[@]} - 1]}" "g1 "
+    assert_line "cpu done"
+}

@@ -91,6 +91,9 @@ source "${BASH_SOURCE[0]%/*}/gpu.bash"
 require_gpu() {
     local reason
     reason="$(gpu_reason)"
+    if [ -z "$reason" ] && [ -n "${CUDA_LESSONS_UNTAGGED:-}" ]; then
+        fail "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it (tests/run runs untagged tests beside other files)"
+    fi
     [ -z "$reason" ] && return 0
     if [ "${REQUIRE_GPU:-0}" = 1 ]; then
         fail "REQUIRE_GPU=1 but $reason"
