@@ -231,7 +231,7 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
     claim(wrong == 0, "the sequential result matches the host's bit for bit");
     claim(same, "your pipeline's result is identical to the sequential one");
     claim(t_seq / t_pipe >= pass_mark,
-          "your pipeline is %.2fx faster than the sequential run (%.2fx needed: the pass mark)",
+          "your pipeline runs at %.2fx the sequential run's speed (%.2fx needed: the pass mark)",
           t_seq / t_pipe, pass_mark);
     /* For the grader: the same facts, and sums it can check against the seed. */
     harness_report("result", "%s %s", wrong == 0 ? "right" : "wrong", same ? "identical" : "different");
