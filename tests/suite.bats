@@ -45,11 +45,15 @@ setup() {
         '# bats test_tags=gpu' \
         '@test "g1" { require_gpu; echo "g1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
         '@test "untagged, but asks for the GPU" { require_gpu; }' >"$t/lesson.bats"
+    # a file all tagged, as the regimes files: its untagged part runs no test ("1..0") and counts
+    printf '%s\n' "load '$ROOT/tests/test_helper'" '# bats file_tags=gpu' \
+        '@test "g2" { require_gpu; }' >"$t/regimes.bats"
     PATH="$bin:$PATH" run env -u MAKEFLAGS -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_GPU_LISTED \
         bash "$ROOT/tests/run" bats --formatter tap -- "$t"
     assert_failure 1
-    assert_equal "${lines[${#lines[@]} - 1]}" "3 passed, 1 failed, 0 skipped"
-    assert_line "1..4"
+    assert_equal "${lines[${#lines[@]} - 1]}" "4 passed, 1 failed, 0 skipped"
+    assert_line "1..5"
+    refute_line --partial "in a format without counts"
     assert_line --regexp '^not ok [0-9]+ untagged, but asks for the GPU$'
     assert_line --partial "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it"
     assert_line --partial "bats failed for $t/lesson.bats (untagged tests)"
