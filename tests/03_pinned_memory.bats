@@ -49,7 +49,8 @@ at_least() {
 # The output with what may differ between two correct runs, or from one machine to the next,
 # replaced: the values of the environment variables, the platform's lines of step 1, which way
 # a comparison came out, the break-even verdicts, the sign of an extra cost, step 4 d)'s
-# verdict, the two-GPU lines of step 7 and the verdict's counts that depend on them.
+# verdict, a size of step 2 timed again side by side with pinned (only where it strayed), the
+# two-GPU lines of step 7 and the verdict's counts that depend on them.
 comparable() {
     sed -E -e 's/^( *CUDA_[A-Z_]+=)[^:]*:/\1V:/' -e 's/(zero-copy|the pipeline) wins by/X wins by/' \
         -e 's/per transfer -> .*/per transfer -> VERDICT/' -e 's/-#/#/g' -e '/s context: H2D from device/d' \
@@ -60,6 +61,7 @@ comparable() {
         -e '/^ *at the card.s maximum: .* per direction/d' -e '/^ *speeds up under load; one that trained lower/d' \
         -e 's/(GB\/s; the link.s #.# GB\/s ).*/\1L/' -e 's/ms\/GiB: (the register route was cheaper|cudaMallocHost was cheaper|the same within the noise)/ms\/GiB: C/' \
         -e '/the CPU reads write-combined memory much slower than ordinary pinned memory/d' \
+        -e '/ of pinned in the sweep; timed again, a copy of each in turn/d' \
         -e 's/-> at best #.# ms \((both copies at once|the kernel)\)/-> at best #.# ms (S)/' \
         -e '/received the PORTABLE buffer/d' -e "/in another device's context/d" \
         -e 's/^RESULT: PASS - .*/RESULT: PASS/' | tr -s ' '
