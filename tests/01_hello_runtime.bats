@@ -9,8 +9,12 @@ setup() {
 }
 
 # ---- on the GPU -------------------------------------------------------------------------
+# Every GPU test here is tagged shared (tests/run runs them beside the other files' shared
+# tests): lesson 01 judges nothing another program on the GPU could make untrue; its two timings
+# (a first cudaSetDevice of more than 5 ms, a launch that returns before its kernel ends) only
+# grow truer on a busy GPU.
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: the lesson passes every check (exit 0, verdict PASS)" {
     run_lesson
     assert_equal "$LESSON_STATUS" 0
@@ -20,7 +24,7 @@ setup() {
     assert_output 0
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: the output matches tests/expected/01_hello_runtime.out after normalising" {
     require_gpu
     # a run without the two variables that change what steps 3, 5c and 6 print (the regimes
@@ -50,7 +54,7 @@ setup() {
         grep -v -F 'cannot run here' | grep -v -E '^[a-z_./]+\.c:[0-9]+: ')
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: step 0 - the CUDA environment variables in effect are printed, each with what it changes" {
     run_lesson
     for v in CUDA_LAUNCH_BLOCKING CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_MODULE_LOADING; do
@@ -59,14 +63,14 @@ setup() {
     done
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 1 - before any CUDA call cuCtxGetCurrent returns CUDA_ERROR_NOT_INITIALIZED" {
     run_lesson
     assert_regex "$LESSON_OUT" 'cuCtxGetCurrent\(&ctx\) -> CUDA_ERROR_NOT_INITIALIZED \(3\)'
     assert_claim "the driver is not initialised before the first CUDA call"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 2 - cudaGetDeviceCount initialises the driver but creates no context" {
     assert_claim "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)"
     assert_claim "no context is current yet"
@@ -74,7 +78,7 @@ setup() {
     assert_regex "$LESSON_OUT" 'cuCtxGetCurrent -> CUDA_SUCCESS, ctx = NULL'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: step 2 - the device's compute mode, and how the child processes run on it" {
     run_lesson
     mode="$(nvidia-smi --query-gpu=compute_mode --format=csv,noheader -i 0 2>/dev/null || true)"
@@ -89,7 +93,7 @@ setup() {
     esac
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 2 - which first calls start the primary context, each in a fresh child process" {
     assert_claim "cudaRuntimeGetVersion initialised nothing, not even the driver"
     assert_claim "device property queries start no context (seed 001 says they need one)"
@@ -104,7 +108,7 @@ setup() {
     refute_regex "$LESSON_OUT" 'the child process failed'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 3 - cudaSetDevice makes the primary context current" {
     assert_claim "cudaSetDevice made a context current"
     assert_claim "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns"
@@ -115,7 +119,7 @@ setup() {
     [ -n "$current" ] && [ "$current" = "$retained" ]
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 3 - creating the context makes the first cudaSetDevice slow (more than 5 ms)" {
     run_lesson
     ms="$(sed -n 's/.*cudaSetDevice took \([0-9.]*\) ms.*/\1/p' <<<"$LESSON_OUT")"
@@ -123,7 +127,7 @@ setup() {
     awk -v ms="$ms" 'BEGIN { exit !(ms > 5) }' || fail "cudaSetDevice took only $ms ms"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 3 - the module loading mode is the one CUDA_MODULE_LOADING asks for (lazy when unset)" {
     run_lesson
     assert_regex "$LESSON_OUT" 'cuModuleGetLoadingMode +-> (lazy|eager): '
@@ -132,7 +136,7 @@ setup() {
     fi
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 4 - versions: the driver supports the runtime's major version; the context's API version" {
     assert_claim "the driver supports this runtime's major version (no cudaErrorInsufficientDriver)"
     assert_claim "cudaRuntimeGetVersion initialised nothing, not even the driver"
@@ -143,7 +147,7 @@ setup() {
     assert_regex "$LESSON_OUT" 'cudaDriverGetVersion +-> [0-9]+\.[0-9]+: the newest CUDA version the driver'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 5a - an invalid call is reported with file, line, call, name, number and message" {
     run_lesson
     assert_regex "$LESSON_ERR" 'main\.c:[0-9]+: cudaSetDevice\(invalid\) failed: cudaErrorInvalidDevice \(101\): invalid device ordinal'
@@ -151,21 +155,21 @@ setup() {
     assert_claim "the failed call left device 0 current"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 5b - a bad launch configuration is caught by cudaGetLastError at once" {
     assert_claim "cudaGetLastError caught the launch error at once, without synchronising"
     assert_claim "reading the error cleared it: a launch error is not sticky"
     assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) -> cudaErrorInvalid(Value \(1\)|Configuration \(9\)): the launch never started'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 5c - a device fault shows only at synchronisation and is sticky" {
     assert_claim "the fault showed only at synchronisation, and the call made after it returned it too"
     assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) right after the launch -> cudaSuccess'
     assert_regex "$LESSON_OUT" 'cudaDeviceSynchronize\(\) +-> cudaErrorLaunchFailure \(719\)'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 5c - with CUDA_LAUNCH_BLOCKING=1 the same fault shows at the launch itself" {
     assert_claim "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and both calls made after it returned it too"
     assert_regex "$LESSON_OUT" 'cudaGetLastError\(\) right after the launch -> cudaErrorLaunchFailure'
@@ -174,13 +178,13 @@ setup() {
     assert_output 2
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 6 - the kernel launched from C added one to every element" {
     assert_claim "every element came back one larger"
     assert_regex "$LESSON_OUT" 'on 1048576 floats: 0 wrong'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 6 - a launch returns before its kernel ends (or after it, with CUDA_LAUNCH_BLOCKING=1)" {
     run_lesson
     assert_regex "$LESSON_OUT" 'spin<<<1, 1>>>\(20 ms\): the launch returned after [0-9.]+ ms; cudaStreamQuery -> cuda'
@@ -193,33 +197,33 @@ setup() {
     fi
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 7 - a new thread has no context until its first runtime call" {
     assert_claim "a new thread starts with no current context"
     assert_claim "its first runtime call made the same primary context current there"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 8a - cudaInitDevice, and schedule flags recorded before the context is active" {
     assert_claim "cudaInitDevice activated the primary context without making it current"
     assert_claim "the context started with the schedule flag recorded before it was active"
     assert_regex "$LESSON_OUT" 'cuCtxGetFlags -> 0x[0-9a-f]+ \(SCHED_BLOCKING_SYNC\)'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 8b - schedule flags set while the context is active change the live context" {
     assert_claim "set while the context is active, each call changed the live context's schedule flag"
     assert_regex "$LESSON_OUT" 'cudaSetDeviceFlags\(cudaDeviceScheduleSpin\) +-> cuCtxGetFlags -> 0x[0-9a-f]+ \(SCHED_SPIN\)'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 8c - a library's retain and release beside the runtime's own reference" {
     assert_claim "after the library's balanced release the context stays active: the runtime holds its own reference"
     assert_claim "one release too many took the runtime's reference: the context and the application's buffer are gone"
     assert_claim "the runtime's next call silently started a new primary context"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: claim 8d - cudaDeviceReset and cuDevicePrimaryCtxReset destroy the context under a library" {
     assert_claim "cudaDeviceReset() destroyed the context and every allocation in it, although a library held a reference"
     assert_claim "cuDevicePrimaryCtxReset(dev) destroyed the context and every allocation in it, although a library held a reference"
@@ -229,7 +233,7 @@ setup() {
     assert_regex "$LESSON_OUT" 'cuPointerGetAttribute: application.s buffer CUDA_ERROR_INVALID_VALUE'
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: every step's child process ran to its end (no failed child)" {
     run_lesson
     refute_regex "$LESSON_ERR" "child process(es)? exited"
@@ -237,7 +241,7 @@ setup() {
     [ "$output" -ge 15 ]
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: --device past the last device is a usage error (exit 2)" {
     require_gpu
     run "$BIN" --device 99
@@ -245,7 +249,7 @@ setup() {
     assert_output --partial "--device 99 does not exist"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass make check" {
     [ -d "$ROOT/01_hello_runtime/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
@@ -253,7 +257,7 @@ setup() {
     assert_success
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail make check, every one of them" {
     require_gpu
     run make -s -C "$ROOT/01_hello_runtime" check

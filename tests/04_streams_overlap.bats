@@ -473,7 +473,8 @@ reached_attributes() {
     [[ "$output" != *"stub library"* ]] || skip "the shim over the stub driver does not yet emulate a device for the CUDA runtime: ${output:0:200}"
 }
 
-# bats test_tags=gpu
+# (shared: it asserts what the attributes decide, no timing: tests/README.md)
+# bats test_tags=gpu,shared
 @test "what the attributes decide is said before the context: one copy engine, EXCLUSIVE_PROCESS, a GPU that reads pageable memory" {
     dir="$(shim04)"
     LD_LIBRARY_PATH="$dir" CUDA_SHIM_ASYNC_ENGINES=1 run "$BIN" --elements 1048576 --streams 2 --reps 1

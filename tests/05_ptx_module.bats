@@ -329,7 +329,7 @@ normalize_05() {
     assert_output --partial "--device 99 does not exist"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass the grader" {
     [ -d "$ROOT/05_ptx_module/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
@@ -337,7 +337,7 @@ normalize_05() {
     assert_success
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail the grader, every one of them" {
     require_gpu
     EXERCISE_BIN="$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/05_ptx_module.bats"

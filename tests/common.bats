@@ -124,22 +124,22 @@ stop_neighbour() {
     local why
     why="$(unshare -fp --mount-proc true 2>&1)" || skip "cannot make a PID namespace here: $why"
     # alone: NVML sees this program on the host, and cannot see in the namespace (says so)
-    run "$PLATFORM_PROBE" shared 1
+    run "$PLATFORM_PROBE" shared 0.5
     assert_output "$(printf 'alone\nsees')"
-    run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 1
+    run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 0.5
     assert_line "alone"
     assert_line --partial "blind: cannot tell whether another program shares this GPU: NVML cannot see processes outside this container's PID namespace"
     # a neighbour that was there first: listed on the host; its memory, in the namespace
     start_neighbour
-    run "$PLATFORM_PROBE" shared 1
+    run "$PLATFORM_PROBE" shared 0.5
     assert_line --regexp '^shared: NVML listed [2-9] processes on this GPU during the run'
-    run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 1
+    run unshare -fp --mount-proc "$PLATFORM_PROBE" shared 0.5
     assert_line --regexp "^shared: NVML cannot list processes outside this container's PID namespace, but [0-9]+ MiB of the GPU's memory were in use before this program started"
     stop_neighbour
     # a neighbour that comes later: its copies, in the namespace
-    unshare -fp --mount-proc "$PLATFORM_PROBE" shared 4 >"$BATS_TEST_TMPDIR/late" 2>&1 &
+    unshare -fp --mount-proc "$PLATFORM_PROBE" shared 3 >"$BATS_TEST_TMPDIR/late" 2>&1 &
     local probe=$!
-    sleep 1.5
+    sleep 1
     start_neighbour
     wait "$probe" || fail "the probe failed: $(cat "$BATS_TEST_TMPDIR/late")"
     run cat "$BATS_TEST_TMPDIR/late"

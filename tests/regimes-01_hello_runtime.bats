@@ -8,19 +8,28 @@ load regimes
 
 # Each variable changes what a step shows, and the lesson checks the changed behaviour:
 # launch blocking (steps 5c, 6), eager loading (step 3), a restricted device list (step 2).
+#
+# Lesson 01 judges nothing that another program on the GPU could make untrue (its timings, a
+# first cudaSetDevice of more than 5 ms and a launch that returns before its kernel ends, only
+# grow truer on a busy GPU), so these regimes are tagged shared: tests/run runs them beside the
+# other files' shared tests. All but the one with little free memory, whose hog would take the
+# memory of the tests beside it.
 
+# bats test_tags=shared
 @test "01_hello_runtime: CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel)" {
     run_regime 01_hello_runtime CUDA_LAUNCH_BLOCKING=1
     assert_line "  [ok]   CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended"
     assert_line --regexp '^   CUDA_LAUNCH_BLOCKING=1 +1: each launch waits'
 }
 
+# bats test_tags=shared
 @test "01_hello_runtime: CUDA_MODULE_LOADING=EAGER (every kernel loads with the context)" {
     run_regime 01_hello_runtime CUDA_MODULE_LOADING=EAGER
     assert_line "  [ok]   the loading mode is the one CUDA_MODULE_LOADING=EAGER asks for"
 }
 
 # (device 0 without CUDA_VISIBLE_DEVICES is the lesson's default run, tests/01_hello_runtime.bats)
+# bats test_tags=shared
 @test "01_hello_runtime: CUDA_VISIBLE_DEVICES=0 with --device 0 (one device, renumbered from 0), and --device N on every other visible GPU" {
     run_regime 01_hello_runtime CUDA_VISIBLE_DEVICES=0 -- --device 0
     assert_line --regexp '^   cudaGetDeviceCount -> 1 device\(s\)$'
@@ -36,6 +45,7 @@ load regimes
 
 # ---- the machines students have, emulated (tests/regimes.bash, tests/shims) -----------------
 
+# bats test_tags=shared
 @test "01_hello_runtime: EXCLUSIVE_PROCESS compute mode (the shim over the real driver): children one at a time, the parent's context given back" {
     build_shims
     run_regime 01_hello_runtime LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process \
@@ -46,6 +56,7 @@ load regimes
     assert_output 2
 }
 
+# bats test_tags=shared
 @test "01_hello_runtime: EXCLUSIVE_PROCESS and another process holding the GPU (the shim): exit 77, the GPU is taken" {
     start_exclusive_holder runtime
     LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock" \
@@ -57,6 +68,7 @@ load regimes
     refute_line --partial "RESULT:"
 }
 
+# bats test_tags=shared
 @test "01_hello_runtime: in a PID namespace of its own (a container) beside a neighbour copying on the GPU" {
     start_copy_neighbour
     run_regime_contained 01_hello_runtime
@@ -69,6 +81,7 @@ load regimes
     refute_line --partial "the child process failed"
 }
 
+# bats test_tags=shared
 @test "01_hello_runtime: under compute-sanitizer (memcheck): PASS, no error, the timing claim not judged" {
     require_gpu
     local cs

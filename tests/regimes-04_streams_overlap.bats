@@ -62,9 +62,15 @@ three_fast() {
     model04 2
 }
 
-@test "04 regime: odd stream counts (3, 7)" {
-    regime04 -- --elements 16777216 --streams 3,7
+@test "04 regime: odd stream counts (3, 7) on --device 0, and --device N on every other visible GPU" {
+    regime04 -- --device 0 --elements 16777216 --streams 3,7
     model04 2
+    local n d
+    n="$(gpu_count)"
+    for ((d = 1; d < n; d++)); do
+        regime04 -- --device "$d" --elements 16777216 --streams 1,4
+        assert_line --regexp "^device $d: \""
+    done
 }
 
 @test "04 regime: CUDA_DEVICE_MAX_CONNECTIONS=1: per stream serialises, by stage overlaps" {
@@ -88,15 +94,7 @@ three_fast() {
     model04 4
 }
 
-@test "04 regime: --device on every visible GPU" {
-    require_gpu
-    local n d
-    n="$(gpu_count)"
-    for ((d = 0; d < n; d++)); do
-        regime04 -- --device "$d" --elements 16777216 --streams 1,4
-    done
-}
-
+# bats test_tags=shared
 @test "04 regime: while lesson 03 copies on the same GPU (robust claims or not judged)" {
     require_gpu
     local p03="$ROOT/03_pinned_memory/build/pinned_memory"
@@ -127,9 +125,14 @@ three_fast() {
     model04 3
 }
 
-@test "04 regime: CUDA_DEVICE_MAX_CONNECTIONS=32 (a queue for every stream)" {
-    regime04 CUDA_DEVICE_MAX_CONNECTIONS=32 -- --elements 16777216
+# judged, where the run was steady (a moment of noise, as the device-to-host copy at 2.63 ms
+# after the runs against 1.22 ms before on an H100 once, rightly leaves it [n/j]: run again)
+memsets_judged() {
     assert_line --regexp '^  \[ok\]   the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams'
+}
+
+@test "04 regime: CUDA_DEVICE_MAX_CONNECTIONS=32 (a queue for every stream)" {
+    until_judged 3 memsets_judged -- regime04 CUDA_DEVICE_MAX_CONNECTIONS=32 -- --elements 16777216
     model04 4
 }
 
@@ -146,6 +149,7 @@ three_fast() {
     assert_line --partial "(the default 256 MiB each way does not fit:"
 }
 
+# bats test_tags=shared
 @test "04 regime: a neighbour copying on the GPU while the lesson runs in its own PID namespace" {
     require_gpu
     unshare -fp --mount-proc true 2>/dev/null || skip "no PID namespace here (needs root and unshare)"
@@ -153,6 +157,7 @@ three_fast() {
     run_regime_contained 04_streams_overlap -- --elements 16777216 --streams 1,4
 }
 
+# bats test_tags=shared
 @test "04 regime: under compute-sanitizer (memcheck): PASS, every timing claim not judged" {
     require_gpu
     local tool

@@ -88,6 +88,7 @@ load regimes
 
 # Under compute-sanitizer (as make sanitize runs it): every call is checked and slowed many
 # times, so the claims that compare timings are not judged, and the rest still hold.
+# bats test_tags=shared
 @test "05_ptx_module: under compute-sanitizer (memcheck) - PASS, its timing claims not judged, naming the tool" {
     require_gpu
     local sanitizer

@@ -109,9 +109,15 @@ sanitizer_tool() {
 
 # ---- emulated platforms ---------------------------------------------------------------------
 
-# Sets SHIMS to a folder with tests/shims built (forwarding to this machine's libcuda.so.1);
-# built once per test file. Fails the test, with the compiler's messages, when they do not build.
+# Sets SHIMS to a folder with tests/shims built (forwarding to this machine's libcuda.so.1):
+# tests/run's, built once for the whole run while the first phase runs (CUDA_LESSONS_SHIMS, with
+# a file .built in it once complete), else built once per test file. Fails the test, with the
+# compiler's messages, when they do not build.
 build_shims() {
+    if [ -n "${CUDA_LESSONS_SHIMS:-}" ] && [ -f "$CUDA_LESSONS_SHIMS/.built" ]; then
+        SHIMS="$CUDA_LESSONS_SHIMS"
+        return 0
+    fi
     SHIMS="$BATS_FILE_TMPDIR/shims"
     test_shims "$SHIMS"
 }

@@ -26,9 +26,10 @@ setup() {
     assert_equal "${lines[${#lines[@]} - 1]}" "2 passed, 0 failed, 1 skipped"
 }
 
-# Where a GPU is usable (a stand-in nvidia-smi here), a file that is not a CPU file runs in two
-# parts: its untagged tests beside the CPU files, its gpu-tagged ones after them, alone.
-@test "tests/run with a GPU: untagged tests of a GPU file run beside the CPU files, tagged ones after, alone; an untagged test that asks for the GPU fails" {
+# Where a GPU is usable (a stand-in nvidia-smi here), a file that is not a CPU file runs in three
+# parts: its untagged tests beside the CPU files, its gpu,shared ones after them beside other
+# files' shared tests, its other gpu ones last, alone.
+@test "tests/run with a GPU: untagged tests of a GPU file run beside the CPU files, shared ones after, gpu ones last, alone; an untagged test that asks for the GPU fails" {
     local bin="$BATS_TEST_TMPDIR/bin" t="$BATS_TEST_TMPDIR/g"
     mkdir -p "$bin" "$t"
     printf '@test "t" { :; }\n' >"$t/probe.bats"
@@ -44,6 +45,8 @@ setup() {
         '@test "u1" { echo "u1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
         '# bats test_tags=gpu' \
         '@test "g1" { require_gpu; echo "g1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
+        '# bats test_tags=gpu,shared' \
+        '@test "s1" { require_gpu; echo "s1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
         '@test "untagged, but asks for the GPU" { require_gpu; }' >"$t/lesson.bats"
     # a file all tagged, as the regimes files: its untagged part runs no test ("1..0") and counts
     printf '%s\n' "load '$ROOT/tests/test_helper'" '# bats file_tags=gpu' \
@@ -51,15 +54,19 @@ setup() {
     PATH="$bin:$PATH" run env -u MAKEFLAGS -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_GPU_LISTED \
         bash "$ROOT/tests/run" bats --formatter tap -- "$t"
     assert_failure 1
-    assert_equal "${lines[${#lines[@]} - 1]}" "4 passed, 1 failed, 0 skipped"
-    assert_line "1..5"
+    assert_equal "${lines[${#lines[@]} - 1]}" "5 passed, 1 failed, 0 skipped"
+    assert_line "1..6"
     refute_line --partial "in a format without counts"
     assert_line --regexp '^not ok [0-9]+ untagged, but asks for the GPU$'
     assert_line --partial "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it"
     assert_line --partial "bats failed for $t/lesson.bats (untagged tests)"
-    # u1 in the first phase, with the flag; g1 after the CPU file, without it
+    assert_line --regexp '^# tests/run: [0-9]+ s in all; the shared GPU tests [0-9]+ s, 1 file\(s\) at a time; the GPU files'
+    # u1 in the first phase, with the flag; then s1 (the stand-in reports no free memory: one
+    # file at a time), after the CPU file; g1 last, without the flag
     run cat "$ORDER_LOG"
-    assert_line "u1 1"
-    assert_equal "${lines[${#lines[@]} - 1]}" "g1 "
-    assert_line "cpu done"
+    assert_equal "${lines[0]}" "u1 1"
+    assert_equal "${lines[1]}" "cpu done"
+    assert_equal "${lines[2]}" "s1 "
+    assert_equal "${lines[3]}" "g1 "
+    assert_equal "${#lines[@]}" 4
 }
