@@ -60,7 +60,7 @@ setup() {
     assert_line --regexp '^not ok [0-9]+ untagged, but asks for the GPU$'
     assert_line --partial "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it"
     assert_line --partial "bats failed for $t/lesson.bats (untagged tests)"
-    assert_line --regexp '^# tests/run: [0-9]+ s in all; the shared GPU tests [0-9]+ s, 1 file\(s\) at a time; the GPU files'
+    assert_line --regexp '^# tests/run: [0-9]+ s in all; the shared GPU tests [0-9]+ s, 1 file\(s\) at a time[ ;].* the GPU files [0-9]+ s, one at a time'
     # u1 in the first phase, with the flag; then s1 (the stand-in reports no free memory: one
     # file at a time), after the CPU file; g1 last, without the flag
     run cat "$ORDER_LOG"
