@@ -37,8 +37,10 @@ at_least() {
     assert_output 0
     # at these sizes every claim can be judged, except step 7's on a machine with one GPU and
     # step 4 d)'s where the CPU does not treat write-combined pages as such (a virtual machine)
+    # (and claims a noisy moment left [n/j] in every one of run_lesson's tries: the tests of
+    # those claims skip, saying so)
     run grep -F '[n/j]' <<<"$LESSON_OUT"
-    run grep -v -e "this machine contradicts the guidance" <<<"$output"
+    run grep -v -E -e "this machine contradicts the guidance" -e "$NOISE_NJ" <<<"$output"
     if [ "$(gpu_count)" -ge 2 ]; then
         assert_output ""
     else
@@ -70,8 +72,11 @@ comparable() {
 # bats test_tags=gpu
 @test "GPU: the output matches tests/expected/03_pinned_memory.out after normalising" {
     run_lesson
-    diff -u <(comparable <"$ROOT/tests/expected/03_pinned_memory.out") \
+    run diff -u <(comparable <"$ROOT/tests/expected/03_pinned_memory.out") \
         <(sed "s|$BATS_FILE_TMPDIR|TMP|g" <<<"$LESSON_OUT" | normalize | comparable)
+    [ "$status" -eq 0 ] && return 0
+    skip_for_noise "$LESSON_OUT" "the claims as tests/expected has them"
+    fail "$output"
 }
 
 # bats test_tags=gpu
@@ -236,6 +241,7 @@ shim03() {
         assert_claim "with asyncEngineCount 1 this GPU runs one copy at a time"
         return
     fi
+    assert_claim "with asyncEngineCount"
     ratio="$(lesson_number 's/.*the two directions run side by side: \([0-9.]*\)x one direction (up to 2x)$/\1/p')"
     at_least "$ratio" 1.3 "both directions against one"
 }

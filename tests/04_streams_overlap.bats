@@ -10,8 +10,8 @@ setup_file() {
     # No skip here (bats 1.8): without a GPU the tests skip through require_gpu.
     # (again, 3 runs at most, while a run passed but left a timing claim [n/j] for noise, as
     # run_lesson does: NOISE_NJ in test_helper.bash). Not where tests/run runs only the
-    # untagged tests, beside other files: none of them reads it.
-    if [ -z "$(gpu_reason)" ] && [ -z "${CUDA_LESSONS_UNTAGGED:-}" ]; then
+    # untagged or the shared tests, beside other files: none of them reads it.
+    if [ -z "$(gpu_reason)" ] && [ -z "${CUDA_LESSONS_UNTAGGED:-}${CUDA_LESSONS_SHARED:-}" ]; then
         local rc=0
         lesson_tries "$BATS_FILE_TMPDIR/out" - "$BIN" --csv "$BATS_FILE_TMPDIR/timeline.csv" || rc=$?
         echo "$rc" >"$BATS_FILE_TMPDIR/status"
@@ -78,7 +78,11 @@ check() {
 # bats test_tags=gpu
 @test "the output matches tests/expected after normalising" {
     lesson_output
-    diff -u <(normalize04 <"$ROOT/tests/expected/$LESSON.out") <(echo "$output" | normalize04)
+    local out="$output"
+    run diff -u <(normalize04 <"$ROOT/tests/expected/$LESSON.out") <(echo "$out" | normalize04)
+    [ "$status" -eq 0 ] && return 0
+    skip_for_noise "$out" "the claims as tests/expected has them"
+    fail "$output"
 }
 
 # bats test_tags=gpu
@@ -102,7 +106,7 @@ check() {
     lesson_output
     engines="$(number 'asyncEngineCount [0-9]+ \(the number' '.*asyncEngineCount ([0-9]+) \(the number.*')"
     check "e >= 2" -v e="$engines"
-    assert_output --regexp '\[ok\]   both directions at once moved [0-9.]+ GB/s'
+    assert_judged '\[ok\]   both directions at once moved [0-9.]+ GB/s'
     total="$(number 'both directions at once moved' '.*moved ([0-9.]+) GB/s.*')"
     one="$(number 'both directions at once moved' '.*alone \(([0-9.]+) GB/s\).*')"
     check "t > 1.2 * o" -v t="$total" -v o="$one"
@@ -111,7 +115,7 @@ check() {
 # bats test_tags=gpu
 @test "the kernel's default work makes it comparable to a copy" {
     lesson_output
-    assert_output --regexp '\[ok\]   the kernel takes [0-9.]+ ms, comparable to a copy'
+    assert_judged '\[ok\]   the kernel takes [0-9.]+ ms, comparable to a copy'
     kernel="$(number 'the kernel takes' '.*takes ([0-9.]+) ms.*')"
     copy="$(number 'the kernel takes' '.*copy \(([0-9.]+) ms\).*')"
     check "k > 0.5 * c && k < 2 * c" -v k="$kernel" -v c="$copy"
@@ -120,14 +124,14 @@ check() {
 # bats test_tags=gpu
 @test "the sequential result matches the host bit for bit" {
     lesson_output
-    assert_output --regexp '\[ok\]   the GPU.s result matches the host.s bit for bit'
+    assert_judged '\[ok\]   the GPU.s result matches the host.s bit for bit'
     assert_output --regexp ' 0 differ'
 }
 
 # bats test_tags=gpu
 @test "every streamed run returns the sequential result bit for bit" {
     lesson_output
-    assert_output --regexp '\[ok\]   all [0-9]+ streamed runs returned the sequential result bit for bit'
+    assert_judged '\[ok\]   all [0-9]+ streamed runs returned the sequential result bit for bit'
     refute_output --partial "DIFFERENT"
     assert_output --partial "[ok]   pageable runs returned the sequential result bit for bit"
     assert_output --partial "[ok]   the run with the legacy-stream operations returned the sequential result"
@@ -165,7 +169,7 @@ check() {
 @test "every stream count is as fast as its model says (5% and the spread; here 90-110% at most)" {
     lesson_output
     n="$(echo "$output" | grep -cE '\[ok\]   [0-9]+ streams?[,:] .*as fast as the model says this balance allows')"
-    [ "$n" -eq 4 ] || fail "$n of the 4 stream counts judged against their model"
+    [ "$n" -eq 4 ] || { skip_for_noise "$output" "4 stream counts judged"; fail "$n of the 4 stream counts judged against their model"; }
     echo "$output" | grep -E 'as fast as the model says' | sed -nE 's/.* ([0-9.]+)% of the model.*/\1/p' |
         awk '{ if ($1 <= 90 || $1 >= 110) bad = 1 } END { exit bad }' || fail "a count outside 90-110%"
     speedup="$(number '^   best: ' '.*: ([0-9.]+)x faster.*')"
@@ -175,7 +179,7 @@ check() {
 # bats test_tags=gpu
 @test "with the most streams, copies and kernels overlap" {
     lesson_output
-    assert_output --regexp '\[ok\]   with [0-9]+ streams copies and kernels overlap: [0-9]+% (per stream|by stage), the model.s timeline of this pipeline [0-9]+%'
+    assert_judged '\[ok\]   with [0-9]+ streams copies and kernels overlap: [0-9]+% (per stream|by stage), the model.s timeline of this pipeline [0-9]+%'
     overlap="$(number 'streams copies and kernels overlap' '.*overlap: ([0-9]+)%.*')"
     model="$(number 'streams copies and kernels overlap' '.*of this pipeline ([0-9]+)%.*')"
     check "o >= m - 10 && m > 50" -v o="$overlap" -v m="$model"
@@ -184,7 +188,7 @@ check() {
 # bats test_tags=gpu
 @test "pageable memory loses the overlap" {
     lesson_output
-    assert_output --regexp '\[ok\]   pageable memory loses the overlap'
+    assert_judged '\[ok\]   pageable memory loses the overlap'
     # Not the time: pageable streams can still gain a little (1.19x on an H200 with 4 streams)
     # by staging one chunk while another moves; what they lose is copy/kernel overlap.
     overlap="$(number 'pageable memory loses the overlap' '.*[:,] overlap ([0-9]+)%.*')"
@@ -195,8 +199,8 @@ check() {
 # bats test_tags=gpu
 @test "why pageable memory loses it: the call from the device blocks the host until earlier work is done" {
     lesson_output
-    assert_output --regexp '\[ok\]   pinned: both calls returned at once'
-    assert_output --regexp '\[ok\]   pageable, [0-9]+ [KMG]iB from the device: the call kept the host [0-9.]+ ms, until the [0-9.]+ ms kernel'
+    assert_judged '\[ok\]   pinned: both calls returned at once'
+    assert_judged '\[ok\]   pageable, [0-9]+ [KMG]iB from the device: the call kept the host [0-9.]+ ms, until the [0-9.]+ ms kernel'
     kept="$(number 'from the device: the call kept the host' '.*kept the host ([0-9.]+) ms.*')"
     kernel="$(number 'from the device: the call kept the host' '.*until the ([0-9.]+) ms kernel.*')"
     check "k > 0.9 * t" -v k="$kept" -v t="$kernel"
@@ -205,8 +209,8 @@ check() {
 # bats test_tags=gpu
 @test "the per-thread default stream still synchronises with the legacy stream; a non-blocking stream does not" {
     lesson_output
-    assert_output --regexp '\[ok\]   the per-thread default stream is a blocking stream: the legacy stream waited'
-    assert_output --regexp '\[ok\]   the legacy stream does not wait for a non-blocking stream'
+    assert_judged '\[ok\]   the per-thread default stream is a blocking stream: the legacy stream waited'
+    assert_judged '\[ok\]   the legacy stream does not wait for a non-blocking stream'
 }
 
 # bats test_tags=gpu
@@ -214,8 +218,8 @@ check() {
     lesson_output
     has_line '^6\. What breaks the overlap: one hardware queue \(CUDA_DEVICE_MAX_CONNECTIONS=1\)'
     assert_output --partial "[ok]   one queue: both orders returned the sequential result bit for bit"
-    assert_output --regexp '\[ok\]   one queue, per stream: no kernel overlaps a copy \([0-9]+%\)'
-    assert_output --regexp '\[ok\]   one queue, by stage: copies and kernels still overlap'
+    assert_judged '\[ok\]   one queue, per stream: no kernel overlaps a copy \([0-9]+%\)'
+    assert_judged '\[ok\]   one queue, by stage: copies and kernels still overlap'
     [ "$(echo "$output" | grep -c '^   one queue, per stream: ')" -eq 1 ]
     [ "$(echo "$output" | grep -c '^   one queue, by stage: ')" -eq 1 ]
     refute_output --partial "CHILD "
@@ -224,15 +228,15 @@ check() {
 # bats test_tags=gpu
 @test "CUPTI's record agrees with the events: every operation, stage busy times, overlap" {
     lesson_output
-    assert_output --regexp '\[ok\]   CUPTI recorded every operation of the repetition: 8 of each kind'
-    assert_output --partial "[ok]   each stage's busy time from the events is within 5% (and two operation costs per operation) of CUPTI's, counted as the events count it"
+    assert_judged '\[ok\]   CUPTI recorded every operation of the repetition: 8 of each kind'
+    assert_judged "\\[ok\\]   each stage's busy time from the events is within 5% \\(and two operation costs per operation\\) of CUPTI's, counted as the events count it"
     # the third column stretches CUPTI's spans back to the end of the operation before: never shorter
     for stage in H2D kernel D2H; do
         row="$(echo "$output" | grep -E "^   $stage +[0-9.]+ ms +[0-9.]+ ms +[0-9.]+ ms$")"
         [ -n "$row" ] || fail "no busy-time row for $stage"
         echo "$row" | awk '{ exit !($5 >= $3 && $5 > 0) }' || fail "stretched shorter than CUPTI's own: $row"
     done
-    assert_output --regexp '\[ok\]   the events. overlap \([0-9.]+%\) is within 5 points of CUPTI.s'
+    assert_judged '\[ok\]   the events. overlap \([0-9.]+%\) is within 5 points of CUPTI.s'
     [ "$(echo "$output" | grep -c '^   from CUPTI: ')" -eq 1 ]
 }
 
@@ -241,15 +245,15 @@ check() {
     lesson_output
     has_line '^8\. The same pipeline through the Driver API'
     assert_output --partial "[ok]   both Driver API runs returned the sequential result bit for bit"
-    assert_output --regexp '\[ok\]   the Driver API pipeline: [0-9.]+ ms, [0-9.]+% of the model.s [0-9.]+ ms: as fast as the model allows'
+    assert_judged '\[ok\]   the Driver API pipeline: [0-9.]+ ms, [0-9.]+% of the model.s [0-9.]+ ms: as fast as the model allows'
     has_line '^   the model of 8 streams, timed again now: [0-9.]+ ms \(step 3: [0-9.]+ ms\)$'
-    assert_output --regexp '\[ok\]   the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams'
+    assert_judged '\[ok\]   the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams'
 }
 
 # bats test_tags=gpu
 @test "one legacy-default-stream operation between streams serialises them" {
     lesson_output
-    assert_output --regexp '\[ok\]   one legacy-stream operation between streams serialises them'
+    assert_judged '\[ok\]   one legacy-stream operation between streams serialises them'
     if [[ "$output" == *"serialises them: overlap "*"(the times are not compared: "* ]]; then
         # repetitions too unsteady to compare times: the lesson judges the overlap alone
         pct="$(number 'serialises them: overlap' '.*them: overlap ([0-9]+)%.*')"

@@ -23,7 +23,8 @@
 #                         file (again, 3 runs at most, while a passing run left a timing claim
 #                         [n/j] for noise: NOISE_NJ); sets LESSON_STATUS, LESSON_OUT (stdout),
 #                         LESSON_ERR (stderr)
-#   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT.."
+#   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT..", or the test skips where
+#                         the run left claims [n/j] for noise (skip_for_noise, assert_judged)
 # bats sources a test file (and so this helper) again for every test. The libraries' load.bash
 # find their files with a $(dirname ...) per file, two processes each: about 30 ms a test, 8 s
 # of CPU over the suite. The same files are sourced here with their folder written in; a
@@ -218,17 +219,46 @@ assert_usage_error() {
 NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control copy|spread by|spread [0-9]+%|by itself \(the control\)|the (GPU|machine).s pace|waited for the host|something else)'
 
 # lesson_tries OUT ERR COMMAND...: COMMAND's stdout into OUT, its stderr into ERR (into OUT
-# when ERR is -), again, 3 runs at most, while it passed but left a claim [n/j] for noise; a
-# run that failed is kept as it is. Returns the last run's status.
+# when ERR is -), again, 3 runs at most, while it passed but left claims [n/j] for noise; of
+# those, the run with the fewest such claims is kept; a run that failed is kept as it is.
+# Returns the kept run's status. (A file the command writes itself, as --csv, is the last run's.)
 lesson_tries() {
-    local out="$1" err="$2" rc _
+    local out="$1" err="$2" rc _ n best=""
     shift 2
     for _ in 1 2 3; do
         rc=0
-        if [ "$err" = - ]; then "$@" >"$out" 2>&1 || rc=$?; else "$@" >"$out" 2>"$err" || rc=$?; fi
-        [ "$rc" -eq 0 ] && grep -qE "$NOISE_NJ" "$out" || break
+        if [ "$err" = - ]; then "$@" >"$out.try" 2>&1 || rc=$?; else "$@" >"$out.try" 2>"$err.try" || rc=$?; fi
+        n="$(grep -cE "$NOISE_NJ" "$out.try" || true)"
+        if [ "$rc" -ne 0 ] || [ -z "$best" ] || [ "$n" -lt "$best" ]; then
+            best="$n"
+            mv -f "$out.try" "$out"
+            [ "$err" = - ] || mv -f "$err.try" "$err"
+        fi
+        [ "$rc" -eq 0 ] && [ "$n" -gt 0 ] || break
     done
+    rm -f -- "$out.try"
+    [ "$err" = - ] || rm -f -- "$err.try"
     return "$rc"
+}
+
+# skip_for_noise OUTPUT WANTED: a test wanted a claim of OUTPUT judged (WANTED says which) and
+# it was not. Where OUTPUT, the best of lesson_tries' runs (or until_judged's last), has no
+# [FAIL] but claims [n/j] for noise, the test is skipped with the first of them: the lesson
+# was right, and on this machine, now, the claim cannot be judged (it happened on the H100s
+# here, in runs of several minutes). Returns otherwise, for the caller to fail.
+skip_for_noise() {
+    local line
+    ! grep -qF '[FAIL]' <<<"$1" || return 0
+    line="$(grep -m1 -E "$NOISE_NJ" <<<"$1")" || return 0
+    skip "not judged in 3 runs, too noisy here (wanted: $2): $(sed -E 's/^ *//' <<<"$line" | cut -c1-240)"
+}
+
+# assert_judged ERE: $output has a line matching ERE (a claim judged "[ok]"), or the test is
+# skipped for noise (skip_for_noise), or it fails.
+assert_judged() {
+    grep -qE -- "$1" <<<"$output" && return 0
+    skip_for_noise "$output" "$1"
+    fail "no line matches: $1"
 }
 
 run_lesson() {
@@ -246,8 +276,9 @@ run_lesson() {
 
 assert_claim() {
     run_lesson
-    run grep -F -- "[ok]   $1" <<<"$LESSON_OUT"
-    assert_success
+    grep -qF -- "[ok]   $1" <<<"$LESSON_OUT" && return 0
+    skip_for_noise "$LESSON_OUT" "[ok]   $1"
+    fail "no line '  [ok]   $1' in the lesson's output; its claims: $(grep -E '^ *\[(ok|n/j|FAIL)\]' <<<"$LESSON_OUT")"
 }
 
 # ---- the three machines a lesson cannot run on ---------------------------------------------
