@@ -51,7 +51,8 @@ at_least() {
 # The output with what may differ between two correct runs, or from one machine to the next,
 # replaced: the values of the environment variables, the platform's lines of step 1, which way
 # a comparison came out, the break-even verdicts, the sign of an extra cost, step 4 d)'s
-# verdict, a size of step 2 timed again side by side with pinned (only where it strayed), the
+# verdict, a size of step 2 timed again side by side with pinned (only where it strayed), step
+# 5's zero-copy timed again beside the explicit way (only where it came out no faster), the
 # two-GPU lines of step 7 and the verdict's counts that depend on them.
 comparable() {
     sed -E -e 's/^( *CUDA_[A-Z_]+=)[^:]*:/\1V:/' -e 's/(zero-copy|the pipeline) wins by/X wins by/' \
@@ -64,6 +65,7 @@ comparable() {
         -e 's/(GB\/s; the link.s #.# GB\/s ).*/\1L/' -e 's/ms\/GiB: (the register route was cheaper|cudaMallocHost was cheaper|the same within the noise)/ms\/GiB: C/' \
         -e '/the CPU reads write-combined memory much slower than ordinary pinned memory/d' \
         -e '/ of pinned in the sweep; timed again, a copy of each in turn/d' \
+        -e '/^ *zero-copy no faster here; timed again, one of each in turn/d' \
         -e 's/-> at best #.# ms \((both copies at once|the kernel)\)/-> at best #.# ms (S)/' \
         -e '/received the PORTABLE buffer/d' -e "/in another device's context/d" \
         -e 's/^RESULT: PASS - .*/RESULT: PASS/' | tr -s ' '
