@@ -60,20 +60,28 @@ judge_rate() {
     assert_harness_end "$seed"
 }
 
+# (3 runs at most: the bar sits near what a correct pair reaches, and a reference solution once
+# read 1.404x against 1.417x needed on a busy H100 host; a pair that does not overlap reads
+# about 1.0x every time)
 @test "both_ways: the two directions overlap as the copy engines allow on this card (3/4 of the harness's own gain)" {
     run_exercise "$EXERCISE_BIN/both_ways" "$seed"
-    assert_success
-    assert_harness_end "$seed"
-    engines="$(harness_value engines)"
-    read -r up down two yours <<<"$(harness_value times)"
-    ref="$(awk -v u="$up" -v d="$down" -v t="$two" 'BEGIN { printf "%.3f", (u + d) / t }')"
-    mine="$(awk -v u="$up" -v d="$down" -v y="$yours" 'BEGIN { printf "%.3f", (u + d) / y }')"
-    if [ "$engines" -lt 2 ] || awk -v r="$ref" 'BEGIN { exit !(r < 1.15) }'; then
-        skip "this card has $engines copy engine(s) and two streams of the harness reach ${ref}x of one direction after the other: the two directions do not overlap here"
-    fi
-    need="$(awk -v r="$ref" 'BEGIN { printf "%.3f", 1 + 0.75 * (r - 1) }')"
-    awk -v m="$mine" -v n="$need" 'BEGIN { exit !(m >= n) }' ||
-        fail "your pair took ${yours} ms: ${mine}x of one direction after the other (${up} + ${down} ms); the harness's two streams reach ${ref}x, so ${need}x is needed"
+    local try why=""
+    for try in 1 2 3; do
+        [ "$try" -eq 1 ] || run_exercise_again "$EXERCISE_BIN/both_ways" "$seed"
+        assert_success
+        assert_harness_end "$seed"
+        engines="$(harness_value engines)"
+        read -r up down two yours <<<"$(harness_value times)"
+        ref="$(awk -v u="$up" -v d="$down" -v t="$two" 'BEGIN { printf "%.3f", (u + d) / t }')"
+        mine="$(awk -v u="$up" -v d="$down" -v y="$yours" 'BEGIN { printf "%.3f", (u + d) / y }')"
+        if [ "$engines" -lt 2 ] || awk -v r="$ref" 'BEGIN { exit !(r < 1.15) }'; then
+            skip "this card has $engines copy engine(s) and two streams of the harness reach ${ref}x of one direction after the other: the two directions do not overlap here"
+        fi
+        need="$(awk -v r="$ref" 'BEGIN { printf "%.3f", 1 + 0.75 * (r - 1) }')"
+        awk -v m="$mine" -v n="$need" 'BEGIN { exit !(m >= n) }' && return 0
+        why="${why:+$why; }run $try: your pair took ${yours} ms: ${mine}x of one direction after the other (${up} + ${down} ms); the harness's two streams reach ${ref}x, so ${need}x is needed"
+    done
+    fail "$why"
 }
 
 @test "driver_pinned: the buffer comes from cuMemHostAlloc, portable, and goes back with cuMemFreeHost" {
