@@ -168,7 +168,7 @@ check() {
 # bats test_tags=gpu
 @test "every stream count is as fast as its model says (5% and the spread; here 90-110% at most)" {
     lesson_output
-    n="$(echo "$output" | grep -cE '\[ok\]   [0-9]+ streams?[,:] .*as fast as the model says this balance allows')"
+    n="$(echo "$output" | grep -cE '\[ok\]   [0-9]+ streams?[,:] .*as fast as the model says this balance allows' || true)"
     [ "$n" -eq 4 ] || { skip_for_noise "$output" "4 stream counts judged"; fail "$n of the 4 stream counts judged against their model"; }
     echo "$output" | grep -E 'as fast as the model says' | sed -nE 's/.* ([0-9.]+)% of the model.*/\1/p' |
         awk '{ if ($1 <= 90 || $1 >= 110) bad = 1 } END { exit bad }' || fail "a count outside 90-110%"
