@@ -134,6 +134,14 @@ bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void 
 /* The median of v[0..n-1] (sorted in place), and *spread = (max-min)/median. */
 double median_spread(double *v, int n, double *spread);
 
+/* Two timings taken in turn, so that a slow moment of the machine reaches both: `warmups`
+ * untimed runs of a, then of b; then a, b, a, b, ... IN_TURN times each; *ms_a and *ms_b their
+ * medians (ms). Steps 2 and 5 time two ways so again where the first figures disagree with the
+ * claim's expectation. */
+#define IN_TURN 5
+bool time_in_turn(struct lesson *L, int warmups, enqueue_fn a, void *arg_a, enqueue_fn b,
+                  void *arg_b, double *ms_a, double *ms_b);
+
 /* One warm-up, then 5 timed repetitions: their median in milliseconds (and their spread,
  * (max-min)/median). */
 bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms);

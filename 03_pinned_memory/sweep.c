@@ -238,33 +238,27 @@ static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
 }
 
 /* A size where write-combined or registered memory strayed from pinned in the sweep (by more
- * than 10%) is timed again, a copy from pinned and a copy from that kind in turn, REMEASURE
- * times each, right after one another. The sweep times each kind in a pass of its own, seconds
- * apart: a slow moment of the machine during one pass looks like a slower kind (on two H100s
- * the write-combined pass once copied 16 MiB at 45% and 32 MiB at 66% of pinned, each size
- * steady, and 64 MiB at 96%; in the other runs of that day, 99.6-99.9%). rate[] gets that
- * kind's rate over pinned's, side by side. */
-#define REMEASURE 5
+ * than 10%) is timed again, a copy from pinned and a copy from that kind in turn, IN_TURN
+ * times each, right after one another (time_in_turn). The sweep times each kind in a pass of
+ * its own, seconds apart: a slow moment of the machine during one pass looks like a slower
+ * kind (on two H100s the write-combined pass once copied 16 MiB at 45% and 32 MiB at 66% of
+ * pinned, each size steady, and 64 MiB at 96%; in the other runs of that day, 99.6-99.9%).
+ * rate[] gets that kind's rate over pinned's, side by side. */
 static bool side_by_side(struct lesson *L, enum kind k, int si, enum dir d, double *ratio)
 {
     size_t bytes = L->sizes[si];
     struct host_buf pin = {0}, other = {0};
-    double t_pin[REMEASURE], t_other[REMEASURE], unused;
+    double pin_ms = 0, other_ms = 0;
     struct copies a = {NULL, bytes, d, 1}, b = {NULL, bytes, d, 1};
     bool ok = buf_alloc(&pin, PINNED, bytes) && buf_alloc(&other, k, bytes);
     a.host = pin.p;
     b.host = other.p;
-    ok = ok && time_events(L, 1, 0, enqueue_copies, &a, &unused) &&
-         time_events(L, 1, 0, enqueue_copies, &b, &unused);
-    for (int r = 0; ok && r < REMEASURE; r++)
-        ok = time_events(L, 0, 1, enqueue_copies, &a, &t_pin[r]) &&
-             time_events(L, 0, 1, enqueue_copies, &b, &t_other[r]);
+    ok = ok && time_in_turn(L, 1, enqueue_copies, &a, enqueue_copies, &b, &pin_ms, &other_ms);
     bool freed = buf_free(&other);
     freed = buf_free(&pin) && freed;
     if (!ok || !freed)
         return false;
-    double other_ms = median_of(t_other, REMEASURE);
-    *ratio = other_ms > 0 ? median_of(t_pin, REMEASURE) / other_ms : 0; /* rate over rate */
+    *ratio = other_ms > 0 ? pin_ms / other_ms : 0; /* rate over rate */
     return true;
 }
 
@@ -324,7 +318,7 @@ static bool judge_kinds(struct lesson *L)
                         return false;
                     printf("   %s %s at %s: %.1f%% of pinned in the sweep; timed again, a copy of "
                            "each in turn, %d times: %.1f%%\n", kind_name[k], dir_name[d],
-                           fmt_size(L->sizes[si]), 100 * r, REMEASURE, 100 * again);
+                           fmt_size(L->sizes[si]), 100 * r, IN_TURN, 100 * again);
                     r = again;
                 }
                 ratio[n++] = r;

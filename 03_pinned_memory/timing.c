@@ -52,6 +52,21 @@ double median_spread(double *v, int n, double *spread)
     return m;
 }
 
+bool time_in_turn(struct lesson *L, int warmups, enqueue_fn a, void *arg_a, enqueue_fn b,
+                  void *arg_b, double *ms_a, double *ms_b)
+{
+    double ta[IN_TURN], tb[IN_TURN], unused;
+    bool ok = time_events(L, warmups, 0, a, arg_a, &unused) &&
+              time_events(L, warmups, 0, b, arg_b, &unused);
+    for (int r = 0; ok && r < IN_TURN; r++)
+        ok = time_events(L, 0, 1, a, arg_a, &ta[r]) && time_events(L, 0, 1, b, arg_b, &tb[r]);
+    if (!ok)
+        return false;
+    *ms_a = median_of(ta, IN_TURN);
+    *ms_b = median_of(tb, IN_TURN);
+    return true;
+}
+
 bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_ms)
 {
     return time_median5_spread(L, work, arg, median_ms, NULL);

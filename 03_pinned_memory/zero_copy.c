@@ -53,23 +53,6 @@ static bool enqueue_in_and_out(struct lesson *L, void *arg)
            checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
 }
 
-/* Zero-copy and the explicit way timed again, one of each in turn, 5 times (medians): where
- * zero-copy came out no faster, a slow moment of the host during one of the two timings is
- * then in both. (An H100 once ran the kernel over mapped memory at 22.1 GB/s each way, half
- * its usual rate, while the copies timed just after kept theirs: a false [FAIL].) */
-static bool in_turn(struct lesson *L, struct pass *mapped, struct pass *explicit, double *zc_ms,
-                    double *explicit_ms)
-{
-    double zc[5], ex[5];
-    for (int r = 0; r < 5; r++)
-        if (!time_events(L, 0, 1, enqueue_kernel, mapped, &zc[r]) ||
-            !time_events(L, 0, 1, enqueue_explicit, explicit, &ex[r]))
-            return false;
-    *zc_ms = median_of(zc, 5);
-    *explicit_ms = median_of(ex, 5);
-    return true;
-}
-
 /* Against explicit copies pipelined in chunks over several streams (lesson 04): in a pipeline
  * the copies in and out run at the same time, so they take what both directions at once take
  * (measured here, as step 6 does: with one asynchronous engine that is both copies one after
@@ -149,13 +132,18 @@ bool step_5_zero_copy(struct lesson *L)
     claim(bad == 0, "the explicit way gives the same results (%zu wrong words)", bad);
     char why[300];
     if (timings_comparable(L, bytes, why, sizeof why)) {
+        /* Where zero-copy came out no faster, both are timed again, one of each in turn: a slow
+         * moment of the host during one of the two timings above is then in both. (An H100
+         * once ran the kernel over mapped memory at 22.1 GB/s each way, half its usual rate,
+         * while the copies timed just after kept theirs: a false [FAIL].) */
         if (zc_ms >= explicit_ms) {
-            if (!in_turn(L, &mapped, &explicit, &zc_ms, &explicit_ms)) {
+            if (!time_in_turn(L, 0, enqueue_kernel, &mapped, enqueue_explicit, &explicit, &zc_ms,
+                              &explicit_ms)) {
                 ok = false;
                 goto cleanup;
             }
-            printf("   zero-copy no faster here; timed again, one of each in turn, 5 times: zero-copy "
-                   "%.3f ms, explicit %.3f ms\n", zc_ms, explicit_ms);
+            printf("   zero-copy no faster here; timed again, one of each in turn, %d times: zero-copy "
+                   "%.3f ms, explicit %.3f ms\n", IN_TURN, zc_ms, explicit_ms);
         }
         claim(zc_ms < explicit_ms, "for one pass over the data, zero-copy is faster than copy in + kernel "
                                    "+ copy out one after the other: %.1fx (its reads and writes use "

@@ -67,7 +67,7 @@ judge_rate() {
     run_exercise "$EXERCISE_BIN/both_ways" "$seed"
     local try why=""
     for try in 1 2 3; do
-        [ "$try" -eq 1 ] || run_exercise_again "$EXERCISE_BIN/both_ways" "$seed"
+        [ "$try" -eq 1 ] || run_exercise_fresh "$EXERCISE_BIN/both_ways" "$seed"
         assert_success
         assert_harness_end "$seed"
         engines="$(harness_value engines)"

@@ -18,16 +18,16 @@ run_exercise() {
         status="$(cat "$kept.status")"
         return 0
     fi
-    run ${SANDBOX:+"$SANDBOX"} "$@"
+    run_exercise_fresh "$@"
     printf '%s' "$output" >"$kept.out"
     echo "$status" >"$kept.status"
 }
 
-# run_exercise_again PROGRAM ARG...: a fresh run (not the kept one) into $output, $status and
-# $lines, through the sandbox as run_exercise's: for a test that judges a timing against a bar
-# close to what a correct solution reaches, and tries again after a miss (a slow moment of the
+# run_exercise_fresh PROGRAM ARG...: a run of its own (never a kept one) into $output, $status
+# and $lines, through the sandbox: run_exercise's first run, and a test's next try where it
+# judges a timing against a bar close to what a correct solution reaches (a slow moment of the
 # host must not cost a correct solution its point; code that does not overlap misses every time).
-run_exercise_again() {
+run_exercise_fresh() {
     run ${SANDBOX:+"$SANDBOX"} "$@"
 }
 
