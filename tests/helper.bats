@@ -212,7 +212,7 @@ EOF2
 # tests/test_helper.bash: a claim the tests want judged, left [n/j] for noise by the best of
 # run_lesson's runs, skips the test with the lesson's line; a [FAIL] in the run, or a claim
 # missing for another reason, fails it.
-@test "assert_claim and assert_judged: a claim left [n/j] for noise skips, with the lesson's reason; beside a [FAIL], or without noise, it fails" {
+@test "assert_claim, assert_judged, assert_same_or_noisy: a claim left [n/j] for noise skips, with the lesson's reason; beside a [FAIL], or without noise, it fails" {
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
 load @HELPER@
@@ -246,6 +246,14 @@ AT_TEST "assert_judged, judged" {
     output="  [ok]   the copies overlap: 90%"
     assert_judged '\[ok\]   the copies overlap: [0-9]+%'
 }
+AT_TEST "assert_same_or_noisy, a diff beside noise" {
+    run diff <(echo "  [ok]   the copies overlap") <(echo "$noise")
+    assert_same_or_noisy "$noise"
+}
+AT_TEST "assert_same_or_noisy, a diff without noise" {
+    run diff <(echo "  [ok]   the copies overlap") <(echo "  [ok]   the copies overlap: 90%")
+    assert_same_or_noisy "  [ok]   the copies overlap: 90%"
+}
 EOF2
     run_probe
     assert_line "ok 1 judged"
@@ -254,6 +262,8 @@ EOF2
     assert_line "not ok 4 not judged for another reason"
     assert_line --regexp '^ok 5 assert_judged, noise # skip not judged in 3 runs'
     assert_line "ok 6 assert_judged, judged"
+    assert_line --regexp '^ok 7 assert_same_or_noisy, a diff beside noise # skip not judged in 3 runs, too noisy here \(wanted: the claims as tests/expected has them\)'
+    assert_line "not ok 8 assert_same_or_noisy, a diff without noise"
 }
 
 # tests/gpu.bash: tests/run asks nvidia-smi once and exports the answer; gpu_listed takes it only

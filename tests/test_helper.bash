@@ -24,7 +24,8 @@
 #                         [n/j] for noise: NOISE_NJ); sets LESSON_STATUS, LESSON_OUT (stdout),
 #                         LESSON_ERR (stderr)
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT..", or the test skips where
-#                         the run left claims [n/j] for noise (skip_for_noise, assert_judged)
+#                         the run left claims [n/j] for noise (skip_for_noise, assert_judged,
+#                         assert_same_or_noisy)
 # bats sources a test file (and so this helper) again for every test. The libraries' load.bash
 # find their files with a $(dirname ...) per file, two processes each: about 30 ms a test, 8 s
 # of CPU over the suite. The same files are sourced here with their folder written in; a
@@ -251,6 +252,15 @@ skip_for_noise() {
     ! grep -qF '[FAIL]' <<<"$1" || return 0
     line="$(grep -m1 -E "$NOISE_NJ" <<<"$1")" || return 0
     skip "not judged in 3 runs, too noisy here (wanted: $2): $(sed -E 's/^ *//' <<<"$line" | cut -c1-240)"
+}
+
+# assert_same_or_noisy LESSON_OUTPUT: after `run diff -u EXPECTED ACTUAL`, passes where they
+# are the same, skips where LESSON_OUTPUT left claims [n/j] for noise (skip_for_noise: those lines
+# differ from the expected [ok] ones), and fails with the diff otherwise.
+assert_same_or_noisy() {
+    [ "$status" -eq 0 ] && return 0
+    skip_for_noise "$1" "the claims as tests/expected has them"
+    fail "$output"
 }
 
 # assert_judged ERE: $output has a line matching ERE (a claim judged "[ok]"), or the test is
