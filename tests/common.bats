@@ -118,6 +118,8 @@ stop_neighbour() {
     NEIGHBOUR_PID=
 }
 
+# (it needs the GPU alone: "alone" is asserted; so tests/run runs this file with the GPU files)
+# bats test_tags=gpu
 @test "GPU: gpu_shared sees a copying neighbour, also in a PID namespace where NVML lists no process" {
     require_gpu
     [ -x "$PLATFORM_PROBE" ] || fail "the probe did not build: $(cat "$PLATFORM_PROBE.log")"

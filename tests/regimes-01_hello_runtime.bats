@@ -15,16 +15,14 @@ load regimes
 # other files' shared tests. All but the one with little free memory, whose hog would take the
 # memory of the tests beside it.
 
+# (the two debugging settings in one run: each changes what its own step shows, and each step
+# checks its own; one run of lesson 01 less in the first phase, where runs of it side by side
+# take twice as long)
 # bats test_tags=shared
-@test "01_hello_runtime: CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel)" {
-    run_regime 01_hello_runtime CUDA_LAUNCH_BLOCKING=1
+@test "01_hello_runtime: CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel) and CUDA_MODULE_LOADING=EAGER (every kernel loads with the context)" {
+    run_regime 01_hello_runtime CUDA_LAUNCH_BLOCKING=1 CUDA_MODULE_LOADING=EAGER
     assert_line "  [ok]   CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended"
     assert_line --regexp '^   CUDA_LAUNCH_BLOCKING=1 +1: each launch waits'
-}
-
-# bats test_tags=shared
-@test "01_hello_runtime: CUDA_MODULE_LOADING=EAGER (every kernel loads with the context)" {
-    run_regime 01_hello_runtime CUDA_MODULE_LOADING=EAGER
     assert_line "  [ok]   the loading mode is the one CUDA_MODULE_LOADING=EAGER asks for"
 }
 

@@ -57,14 +57,9 @@ three_fast() {
     model04 1
 }
 
-@test "04 regime: 64 streams" {
-    regime04 -- --elements 16777216 --streams 8,64
-    model04 2
-}
-
-@test "04 regime: odd stream counts (3, 7) on --device 0, and --device N on every other visible GPU" {
-    regime04 -- --device 0 --elements 16777216 --streams 3,7
-    model04 2
+@test "04 regime: odd stream counts (3, 7) and 64 streams on --device 0, and --device N on every other visible GPU" {
+    regime04 -- --device 0 --elements 16777216 --streams 3,7,64
+    model04 3
     local n d
     n="$(gpu_count)"
     for ((d = 1; d < n; d++)); do

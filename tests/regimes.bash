@@ -5,7 +5,7 @@
 # cannot judge are allowed ("[n/j]") and counted in the verdict line.
 #
 # Platforms emulated (helpers below; the programs and shims are in tests/shims/, built with gcc):
-#   build_shims                       sets SHIMS to a folder holding them (built once per file)
+#   build_shims                       sets SHIMS to a folder holding them (built once per run)
 #   run_regime L LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process ...
 #                                     L behind the forwarding driver (cuda_shim.c: another compute
 #                                     mode, one copy engine, an older driver, HMM, MIG)
@@ -114,14 +114,9 @@ sanitizer_tool() {
 # ---- emulated platforms ---------------------------------------------------------------------
 
 # Sets SHIMS to a folder with tests/shims built (forwarding to this machine's libcuda.so.1):
-# tests/run's, built once for the whole run while the first phase runs (CUDA_LESSONS_SHIMS, with
-# a file .built in it once complete), else built once per test file. Fails the test, with the
-# compiler's messages, when they do not build.
+# tests/run's, built once for the whole run at its start (test_shims waits for it), else built
+# once per test file. Fails the test, with the compiler's messages, when they do not build.
 build_shims() {
-    if [ -n "${CUDA_LESSONS_SHIMS:-}" ] && [ -f "$CUDA_LESSONS_SHIMS/.built" ]; then
-        SHIMS="$CUDA_LESSONS_SHIMS"
-        return 0
-    fi
     SHIMS="$BATS_FILE_TMPDIR/shims"
     test_shims "$SHIMS"
 }

@@ -27,9 +27,9 @@ setup() {
 }
 
 # Where a GPU is usable (a stand-in nvidia-smi here), a file that is not a CPU file runs in three
-# parts: its untagged tests beside the CPU files, its gpu,shared ones after them beside other
-# files' shared tests, its other gpu ones last, alone.
-@test "tests/run with a GPU: untagged tests of a GPU file run beside the CPU files, shared ones after, gpu ones last, alone; an untagged test that asks for the GPU fails" {
+# parts: its untagged tests and its gpu,shared ones beside the CPU files, its other gpu ones
+# last, alone.
+@test "tests/run with a GPU: untagged and shared tests of a GPU file run beside the CPU files, gpu ones last, alone; an untagged test that asks for the GPU fails" {
     local bin="$BATS_TEST_TMPDIR/bin" t="$BATS_TEST_TMPDIR/g"
     mkdir -p "$bin" "$t"
     printf '@test "t" { :; }\n' >"$t/probe.bats"
@@ -40,7 +40,9 @@ setup() {
     chmod +x "$bin/nvidia-smi"
     export ORDER_LOG="$BATS_TEST_TMPDIR/order"
     # cli is one of tests/run's CPU files; lesson.bats is not
-    printf '%s\n' '@test "cpu" { sleep 1; echo "cpu done" >>"$ORDER_LOG"; }' >"$t/cli.bats"
+    # (the CPU file's test waits for s1, 10 s at most: "beside s1" only if they ran side by side)
+    printf '%s\n' '@test "cpu" { for i in $(seq 100); do grep -q "^s1" "$ORDER_LOG" 2>/dev/null && break; sleep 0.1; done' \
+        '  if grep -q "^s1" "$ORDER_LOG"; then echo "cpu beside s1" >>"$ORDER_LOG"; else echo "cpu alone" >>"$ORDER_LOG"; fi; }' >"$t/cli.bats"
     printf '%s\n' "load '$ROOT/tests/test_helper'" \
         '@test "u1" { echo "u1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
         '# bats test_tags=gpu' \
@@ -60,13 +62,13 @@ setup() {
     assert_line --regexp '^not ok [0-9]+ untagged, but asks for the GPU$'
     assert_line --partial "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it"
     assert_line --partial "bats failed for $t/lesson.bats (untagged tests)"
-    assert_line --regexp '^# tests/run: [0-9]+ s in all; the shared GPU tests [0-9]+ s, 1 file\(s\) at a time[ ;].* the GPU files [0-9]+ s, one at a time'
-    # u1 in the first phase, with the flag; then s1 (the stand-in reports no free memory: one
-    # file at a time), after the CPU file; g1 last, without the flag
+    assert_line --regexp '^# tests/run: [0-9]+ s in all; the CPU files and beside them the shared GPU tests [0-9]+ s, 1 file\(s\) of those at a time[ ;].* the GPU files [0-9]+ s, one at a time'
+    # u1 (with the flag) and s1 (without; the stand-in reports no free memory: one file's shared
+    # tests at a time) in the first phase, the CPU file beside s1; g1 last, without the flag
     run cat "$ORDER_LOG"
-    assert_equal "${lines[0]}" "u1 1"
-    assert_equal "${lines[1]}" "cpu done"
-    assert_equal "${lines[2]}" "s1 "
+    assert_line "u1 1"
+    assert_line "s1 "
+    assert_line "cpu beside s1"
     assert_equal "${lines[3]}" "g1 "
     assert_equal "${#lines[@]}" 4
 }

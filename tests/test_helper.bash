@@ -11,7 +11,8 @@
 #   normalize             filter: replaces what varies from run to run or card to card
 #   stub_driver_dir       a directory whose libcuda.so.1 is the toolkit's stub driver
 #   test_shims DIR [DRIVER]   tests/shims built into DIR once (the forwarding libcuda.so.1 over
-#                         DRIVER, default the one the loader finds; copy_loop, hold_memory, ...)
+#                         DRIVER, default the one the loader finds; copy_loop, hold_memory, ...;
+#                         without DRIVER, a link to tests/run's build of them where there is one)
 #   shim_over_stub PROGRAM [VAR=value ...]   `run` PROGRAM behind the forwarding driver over the
 #                         stub, with the variables that make it report another machine
 #   no_driver_env         prints an LD_LIBRARY_PATH under which no libcuda.so.1 can load
@@ -139,9 +140,21 @@ build_common_probe() {
 
 # test_shims DIR [DRIVER]: tests/shims built into DIR (once), forwarding to DRIVER (a
 # libcuda.so.1 path; default: the one the loader finds). Fails the test with the build's output.
+# Without DRIVER, where tests/run builds them once for the whole run (CUDA_LESSONS_SHIMS: a
+# folder that gets a file .built, or .failed), DIR becomes a link to that folder once built.
 test_shims() {
-    local dir="$1"
+    local dir="$1" i
     [ -e "$dir/libcuda.so.1" ] && [ -x "$dir/copy_loop" ] && return 0
+    if [ $# -eq 1 ] && [ -n "${CUDA_LESSONS_SHIMS:-}" ] && [ -d "$CUDA_LESSONS_SHIMS" ] && [ ! -e "$dir" ]; then
+        for i in $(seq 600); do   # 60 s at most; a build takes a second or two
+            [ ! -e "$CUDA_LESSONS_SHIMS/.failed" ] || break
+            if [ -e "$CUDA_LESSONS_SHIMS/.built" ]; then
+                ln -s "$CUDA_LESSONS_SHIMS" "$dir"
+                return 0
+            fi
+            sleep 0.1
+        done
+    fi
     bash "$ROOT/tests/shims/build" "$dir" ${2:+"$2"} >"$dir.log" 2>&1 \
         || fail "tests/shims did not build: $(cat "$dir.log")"
 }
