@@ -53,8 +53,8 @@ setup() {
     # a file all tagged, as the regimes files: its untagged part runs no test ("1..0") and counts
     printf '%s\n' "load '$ROOT/tests/test_helper'" '# bats file_tags=gpu' \
         '@test "g2" { require_gpu; }' >"$t/regimes.bats"
-    PATH="$bin:$PATH" run env -u MAKEFLAGS -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_GPU_LISTED \
-        bash "$ROOT/tests/run" bats --formatter tap -- "$t"
+    PATH="$bin:$PATH" run env -u MAKEFLAGS -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_GPU_LISTED -u SHARED_JOBS \
+        -u TEST_JOBS bash "$ROOT/tests/run" bats --formatter tap -- "$t"
     assert_failure 1
     assert_equal "${lines[${#lines[@]} - 1]}" "5 passed, 1 failed, 0 skipped"
     assert_line "1..6"
