@@ -95,6 +95,8 @@ struct model {
     double Hs, Ds;       /* all copies in and all copies out at once: when each direction ends */
     double ideal;        /* the fastest the pipeline can be (with one chunk: the stages' sum
                           * and two hand-offs) */
+    double bound;        /* the same with each direction at its rate alone while both copy:
+                          * what no split of the link can beat (the "no faster" claims) */
     double serial;       /* the same operations one after another: H + K + D */
     double spread;       /* the widest spread of the repetitions behind these figures */
     double overlap;      /* the overlap fraction of the model's own timeline (step 4) */
