@@ -167,13 +167,14 @@ EOF2
 
 # tests/test_helper.bash: run_lesson runs the lesson again while a passing run left a timing
 # claim [n/j] for noise (NOISE_NJ), 3 runs at most; a failed run, or one judged, is kept.
-@test "run_lesson: again while a passing run left a claim [n/j] for noise; a failed run is kept" {
+@test "run_lesson: again while a passing run left a claim [n/j] for noise; a failed run is kept; its --csv file is the kept run's" {
     local prog="$BATS_TEST_TMPDIR/lesson"
     # the Nth run prints the Nth line of $BATS_TEST_TMPDIR/plan: "nj" (noise), "ok", "fail" or
     # "other" (not judged for a reason that is not noise)
     cat >"$prog" <<EOF2
 #!/bin/sh
 echo x >>"$BATS_TEST_TMPDIR/runs"
+[ "\$1" != --csv ] || echo "run \$(wc -l <"$BATS_TEST_TMPDIR/runs")" >"\$2"
 case "\$(sed -n "\$(wc -l <"$BATS_TEST_TMPDIR/runs")p" "$BATS_TEST_TMPDIR/plan")" in
     nj) echo "  [n/j]  the copies overlap - not judged here: the repetitions behind it spread by 13%, more than 10%: too noisy to compare times" ;;
     nj2) echo "  [n/j]  the copies overlap - not judged here: the repetitions behind it spread by 14%, more than 10%: too noisy to compare times"
@@ -201,6 +202,14 @@ EOF2
     check "ok nj" 1 0 "  [ok]   the copies overlap"
     # of runs that all left claims [n/j] for noise, the one with the fewest is kept
     check "nj2 nj nj2" 3 0 "  [n/j]  the copies overlap - not judged here: the repetitions behind it spread by 13%, more than 10%: too noisy to compare times"
+    # a file the lesson writes (--csv FILE) is the kept run's, not the last one's
+    LESSON_ARGS=(--csv "$BATS_TEST_TMPDIR/t.csv")
+    check "nj2 nj nj2" 3 0 "  [n/j]  the copies overlap - not judged here: the repetitions behind it spread by 13%, more than 10%: too noisy to compare times"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/t.csv")" "run 2"
+    check "nj ok" 2 0 "  [ok]   the copies overlap"
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/t.csv")" "run 2"
+    [ ! -e "$BATS_TEST_TMPDIR/t.csv.kept" ] || fail "lesson_tries left its copy behind"
+    unset LESSON_ARGS
     # lesson_tries with ERR '-' (lesson 04's setup_file): one file for both, the same retries
     rm -f "$BATS_TEST_TMPDIR/runs"
     printf '%s\n' nj ok >"$BATS_TEST_TMPDIR/plan"

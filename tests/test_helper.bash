@@ -235,10 +235,12 @@ NOISE_NJ='^ *\[n/j\] .* - not judged here: .*(too noisy|unsteady|the control cop
 # lesson_tries OUT ERR COMMAND...: COMMAND's stdout into OUT, its stderr into ERR (into OUT
 # when ERR is -), again, 3 runs at most, while it passed but left claims [n/j] for noise; of
 # those, the run with the fewest such claims is kept; a run that failed is kept as it is.
-# Returns the kept run's status. (A file the command writes itself, as --csv, is the last run's.)
+# Returns the kept run's status. A file the command writes itself (--csv FILE among its
+# arguments) is the kept run's too.
 lesson_tries() {
-    local out="$1" err="$2" rc _ n best=""
+    local out="$1" err="$2" rc _ n best="" csv="" a prev=""
     shift 2
+    for a in "$@"; do [ "$prev" != --csv ] || csv="$a"; prev="$a"; done
     for _ in 1 2 3; do
         rc=0
         if [ "$err" = - ]; then "$@" >"$out.try" 2>&1 || rc=$?; else "$@" >"$out.try" 2>"$err.try" || rc=$?; fi
@@ -247,11 +249,17 @@ lesson_tries() {
             best="$n"
             mv -f "$out.try" "$out"
             [ "$err" = - ] || mv -f "$err.try" "$err"
+            if [ -n "$csv" ]; then
+                if [ -f "$csv" ]; then cp -f -- "$csv" "$csv.kept"; else rm -f -- "$csv.kept"; fi
+            fi
         fi
         [ "$rc" -eq 0 ] && [ "$n" -gt 0 ] || break
     done
     rm -f -- "$out.try"
     [ "$err" = - ] || rm -f -- "$err.try"
+    if [ -n "$csv" ]; then
+        if [ -f "$csv.kept" ]; then mv -f -- "$csv.kept" "$csv"; else rm -f -- "$csv"; fi
+    fi
     return "$rc"
 }
 
