@@ -42,7 +42,8 @@ static double max3(double a, double b, double c)
  * the two directions keep their rates alone while both copy: the shared rates were measured
  * with both directions copying all their data at once, and where the pipeline's copies only
  * partly overlap the link may split otherwise (a copy-bound run by stage on an H100 took
- * 1.98 ms against 2.15 ms with the shared rates: its copies in kept their full rate). */
+ * 1.98 ms against 2.15 ms with the shared rates, and 1.98 ms is what this simulation gives
+ * with the rates alone). With one copy engine the directions take turns either way. */
 static double play_pipeline(const struct model *m, double hand, bool shared, struct span sp[][OPS])
 {
     int n = m->chunks;

@@ -329,9 +329,10 @@ bool step_3_split_over_streams(struct findings *f)
                   "%s: as fast as the model says this balance allows", what);
         } else {
             claim(within_bound(m->bound, b->median, spread, cost),
-                  "%s: no faster than the model allows (a bound here: %.2f ms with both "
-                  "directions at their full rates while they overlap, within 5%%, the spread and "
-                  "two operation costs)", what, m->bound);
+                  "%s: no faster than the model allows (a bound here: %.2f ms with %s, within "
+                  "5%%, the spread and two operation costs)", what, m->bound,
+                  L.engines < 2 ? "the two directions taking turns on the one copy engine"
+                                : "both directions at their full rates while they overlap");
             not_judged(why, "%d stream%s as fast as the model allows", m->chunks, m->chunks == 1 ? "" : "s");
         }
     }
