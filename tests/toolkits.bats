@@ -2,13 +2,12 @@
 # The toolkit fetchers of tests/toolkits/ (used by .ci/run's toolkit matrix): a folder already in
 # the cache is used without a download; a failed download says why, exits non-zero and leaves
 # nothing behind; the downloads are given up on rather than waited for. No network here: pip,
-# apt-get and apt-cache are stand-ins that record how they were called. Where .ci/run has
-# fetched the toolkits, the last tests check that the cached folders are the toolkits they claim.
+# apt-get and apt-cache are stand-ins that record how they were called. check-toolkit, which
+# .ci/run runs on each folder it fetched, is tried on made-up ones.
 
 load test_helper
 
 setup() {
-    CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cuda-lessons"
     BIN="$BATS_TEST_TMPDIR/bin"
     CALLS="$BATS_TEST_TMPDIR/calls"
     mkdir -p "$BIN"
@@ -79,8 +78,30 @@ EOF
     assert_equal "$(cat "$CALLS")" ""
 }
 
+# apt-get and apt-cache are stand-ins, so the keyring is never read: a file of that name will do,
+# on any system (DEBIAN_KEYRING)
+# (dpkg-deb too: the script looks for it first, and a system that is not Debian may lack it)
+stand_in_keyring() {
+    export DEBIAN_KEYRING="$BATS_TEST_TMPDIR/debian-archive-keyring.gpg"
+    : >"$DEBIAN_KEYRING"
+    stand_in dpkg-deb 0
+}
+
+@test "fetch-cuda12-debian: no keyring to check the archive with: says which file and how to get it, downloads nothing" {
+    local parent="$BATS_TEST_TMPDIR/cache"
+    stand_in apt-get 0
+    stand_in apt-cache 0
+    stand_in dpkg-deb 0
+    DEBIAN_KEYRING="$BATS_TEST_TMPDIR/none.gpg" PATH="$BIN:$PATH" \
+        run sh "$ROOT/tests/toolkits/fetch-cuda12-debian" "$parent/cuda-12-debian"
+    assert_failure
+    assert_output "fetch-cuda12-debian: $BATS_TEST_TMPDIR/none.gpg not found (apt-get install debian-archive-keyring, or DEBIAN_KEYRING=a copy of it)"
+    assert_equal "$(cat "$CALLS")" ""
+    [ ! -e "$parent" ] || assert_equal "$(ls -A "$parent")" ""
+}
+
 @test "fetch-cuda12-debian: apt-get update failing says so, leaves nothing behind, touches no apt state of the machine" {
-    [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || skip "not a Debian system (no debian-archive-keyring)"
+    stand_in_keyring
     local parent="$BATS_TEST_TMPDIR/cache"
     stand_in apt-get 100 "" "E: Failed to fetch http://deb.debian.org/debian/dists/sid/InRelease  Could not resolve host"
     stand_in apt-cache 0
@@ -98,7 +119,7 @@ EOF
 }
 
 @test "fetch-cuda12-debian: an archive whose toolkit is no longer 12.x is refused with the version" {
-    [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || skip "not a Debian system (no debian-archive-keyring)"
+    stand_in_keyring
     local parent="$BATS_TEST_TMPDIR/cache"
     stand_in apt-get 0
     stand_in apt-cache 0 "nvidia-cuda-toolkit:
@@ -113,40 +134,70 @@ EOF
     assert_equal "$(ls -A "$parent")" ""
 }
 
-# The cached toolkits (.ci/run fetches them; skipped with the command where they are not there).
-cached_toolkit() {
-    tk="$CACHE/$1"
-    [ -f "$tk/.complete" ] && [ -x "$tk/bin/nvcc" ] \
-        || skip "no $1 in $CACHE (sh tests/toolkits/$2 fetches it)"
-}
-
-@test "the cached CUDA 13.5 from pip wheels is a toolkit: nvcc 13.5, sm_120, the static runtime, NVRTC and CUPTI" {
-    local tk
-    cached_toolkit cuda-13.5 "fetch-cuda13 13.5"
-    run "$tk/bin/nvcc" --version
-    assert_output --partial "release 13.5"
-    run "$tk/bin/nvcc" --list-gpu-code
-    assert_line sm_75
-    assert_line sm_120
-    refute_line sm_70
-    for f in lib64/libcudart_static.a lib64/libnvrtc.so lib64/libcupti.so include/cuda.h include/nvrtc.h \
-             include/cupti.h include/crt/host_defines.h nvvm/bin/cicc; do
-        [ -e "$tk/$f" ] || fail "$tk/$f is missing"
+# check-toolkit: .ci/run runs it on each folder it fetched, before building with it. Here it
+# meets made-up toolkits: an nvcc that prints a release and a list of architectures, and the
+# files the build needs (empty).
+fake_toolkit() { # fake_toolkit DIR RELEASE "CODES" FILE...
+    local dir="$1" release="$2" codes="$3" f
+    shift 3
+    mkdir -p "$dir/bin"
+    printf '#!/bin/sh\ncase "$1" in\n--version) echo "Cuda compilation tools, release %s, V%s.1" ;;\n--list-gpu-code) printf "%%s\\n" %s ;;\nesac\n' \
+        "$release" "$release" "$codes" >"$dir/bin/nvcc"
+    chmod +x "$dir/bin/nvcc"
+    for f in "$@"; do
+        mkdir -p "$dir/$(dirname "$f")"
+        : >"$dir/$f"
     done
 }
+FILES13="lib64/libcudart_static.a lib64/libnvrtc.so lib64/libcupti.so include/cuda.h include/nvrtc.h include/cupti.h include/crt/host_defines.h nvvm/bin/cicc"
+FILES12="$FILES13 lib64/libnvrtc.so.12 lib64/libcupti.so.12 lib64/stubs/libcuda.so bin/cuobjdump bin/nvdisasm nvvm/libdevice/libdevice.10.bc"
 
-@test "the cached CUDA 12.x from Debian is a toolkit: nvcc 12.x up to sm_90, the static runtime, NVRTC 12, CUPTI, the stub driver" {
-    local tk
-    cached_toolkit cuda-12-debian fetch-cuda12-debian
-    run "$tk/bin/nvcc" --version
-    assert_output --regexp "release 12\.[0-9]+"
-    run "$tk/bin/nvcc" --list-gpu-code
-    assert_line sm_70
-    assert_line sm_90
-    refute_line sm_120
-    for f in bin/cuobjdump bin/nvdisasm lib64/libcudart_static.a lib64/libnvrtc.so.12 lib64/libcupti.so.12 lib64/stubs/libcuda.so \
-             include/cuda.h include/nvrtc.h include/cupti.h include/crt/host_defines.h nvvm/bin/cicc \
-             nvvm/libdevice/libdevice.10.bc; do
-        [ -e "$tk/$f" ] || fail "$tk/$f is missing"
-    done
+@test "check-toolkit: a CUDA 13.5 folder with all it needs passes, and says what it found" {
+    local tk="$BATS_TEST_TMPDIR/cuda-13.5"
+    # shellcheck disable=SC2086
+    fake_toolkit "$tk" 13.5 "sm_75 sm_80 sm_90 sm_100 sm_120" $FILES13
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 13.5
+    assert_success
+    assert_output "nvcc 13.5, sm_75 to sm_120, 8 files"
+}
+
+@test "check-toolkit: another release, a missing architecture or file, or one too old, is named and fails" {
+    local tk="$BATS_TEST_TMPDIR/tk"
+    # shellcheck disable=SC2086
+    fake_toolkit "$tk" 13.0 "sm_75 sm_120" $FILES13
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 13.5
+    assert_failure 1
+    assert_output "check-toolkit: $tk: nvcc is release 13.0, not 13.5"
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 12
+    assert_failure 1
+    assert_output "check-toolkit: $tk: nvcc is release 13.0, not 12.x"
+    rm -rf "$tk"
+    # shellcheck disable=SC2086
+    fake_toolkit "$tk" 13.5 "sm_75 sm_90" $FILES13
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 13.5
+    assert_failure 1
+    assert_output "check-toolkit: $tk: nvcc 13.5 does not target sm_120 (--list-gpu-code)"
+    rm -rf "$tk"
+    # shellcheck disable=SC2086
+    fake_toolkit "$tk" 12.4 "sm_50 sm_70 sm_90 sm_120" $FILES12
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 12
+    assert_failure 1
+    assert_output "check-toolkit: $tk: nvcc 12.4 targets sm_120, which release 12 does not"
+    rm -rf "$tk"
+    # shellcheck disable=SC2086
+    fake_toolkit "$tk" 12.4 "sm_50 sm_70 sm_90" ${FILES12% nvvm/libdevice/libdevice.10.bc}
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 12
+    assert_failure 1
+    assert_output "check-toolkit: $tk: nvvm/libdevice/libdevice.10.bc is missing"
+    # shellcheck disable=SC2086
+    fake_toolkit "$tk" 12.4 "sm_50 sm_70 sm_90" $FILES12
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 12
+    assert_success
+    assert_output "nvcc 12.4, sm_50 to sm_90, 14 files"
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$BATS_TEST_TMPDIR/none" 12
+    assert_failure 1
+    assert_output "check-toolkit: $BATS_TEST_TMPDIR/none: no bin/nvcc"
+    run sh "$ROOT/tests/toolkits/check-toolkit" "$tk" 11
+    assert_failure 2
+    assert_output "check-toolkit: RELEASE must be 12 or 13.x, not '11'"
 }
