@@ -311,7 +311,10 @@ one_device_view() {
     assert_success
 }
 
-# bats test_tags=gpu
+# (shared: each failure asserted is one of function, which no other program on the GPU can
+# change: a wrong context, a context left, a missing entry point; the free-memory bar is never
+# reached, as the contexts left fail first)
+# bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail the grader, every one of them" {
     require_gpu
     EXERCISE_BIN="$ROOT/02_driver_context/build/exercises" \

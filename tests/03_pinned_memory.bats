@@ -308,7 +308,9 @@ shim03() {
     assert_success
 }
 
-# bats test_tags=gpu
+# (shared: the grader's tests of function fail the untouched code whatever else runs on the GPU
+# (a buffer not page-locked, a copy not made, no cuMemHostAlloc), and only a failure is asserted)
+# bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail the exercise grader" {
     require_gpu
     EXERCISE_BIN="$ROOT/03_pinned_memory/build/exercises" run "${BATS:-bats}" \
