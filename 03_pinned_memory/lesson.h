@@ -151,7 +151,11 @@ bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *m
 /* ---- timing.c: small helpers ---------------------------------------------------------------- */
 double gbps(size_t bytes, double ms);
 const char *fmt_size(size_t bytes); /* format_bytes into one of 4 rotating buffers */
+/* The pattern (pattern.h) written into, or checked in, host memory. fill_host writes from this
+ * thread alone (a new buffer's pages land on its NUMA node); fill_placed, for a buffer whose
+ * pages are placed already, and host_mismatches cut a large buffer among a few threads. */
 void fill_host(uint32_t *h, size_t words, uint32_t seed);
+void fill_placed(uint32_t *h, size_t words, uint32_t seed);
 size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed);
 cudaError_t copy(void *host, uint32_t *dev, size_t bytes, enum dir d, cudaStream_t s);
 /* Device-side check: how many of the first `words` words of dev differ from the pattern. */

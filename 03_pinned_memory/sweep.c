@@ -105,14 +105,16 @@ struct host_buf {
     bool registered;
 };
 
-/* `bytes` of one kind of host memory, touched (memset makes pageable pages real). */
+/* `bytes` of one kind of host memory, every page in place: pageable memory touched (memset
+ * makes its pages real, on this thread's NUMA node); the page-locked kinds come resident. */
 static bool buf_alloc(struct host_buf *b, enum kind kind, size_t bytes)
 {
     b->kind = kind;
     b->registered = false;
     if (!host_alloc(kind, bytes, &b->p))
         return false;
-    memset(b->p, 0, bytes);
+    if (kind == PAGEABLE || kind == REGISTERED)
+        memset(b->p, 0, bytes);
     if (kind == REGISTERED) {
         if (!ALLOC(cudaHostRegister(b->p, bytes, cudaHostRegisterDefault), "cudaHostRegister", bytes))
             return false;
@@ -192,7 +194,7 @@ static bool measure(struct lesson *L, struct host_buf *b, int si, enum dir d)
     size_t bytes = L->sizes[si], words = bytes / 4;
     uint32_t seed = seed_for(b->kind, d, bytes);
     if (d == H2D) {
-        fill_host(b->p, words, seed);
+        fill_placed(b->p, words, seed);
         if (!checkRuntime(cudaMemsetAsync(L->dev, 0, bytes, L->stream)))
             return false;
     } else {

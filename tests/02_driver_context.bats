@@ -284,15 +284,8 @@ one_device_view() {
     assert_claim "a name the driver does not have: no pointer, SYMBOL_NOT_FOUND"
 }
 
-# bats test_tags=gpu
-@test "GPU: every device can be the one chosen with --device" {
-    require_gpu
-    last=$(( $(gpu_count) - 1 ))
-    run "$BIN" --device "$last" --repeat 1
-    assert_success
-    assert_output --partial "steps 2 to 6 use device $last,"
-    assert_output --partial "RESULT: PASS"
-}
+# (--device on every device, each run ending PASS: tests/regimes-02_driver_context.bats's
+# CUDA_VISIBLE_DEVICES regime)
 
 # bats test_tags=gpu
 @test "GPU: --device past the last device is a usage error (exit 2)" {
