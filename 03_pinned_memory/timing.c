@@ -148,12 +148,12 @@ struct share {
 static void *do_share(void *arg)
 {
     struct share *s = arg;
-    for (size_t i = s->from; i < s->to; i++) {
-        if (s->out)
+    if (s->out)
+        for (size_t i = s->from; i < s->to; i++)
             s->out[i] = pattern_word(i, s->seed);
-        else
+    else
+        for (size_t i = s->from; i < s->to; i++)
             s->bad += s->in[i] != pattern_word(i, s->seed);
-    }
     return NULL;
 }
 
