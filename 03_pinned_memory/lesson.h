@@ -41,7 +41,8 @@
 #define COST_MAX (64 * MiB)    /* step 3 times buffers of min(--max, this) */
 #define ZC_MAX (64 * MiB)      /* step 5 moves min(--max, this) */
 #define WC_READ_MAX (64 * MiB) /* step 4 d): past the CPU's caches; reads stop after READ_MS */
-#define READ_MS 100.0          /* ... so that slow reads of write-combined memory stay short */
+#define READ_MS 40.0           /* ... so that slow reads of write-combined memory stay short */
+#define WC_ROUNDS 3            /* step 4 d): each reading the fastest of this many, taken in turn */
 #define PACE_BYTES (16 * MiB)  /* the control copy timed between the steps */
 #define PACE_BAR 1.3           /* its fastest and slowest samples further apart: pace moved */
 #define MIN_SIDE (4 * KiB)     /* steps 4-7 copy at least this much (the device buffers hold it) */
