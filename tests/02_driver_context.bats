@@ -295,13 +295,30 @@ one_device_view() {
     assert_output --partial "--device 63 does not exist"
 }
 
-# bats test_tags=gpu
-@test "GPU: the exercises' reference solutions pass the grader" {
+# The reference solutions go through the grader in two parts (bats -f, which every bats has).
+# Every test but one judges function: a context, the stack, the data, an entry point, which no
+# other program on the GPU can change; those run in the shared first phase. context_leak's
+# free-memory test reads the device's free memory against a control sample, which a neighbour
+# moves: it runs alone. A CPU test below checks that the two parts hold every test once.
+GRADER_02_FUNCTION='^(stack_order|share_primary|entry_point|context_leak: (every task|the context stack))'
+GRADER_02_MEMORY='^context_leak: the tasks destroy their contexts and give their device memory back$'
+
+# bats test_tags=gpu,shared
+@test "GPU: the exercises' reference solutions pass the grader's tests of function" {
     [ -d "$ROOT/02_driver_context/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
-    EXERCISE_BIN="$ROOT/02_driver_context/build/solutions" \
-        run "${BATS:-bats}" "$ROOT/tests/exercises/02_driver_context.bats"
+    run_grader 02_driver_context solutions "$GRADER_02_FUNCTION"
     assert_success
+    assert_line '1..8'
+}
+
+# bats test_tags=gpu
+@test "GPU: the exercises' reference solutions pass the grader's free-memory test (alone on the GPU)" {
+    [ -d "$ROOT/02_driver_context/solutions" ] || skip "no solutions/ in this copy (a student's template)"
+    require_gpu
+    run_grader 02_driver_context solutions "$GRADER_02_MEMORY"
+    assert_success
+    assert_line '1..1'
 }
 
 # (shared: each failure asserted is one of function, which no other program on the GPU can
@@ -310,8 +327,7 @@ one_device_view() {
 # bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail the grader, every one of them" {
     require_gpu
-    EXERCISE_BIN="$ROOT/02_driver_context/build/exercises" \
-        run "${BATS:-bats}" "$ROOT/tests/exercises/02_driver_context.bats"
+    run_grader 02_driver_context exercises
     assert_failure
     assert_output --regexp 'not ok [0-9]+ stack_order: the buffer is allocated in ctxA'
     assert_output --regexp 'not ok [0-9]+ share_primary: the library works in the runtime'
@@ -321,6 +337,10 @@ one_device_view() {
 }
 
 # ---- anywhere: no GPU, no driver, bad command lines -----------------------------------
+
+@test "the grader's two parts for the reference solutions hold each of its tests once" {
+    assert_grader_parts 02_driver_context "$GRADER_02_FUNCTION" "$GRADER_02_MEMORY"
+}
 
 @test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with a plain message" {
     run_with_no_visible_device "$BIN"

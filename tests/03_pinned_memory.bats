@@ -301,13 +301,32 @@ shim03() {
     assert_output --partial "--device 99 does not exist"
 }
 
-# bats test_tags=gpu
-@test "GPU: the reference solutions pass the exercise grader" {
+# The reference solutions go through the grader in two parts (bats -f): its tests of function (a
+# buffer page-locked in place, the data delivered, what was made destroyed, cuMemHostAlloc's
+# flags) beside other programs in the shared first phase; its tests that time copies alone.
+GRADER_03_FUNCTION='^(pin_it: pin\(\) page-locks|both_ways: both copies deliver|driver_pinned: the buffer comes from)'
+GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two directions overlap|driver_pinned: its copy runs)'
+
+# bats test_tags=gpu,shared
+@test "GPU: the reference solutions pass the exercise grader's tests of function" {
     [ -d "$ROOT/03_pinned_memory/solutions" ] || skip "no solutions/ in this copy (a student's template)"
     require_gpu
-    EXERCISE_BIN="$ROOT/03_pinned_memory/build/solutions" run "${BATS:-bats}" \
-        "$ROOT/tests/exercises/03_pinned_memory.bats"
+    run_grader 03_pinned_memory solutions "$GRADER_03_FUNCTION"
     assert_success
+    assert_line '1..3'
+}
+
+# bats test_tags=gpu
+@test "GPU: the reference solutions pass the exercise grader's timed tests (alone on the GPU)" {
+    [ -d "$ROOT/03_pinned_memory/solutions" ] || skip "no solutions/ in this copy (a student's template)"
+    require_gpu
+    run_grader 03_pinned_memory solutions "$GRADER_03_TIMING"
+    assert_success
+    assert_line '1..3'
+}
+
+@test "the grader's two parts for the reference solutions hold each of its tests once" {
+    assert_grader_parts 03_pinned_memory "$GRADER_03_FUNCTION" "$GRADER_03_TIMING"
 }
 
 # (shared: the grader's tests of function fail the untouched code whatever else runs on the GPU
@@ -315,8 +334,7 @@ shim03() {
 # bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail the exercise grader" {
     require_gpu
-    EXERCISE_BIN="$ROOT/03_pinned_memory/build/exercises" run "${BATS:-bats}" \
-        "$ROOT/tests/exercises/03_pinned_memory.bats"
+    run_grader 03_pinned_memory exercises
     assert_failure
     assert_output --partial "not ok"
 }

@@ -24,6 +24,10 @@
 #                         file (again, 3 runs at most, while a passing run left a timing claim
 #                         [n/j] for noise: NOISE_NJ); sets LESSON_STATUS, LESSON_OUT (stdout),
 #                         LESSON_ERR (stderr)
+#   run_grader LESSON solutions|exercises [REGEX]   `run` the lesson's grader (tests/exercises/)
+#                         on those programs; with REGEX only its tests so named (bats -f)
+#   assert_grader_parts LESSON REGEX...   every test of the lesson's grader matches exactly one
+#                         REGEX (a grader split into a shared part and a part alone on the GPU)
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT..", or the test skips where
 #                         the run left claims [n/j] for noise (skip_for_noise, assert_judged,
 #                         assert_same_or_noisy)
@@ -117,6 +121,24 @@ normalize() {
         -e 's/"NVIDIA[^"]*"/"GPU"/g' \
         -e 's/[0-9]+\.[0-9]+/#.#/g' \
         -e 's/(^|[^A-Za-z_0-9.#])[0-9]+( ?(ns|us|ms|s|B|KiB|MiB|GiB|TiB|GB\/s|MB\/s|%|x)([^A-Za-z_0-9]|$))/\1#\2/g'
+}
+
+run_grader() {
+    EXERCISE_BIN="$ROOT/$1/build/$2" run "${BATS:-bats}" ${3:+-f "$3"} "$ROOT/tests/exercises/$1.bats"
+}
+
+assert_grader_parts() {
+    local grader="$ROOT/tests/exercises/$1.bats" names name regex n
+    shift
+    names="$(sed -n -E 's/^@test "(.*)" \{$/\1/p' "$grader")"
+    [ -n "$names" ] || fail "no tests found in $grader"
+    while IFS= read -r name; do
+        n=0
+        for regex in "$@"; do
+            [[ ! "$name" =~ $regex ]] || n=$((n + 1))
+        done
+        [ "$n" -eq 1 ] || fail "the grader's test \"$name\" is in $n of the parts ($*)"
+    done <<<"$names"
 }
 
 # The CUDA toolkit's root: the folder above the bin/ of the nvcc on PATH (else /usr/local/cuda).
