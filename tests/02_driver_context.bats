@@ -305,20 +305,12 @@ GRADER_02_MEMORY='^context_leak: the tasks destroy their contexts and give their
 
 # bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass the grader's tests of function" {
-    [ -d "$ROOT/02_driver_context/solutions" ] || skip "no solutions/ in this copy (a student's template)"
-    require_gpu
-    run_grader 02_driver_context solutions "$GRADER_02_FUNCTION"
-    assert_success
-    assert_line '1..8'
+    assert_solutions_pass 02_driver_context "$GRADER_02_FUNCTION" 8
 }
 
 # bats test_tags=gpu
 @test "GPU: the exercises' reference solutions pass the grader's free-memory test (alone on the GPU)" {
-    [ -d "$ROOT/02_driver_context/solutions" ] || skip "no solutions/ in this copy (a student's template)"
-    require_gpu
-    run_grader 02_driver_context solutions "$GRADER_02_MEMORY"
-    assert_success
-    assert_line '1..1'
+    assert_solutions_pass 02_driver_context "$GRADER_02_MEMORY" 1
 }
 
 # (shared: each failure asserted is one of function, which no other program on the GPU can

@@ -309,20 +309,12 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
 
 # bats test_tags=gpu,shared
 @test "GPU: the reference solutions pass the exercise grader's tests of function" {
-    [ -d "$ROOT/03_pinned_memory/solutions" ] || skip "no solutions/ in this copy (a student's template)"
-    require_gpu
-    run_grader 03_pinned_memory solutions "$GRADER_03_FUNCTION"
-    assert_success
-    assert_line '1..3'
+    assert_solutions_pass 03_pinned_memory "$GRADER_03_FUNCTION" 3
 }
 
 # bats test_tags=gpu
 @test "GPU: the reference solutions pass the exercise grader's timed tests (alone on the GPU)" {
-    [ -d "$ROOT/03_pinned_memory/solutions" ] || skip "no solutions/ in this copy (a student's template)"
-    require_gpu
-    run_grader 03_pinned_memory solutions "$GRADER_03_TIMING"
-    assert_success
-    assert_line '1..3'
+    assert_solutions_pass 03_pinned_memory "$GRADER_03_TIMING" 3
 }
 
 @test "the grader's two parts for the reference solutions hold each of its tests once" {

@@ -26,6 +26,8 @@
 #                         LESSON_ERR (stderr)
 #   run_grader LESSON solutions|exercises [REGEX]   `run` the lesson's grader (tests/exercises/)
 #                         on those programs; with REGEX only its tests so named (bats -f)
+#   assert_solutions_pass LESSON REGEX N   on a GPU, the reference solutions pass the N tests of
+#                         the lesson's grader so named (skips in a copy without solutions/)
 #   assert_grader_parts LESSON REGEX...   every test of the lesson's grader matches exactly one
 #                         REGEX (a grader split into a shared part and a part alone on the GPU)
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT..", or the test skips where
@@ -125,6 +127,14 @@ normalize() {
 
 run_grader() {
     EXERCISE_BIN="$ROOT/$1/build/$2" run "${BATS:-bats}" ${3:+-f "$3"} "$ROOT/tests/exercises/$1.bats"
+}
+
+assert_solutions_pass() {
+    [ -d "$ROOT/$1/solutions" ] || skip "no solutions/ in this copy (a student's template)"
+    require_gpu
+    run_grader "$1" solutions "$2"
+    assert_success
+    assert_line "1..$3"
 }
 
 assert_grader_parts() {
