@@ -117,7 +117,7 @@ bool measure_model(int chunks, double handoff, struct model *m)
     static struct run timeline;
     timeline = (struct run){.streams = chunks};
     m->bound = play_pipeline(m, handoff, false, timeline.span);
-    m->ideal = play_pipeline(m, handoff, true, timeline.span);
+    m->ideal = play_pipeline(m, handoff, true, timeline.span); /* its spans, written last, stay */
     m->overlap = overlap_fraction(&timeline);
     return true;
 }

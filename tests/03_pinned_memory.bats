@@ -303,7 +303,8 @@ shim03() {
 
 # The reference solutions go through the grader in two parts (bats -f): its tests of function (a
 # buffer page-locked in place, the data delivered, what was made destroyed, cuMemHostAlloc's
-# flags) beside other programs in the shared first phase; its tests that time copies alone.
+# flags) beside other programs in the shared first phase; its tests that time copies alone. A CPU
+# test below checks that the two parts hold every test once.
 GRADER_03_FUNCTION='^(pin_it: pin\(\) page-locks|both_ways: both copies deliver|driver_pinned: the buffer comes from)'
 GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two directions overlap|driver_pinned: its copy runs)'
 
@@ -317,10 +318,6 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
     assert_solutions_pass 03_pinned_memory "$GRADER_03_TIMING" 3
 }
 
-@test "the grader's two parts for the reference solutions hold each of its tests once" {
-    assert_grader_parts 03_pinned_memory "$GRADER_03_FUNCTION" "$GRADER_03_TIMING"
-}
-
 # (shared: the grader's tests of function fail the untouched code whatever else runs on the GPU
 # (a buffer not page-locked, a copy not made, no cuMemHostAlloc), and only a failure is asserted)
 # bats test_tags=gpu,shared
@@ -332,6 +329,10 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
 }
 
 # ---- on any machine -----------------------------------------------------------------------
+
+@test "the grader's two parts for the reference solutions hold each of its tests once" {
+    assert_grader_parts 03_pinned_memory "$GRADER_03_FUNCTION" "$GRADER_03_TIMING"
+}
 
 @test "no GPU visible (CUDA_VISIBLE_DEVICES empty): exit 77 with the reason" {
     run_with_no_visible_device "$BIN" --max 1M

@@ -331,16 +331,13 @@ normalize_05() {
 
 # bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass the grader" {
-    [ -d "$ROOT/05_ptx_module/solutions" ] || skip "no solutions/ in this copy (a student's template)"
-    require_gpu
-    EXERCISE_BIN="$LESSON/build/solutions" run "${BATS:-bats}" "$ROOT/tests/exercises/05_ptx_module.bats"
-    assert_success
+    assert_solutions_pass 05_ptx_module "" 6
 }
 
 # bats test_tags=gpu,shared
 @test "GPU: the untouched exercises fail the grader, every one of them" {
     require_gpu
-    EXERCISE_BIN="$LESSON/build/exercises" run "${BATS:-bats}" "$ROOT/tests/exercises/05_ptx_module.bats"
+    run_grader 05_ptx_module exercises
     assert_failure
     assert_output --regexp 'not ok [0-9]+ pack_extra'
     assert_output --regexp 'not ok [0-9]+ find_kernel'

@@ -27,7 +27,8 @@
 #   run_grader LESSON solutions|exercises [REGEX]   `run` the lesson's grader (tests/exercises/)
 #                         on those programs; with REGEX only its tests so named (bats -f)
 #   assert_solutions_pass LESSON REGEX N   on a GPU, the reference solutions pass the N tests of
-#                         the lesson's grader so named (skips in a copy without solutions/)
+#                         the lesson's grader so named (REGEX "": all of them; skips in a copy
+#                         without solutions/)
 #   assert_grader_parts LESSON REGEX...   every test of the lesson's grader matches exactly one
 #                         REGEX (a grader split into a shared part and a part alone on the GPU)
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT..", or the test skips where
