@@ -12,7 +12,7 @@ BATS ?= bats
 BATS_LIB_PATH ?= /usr/lib/bats
 export BATS_LIB_PATH
 
-.PHONY: all programs program run test grade clean help doctor $(LESSONS) $(LESSONS:%=program-%)
+.PHONY: all programs program run test grade clean help doctor format format-check $(LESSONS) $(LESSONS:%=program-%)
 all: $(LESSONS)
 $(LESSONS):
 	@$(MAKE) --no-print-directory -C $@ all
@@ -73,6 +73,21 @@ grade:
 clean:
 	@for d in $(LESSONS); do $(MAKE) --no-print-directory -C $$d clean; done
 
+# The house layout (.clang-format, clang-format 14 or newer): make format rewrites every C,
+# CUDA and header file of the suite in place; make format-check only names the files it would
+# change, and fails if there is one (CI runs it through tests/format.bats).
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES = find . -name .git -prune -o -name build -prune -o -name build-hostsan -prune \
+  -o -name .gpu -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print
+format:
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make format: $(CLANG_FORMAT) not found (Debian: apt-get install clang-format)" >&2; exit 2; }
+	@$(FORMAT_FILES) | LC_ALL=C sort | tr '\n' '\0' | xargs -0 $(CLANG_FORMAT) -i --style=file
+format-check:
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make format-check: $(CLANG_FORMAT) not found (Debian: apt-get install clang-format)" >&2; exit 2; }
+	@bad=$$($(FORMAT_FILES) | LC_ALL=C sort | while read -r f; do \
+	  $(CLANG_FORMAT) --style=file "$$f" | cmp -s - "$$f" || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "not formatted as .clang-format says (make format fixes them):"; echo "$$bad"; exit 1; fi
+
 # Before anything runs: what this machine will show and what it cannot judge (tools/doctor).
 doctor:
 	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(ARCH)' BATS='$(BATS)' bash tools/doctor
@@ -88,6 +103,7 @@ help:
 	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; without a GPU it says it cannot grade here'
 	@echo '                    (SOLUTIONS=1, SUBMISSION=dir, OUT=dir FORMAT=all, GRADE_ARGS=...; see TEACHING.md)'
 	@echo '  make clean        remove all build output'
+	@echo '  make format       lay out every C and CUDA file as .clang-format says (make format-check: only list those it would change)'
 	@echo '  make doctor       before anything runs: what this machine will show, what it cannot judge and what to do (exit 0 ready, 1 fix, 77 no GPU)'
 	@echo '  make help         this text'
 	@echo '  make -C 01_hello_runtime run|test|check|sanitize|clean|help   one lesson: test runs its'

@@ -59,8 +59,10 @@ static void show(const char *name, const char *what_it_changes)
 
 void step_0_environment(void)
 {
-    printf("\n0. The CUDA environment variables this lesson reads (the driver reads them when it initialises or\n"
-           "   makes a context: set them in the shell, or with setenv before the first CUDA call)\n");
+    printf(
+        "\n0. The CUDA environment variables this lesson reads (the driver reads them when it "
+        "initialises or\n"
+        "   makes a context: set them in the shell, or with setenv before the first CUDA call)\n");
     static const char *blocking[] = {
         [NOT_SET] = "launches return before their kernel ends (=1: each waits; steps 5c, 6)",
         [SET_OFF] = "0: launches return before their kernel ends, as when not set (steps 5c, 6)",
@@ -68,13 +70,16 @@ void step_0_environment(void)
         [SET_OTHER] = "neither 0 nor 1: this lesson does not judge what it does",
     };
     show("CUDA_LAUNCH_BLOCKING", blocking[launch_blocking()]);
-    show("CUDA_VISIBLE_DEVICES", visible_devices_listed() < 0
-                                     ? "every GPU is visible (a list: only those, renumbered from 0; step 2)"
-                                     : "only the GPUs listed, renumbered from 0 (step 2 counts them)");
-    show("CUDA_DEVICE_ORDER", value_of("CUDA_DEVICE_ORDER")
-                                  ? "PCI_BUS_ID: devices numbered in PCI bus order; FASTEST_FIRST: fastest first"
-                                  : "devices numbered fastest first (PCI_BUS_ID: in PCI bus order)");
-    show("CUDA_MODULE_LOADING", module_loading()
-                                    ? "EAGER: every kernel loads with the context; LAZY: at its first launch (step 3)"
-                                    : "each kernel loads at its first launch (EAGER: all with the context; step 3)");
+    show("CUDA_VISIBLE_DEVICES",
+         visible_devices_listed() < 0
+             ? "every GPU is visible (a list: only those, renumbered from 0; step 2)"
+             : "only the GPUs listed, renumbered from 0 (step 2 counts them)");
+    show("CUDA_DEVICE_ORDER",
+         value_of("CUDA_DEVICE_ORDER")
+             ? "PCI_BUS_ID: devices numbered in PCI bus order; FASTEST_FIRST: fastest first"
+             : "devices numbered fastest first (PCI_BUS_ID: in PCI bus order)");
+    show("CUDA_MODULE_LOADING",
+         module_loading()
+             ? "EAGER: every kernel loads with the context; LAZY: at its first launch (step 3)"
+             : "each kernel loads at its first launch (EAGER: all with the context; step 3)");
 }

@@ -20,10 +20,14 @@ static const struct first_call {
     const char *name;
     bool default_device;
 } calls[] = {
-    {"cudaRuntimeGetVersion", false},   {"cudaDriverGetVersion", false},
-    {"cudaGetDeviceCount", false},      {"cudaGetDeviceProperties", false},
-    {"cudaDeviceGetAttribute", false},  {"cudaMemGetInfo", true},
-    {"cudaFree(0)", true},              {"cudaSetDevice", false},
+    {"cudaRuntimeGetVersion", false},
+    {"cudaDriverGetVersion", false},
+    {"cudaGetDeviceCount", false},
+    {"cudaGetDeviceProperties", false},
+    {"cudaDeviceGetAttribute", false},
+    {"cudaMemGetInfo", true},
+    {"cudaFree(0)", true},
+    {"cudaSetDevice", false},
     {"cudaInitDevice", false},
 };
 enum { N_CALLS = sizeof calls / sizeof calls[0] };
@@ -82,7 +86,8 @@ int first_call_child(const char *name, int device)
         if (!checkDriver(cuDeviceGet(&dev, acts_on)) ||
             !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
             return EXIT_CHECK;
-        status += DRIVER_INITIALISED + (active ? PRIMARY_ACTIVE : 0) + (current ? CONTEXT_CURRENT : 0);
+        status +=
+            DRIVER_INITIALISED + (active ? PRIMARY_ACTIVE : 0) + (current ? CONTEXT_CURRENT : 0);
     }
     return checkRuntime(err) ? status : EXIT_CHECK;
 }
@@ -97,7 +102,8 @@ static bool row_is(const int *seen, const char *name, int bits)
 
 static int run_child(int i, const char *dev)
 {
-    return wait_self(spawn_self((char *[]){"--first-call", (char *)calls[i].name, "--device", (char *)dev, NULL}));
+    return wait_self(spawn_self(
+        (char *[]){"--first-call", (char *)calls[i].name, "--device", (char *)dev, NULL}));
 }
 
 static bool no_context(int status)
@@ -107,15 +113,17 @@ static bool no_context(int status)
 
 bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
 {
-    printf("   which runtime calls, made first, start the primary context? Each row is a fresh child\n"
-           "   process, since a process makes its first call only once:\n");
+    printf(
+        "   which runtime calls, made first, start the primary context? Each row is a fresh child\n"
+        "   process, since a process makes its first call only once:\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
     pid_t pid[N_CALLS];
     int seen[N_CALLS];
     if (child_plan_for(L->compute_mode) == CHILDREN_SIDE_BY_SIDE) {
         for (int i = 0; i < N_CALLS; i++)
-            pid[i] = spawn_self((char *[]){"--first-call", (char *)calls[i].name, "--device", dev, NULL});
+            pid[i] = spawn_self(
+                (char *[]){"--first-call", (char *)calls[i].name, "--device", dev, NULL});
         for (int i = 0; i < N_CALLS; i++)
             seen[i] = wait_self(pid[i]);
     } else {
@@ -131,28 +139,32 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
         }
     }
     if (retried)
-        printf("   (%d child process(es) got no context beside the others and ran again alone)\n", retried);
+        printf("   (%d child process(es) got no context beside the others and ran again alone)\n",
+               retried);
     printf("      %-24s %-7s %-19s %-16s %s\n", "first call", "device", "driver initialised",
            "primary context", "made current");
     for (int i = 0; i < N_CALLS; i++) {
         int s = seen[i] - FIRST_CALL_SEEN;
         if (no_context(seen[i])) {
-            printf("      %-24s (the driver gave the child process no context: %s)\n", calls[i].name,
-                   seen[i] == CHILD_GPU_TAKEN ? "cudaErrorDevicesUnavailable" : "cudaErrorMemoryAllocation");
+            printf("      %-24s (the driver gave the child process no context: %s)\n",
+                   calls[i].name,
+                   seen[i] == CHILD_GPU_TAKEN ? "cudaErrorDevicesUnavailable"
+                                              : "cudaErrorMemoryAllocation");
             continue;
         }
         if (seen[i] < FIRST_CALL_SEEN) {
             printf("      %-24s (the child process failed: exit %d)\n", calls[i].name, seen[i]);
             continue;
         }
-        printf("      %-24s %-7d %-19s %-16s %s\n", calls[i].name, calls[i].default_device ? 0 : L->device,
-               s & DRIVER_INITIALISED ? "yes" : "no", s & PRIMARY_ACTIVE ? "active" : "inactive",
-               s & CONTEXT_CURRENT ? "yes" : "no");
+        printf("      %-24s %-7d %-19s %-16s %s\n", calls[i].name,
+               calls[i].default_device ? 0 : L->device, s & DRIVER_INITIALISED ? "yes" : "no",
+               s & PRIMARY_ACTIVE ? "active" : "inactive", s & CONTEXT_CURRENT ? "yes" : "no");
     }
     if (refused) {
-        not_judged("the driver gave some child processes no context, even alone: another process holds "
-                   "this GPU, or its memory is full",
-                   "which first calls start the primary context (step 2's 4 claims)");
+        not_judged(
+            "the driver gave some child processes no context, even alone: another process holds "
+            "this GPU, or its memory is full",
+            "which first calls start the primary context (step 2's 4 claims)");
         return true;
     }
     claim(row_is(seen, "cudaRuntimeGetVersion", 0),
@@ -163,12 +175,14 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
     int started = DRIVER_INITIALISED | PRIMARY_ACTIVE | CONTEXT_CURRENT;
     claim(row_is(seen, "cudaMemGetInfo", started) && row_is(seen, "cudaFree(0)", started) &&
               row_is(seen, "cudaSetDevice", started),
-          "cudaMemGetInfo, cudaFree(0) and cudaSetDevice each started the primary context and made it current");
+          "cudaMemGetInfo, cudaFree(0) and cudaSetDevice each started the primary context and made "
+          "it current");
 #if CUDART_VERSION >= 12000
     claim(row_is(seen, "cudaInitDevice", DRIVER_INITIALISED | PRIMARY_ACTIVE),
           "cudaInitDevice (CUDA 12.0) started the primary context without making it current");
 #else
-    not_judged("built with a CUDA older than 12.0", "cudaInitDevice starts the context without making it current");
+    not_judged("built with a CUDA older than 12.0",
+               "cudaInitDevice starts the context without making it current");
 #endif
     for (int i = 0; i < N_CALLS; i++)
         if (seen[i] < FIRST_CALL_SEEN)

@@ -41,9 +41,9 @@ void launch_spin(unsigned long long ns);
 /* environment.c: the CUDA environment variables the lesson reads (step 0) */
 enum setting { NOT_SET, SET_OFF, SET_ON, SET_OTHER };
 void step_0_environment(void);
-enum setting launch_blocking(void);      /* CUDA_LAUNCH_BLOCKING: unset, 0, 1, other */
-int visible_devices_listed(void);        /* entries in CUDA_VISIBLE_DEVICES, -1 when unset */
-const char *module_loading(void);        /* CUDA_MODULE_LOADING, NULL when unset */
+enum setting launch_blocking(void); /* CUDA_LAUNCH_BLOCKING: unset, 0, 1, other */
+int visible_devices_listed(void);   /* entries in CUDA_VISIBLE_DEVICES, -1 when unset */
+const char *module_loading(void);   /* CUDA_MODULE_LOADING, NULL when unset */
 
 /* first_calls.c: step 2b, and its child processes (--first-call NAME) */
 bool step_2b_which_first_calls_start_a_context(const struct lesson *L);

@@ -55,7 +55,8 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
     if (!checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC)) ||
         !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
         return false;
-    printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_BLOCKING_SYNC) -> recorded: flags 0x%x, active = %d\n",
+    printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_BLOCKING_SYNC) -> recorded: flags 0x%x, "
+           "active = %d\n",
            flags, active);
 #if CUDART_VERSION >= 12000
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
@@ -67,11 +68,13 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
     if (!checkRuntime(init) || !checkDriver(cuCtxGetCurrent(&current)))
         return false;
     active = primary_active(dev);
-    printf("   [child] cudaInitDevice(%d, 0, 0)  -> active = %d, current context = %s\n", device, active,
-           current ? "not NULL" : "NULL");
-    claim(active == 1 && current == NULL, "cudaInitDevice activated the primary context without making it current");
+    printf("   [child] cudaInitDevice(%d, 0, 0)  -> active = %d, current context = %s\n", device,
+           active, current ? "not NULL" : "NULL");
+    claim(active == 1 && current == NULL,
+          "cudaInitDevice activated the primary context without making it current");
 #else
-    not_judged("built with a CUDA older than 12.0", "cudaInitDevice activates the context without making it current");
+    not_judged("built with a CUDA older than 12.0",
+               "cudaInitDevice activates the context without making it current");
 #endif
     cudaError_t set = cudaSetDevice(device);
     if (no_context_for_child(set)) {
@@ -97,10 +100,12 @@ static bool step_8b_while_it_is_active(CUdevice dev)
         !checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_YIELD)) ||
         !checkDriver(cuCtxGetFlags(&after_driver)))
         return false;
-    printf("   [child] cudaSetDeviceFlags(cudaDeviceScheduleSpin)   -> cuCtxGetFlags -> 0x%x (%s)\n",
-           after_runtime, sched_name(after_runtime));
-    printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_YIELD)      -> cuCtxGetFlags -> 0x%x (%s)\n",
-           after_driver, sched_name(after_driver));
+    printf(
+        "   [child] cudaSetDeviceFlags(cudaDeviceScheduleSpin)   -> cuCtxGetFlags -> 0x%x (%s)\n",
+        after_runtime, sched_name(after_runtime));
+    printf(
+        "   [child] cuDevicePrimaryCtxSetFlags(SCHED_YIELD)      -> cuCtxGetFlags -> 0x%x (%s)\n",
+        after_driver, sched_name(after_driver));
     claim((after_runtime & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_SPIN &&
               (after_driver & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_YIELD,
           "set while the context is active, each call changed the live context's schedule flag");
@@ -115,25 +120,30 @@ static bool step_8c_references(CUdevice dev)
     CUcontext lib_ctx = NULL, current = NULL;
     CUdeviceptr lib_buf = 0;
     if (!checkRuntime(cudaMalloc(&app, 1 << 20)) || !checkDriver(cuCtxGetCurrent(&current)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) || !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)) ||
-        !checkDriver(cuMemFree(lib_buf)) || !checkDriver(cuDevicePrimaryCtxRelease(dev)))
+        !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) ||
+        !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)) || !checkDriver(cuMemFree(lib_buf)) ||
+        !checkDriver(cuDevicePrimaryCtxRelease(dev)))
         return false;
     int after_balanced = primary_active(dev);
     printf("   [child] library: retain (%s), cuMemAlloc, cuMemFree, release -> active = %d\n",
            lib_ctx == current ? "the runtime's context" : "ANOTHER context", after_balanced);
     claim(lib_ctx == current && after_balanced == 1,
-          "after the library's balanced release the context stays active: the runtime holds its own reference");
+          "after the library's balanced release the context stays active: the runtime holds its "
+          "own reference");
     CUresult extra = cuDevicePrimaryCtxRelease(dev); /* a bug on purpose: one release too many */
     int after_extra = primary_active(dev);
     CUresult app_owner = owner_of(app);
     printf("   [child] library: one release too many -> %s, active = %d; the application's buffer: "
-           "cuPointerGetAttribute -> %s\n", driver_name(extra), after_extra, driver_name(app_owner));
+           "cuPointerGetAttribute -> %s\n",
+           driver_name(extra), after_extra, driver_name(app_owner));
     claim(extra == CUDA_SUCCESS && after_extra == 0 && app_owner == CUDA_ERROR_INVALID_VALUE,
-          "one release too many took the runtime's reference: the context and the application's buffer are gone");
+          "one release too many took the runtime's reference: the context and the application's "
+          "buffer are gone");
     if (!checkRuntime(cudaMalloc(&again, 16)))
         return false;
     int restarted = primary_active(dev);
-    printf("   [child] the runtime's next call, cudaMalloc -> cudaSuccess, active = %d\n", restarted);
+    printf("   [child] the runtime's next call, cudaMalloc -> cudaSuccess, active = %d\n",
+           restarted);
     claim(restarted == 1, "the runtime's next call silently started a new primary context");
     return checkRuntime(cudaFree(again));
 }
@@ -145,22 +155,28 @@ static bool reset_with_library(CUdevice dev, bool runtime_reset)
     CUcontext lib_ctx = NULL;
     CUdeviceptr lib_buf = 0;
     unsigned int version = 0;
-    if (!checkRuntime(cudaMalloc(&app, 1 << 20)) || !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) ||
+    if (!checkRuntime(cudaMalloc(&app, 1 << 20)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) ||
         !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)))
         return false;
     const char *how = runtime_reset ? "cudaDeviceReset()" : "cuDevicePrimaryCtxReset(dev)";
-    if (runtime_reset ? !checkRuntime(cudaDeviceReset()) : !checkDriver(cuDevicePrimaryCtxReset(dev)))
+    if (runtime_reset ? !checkRuntime(cudaDeviceReset())
+                      : !checkDriver(cuDevicePrimaryCtxReset(dev)))
         return false;
     int active = primary_active(dev);
     CUresult app_owner = owner_of(app), lib_owner = owner_of((void *)(uintptr_t)lib_buf);
     CUresult lib_free = cuMemFree(lib_buf);
     CUresult lib_handle = cuCtxGetApiVersion(lib_ctx, &version);
-    printf("   [child] %-28s -> active = %d; cuPointerGetAttribute: application's buffer %s,\n"
-           "           library's %s; library: cuMemFree -> %s, cuCtxGetApiVersion(its handle) -> %s\n",
-           how, active, driver_name(app_owner), driver_name(lib_owner), driver_name(lib_free),
-           driver_name(lib_handle));
-    claim(active == 0 && app_owner == CUDA_ERROR_INVALID_VALUE && lib_owner == CUDA_ERROR_INVALID_VALUE,
-          "%s destroyed the context and every allocation in it, although a library held a reference", how);
+    printf(
+        "   [child] %-28s -> active = %d; cuPointerGetAttribute: application's buffer %s,\n"
+        "           library's %s; library: cuMemFree -> %s, cuCtxGetApiVersion(its handle) -> %s\n",
+        how, active, driver_name(app_owner), driver_name(lib_owner), driver_name(lib_free),
+        driver_name(lib_handle));
+    claim(
+        active == 0 && app_owner == CUDA_ERROR_INVALID_VALUE &&
+            lib_owner == CUDA_ERROR_INVALID_VALUE,
+        "%s destroyed the context and every allocation in it, although a library held a reference",
+        how);
     claim(lib_free != CUDA_SUCCESS && lib_handle != CUDA_SUCCESS,
           "after %s the library's pointer and context handle dangle: its calls on them fail", how);
     void *fresh = NULL;
@@ -171,7 +187,8 @@ static bool reset_with_library(CUdevice dev, bool runtime_reset)
 
 static bool step_8d_resets(CUdevice dev)
 {
-    printf("   d) cudaDeviceReset and cuDevicePrimaryCtxReset, with a library holding a reference\n");
+    printf(
+        "   d) cudaDeviceReset and cuDevicePrimaryCtxReset, with a library holding a reference\n");
     if (!reset_with_library(dev, true) || !reset_with_library(dev, false))
         return false;
     CUresult first = cuDevicePrimaryCtxRelease(dev), second = cuDevicePrimaryCtxRelease(dev);
@@ -179,7 +196,8 @@ static bool step_8d_resets(CUdevice dev)
     printf("   [child] library: its two releases after the resets -> %s, %s; active = %d\n",
            driver_name(first), driver_name(second), active);
     claim(first == CUDA_SUCCESS && second == CUDA_SUCCESS && active == 1,
-          "a reset releases no reference: the library's two releases still count, the runtime's stays");
+          "a reset releases no reference: the library's two releases still count, the runtime's "
+          "stays");
     return true;
 }
 
@@ -193,7 +211,8 @@ int lifecycle_child(int device)
     if (!step_8a_before_it_is_active(device, dev, &no_context))
         return EXIT_CHECK;
     if (no_context != cudaSuccess) { /* the relay makes this the parent's not-judged claim */
-        not_judged(cudaGetErrorName(no_context), "the rest of step 8: the driver gave this child process "
+        not_judged(cudaGetErrorName(no_context),
+                   "the rest of step 8: the driver gave this child process "
                    "no context (another process holds the GPU, or its memory is full)");
         return EXIT_OK;
     }
@@ -203,7 +222,8 @@ int lifecycle_child(int device)
 
 bool step_8_primary_context_lifecycle(struct lesson *L)
 {
-    printf("\n8. The primary context's lifecycle (in a child process, since it destroys the context)\n");
+    printf("\n8. The primary context's lifecycle (in a child process, since it destroys the "
+           "context)\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
     /* the last step: after it, this process needs no context again */

@@ -71,7 +71,8 @@ static void step_1_before_any_call(void)
     printf("   cuCtxGetCurrent(&ctx) -> %s (%d); ctx still holds our marker %p\n",
            driver_error_name(r), (int)r, (void *)ctx);
     printf("   (seed 001 printed \"(nil)\" here: it set ctx to NULL and ignored the result)\n");
-    claim(r == CUDA_ERROR_NOT_INITIALIZED, "the driver is not initialised before the first CUDA call");
+    claim(r == CUDA_ERROR_NOT_INITIALIZED,
+          "the driver is not initialised before the first CUDA call");
 }
 
 /* ---- 2. cudaGetDeviceCount: the runtime's first call ------------------------------------ */
@@ -79,13 +80,16 @@ static void step_1_before_any_call(void)
 /* Who may hold a context on this device: it decides how the child processes run. */
 static bool step_2_compute_mode(struct lesson *L, bool *cannot_run)
 {
-    if (!checkDriver(cuDeviceGetAttribute(&L->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, L->cu_dev)))
+    if (!checkDriver(
+            cuDeviceGetAttribute(&L->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, L->cu_dev)))
         return false;
     static const char *meaning[] = {
-        [CHILDREN_SIDE_BY_SIDE] = "any number of processes may use it at once: the child processes\n"
-                                  "   below run side by side",
-        [CHILDREN_ONE_AT_A_TIME] = "this GPU lets one process at a time use it: the child processes\n"
-                                   "   below run one at a time, and this process holds no context while one runs",
+        [CHILDREN_SIDE_BY_SIDE] =
+            "any number of processes may use it at once: the child processes\n"
+            "   below run side by side",
+        [CHILDREN_ONE_AT_A_TIME] =
+            "this GPU lets one process at a time use it: the child processes\n"
+            "   below run one at a time, and this process holds no context while one runs",
         [NO_CONTEXT_ALLOWED] = "no process may make a context on this GPU",
     };
     enum child_plan plan = child_plan_for(L->compute_mode);
@@ -93,7 +97,8 @@ static bool step_2_compute_mode(struct lesson *L, bool *cannot_run)
            platform_compute_mode_name(L->compute_mode), meaning[plan]);
     if (plan == NO_CONTEXT_ALLOWED) {
         fprintf(stderr,
-                "%s: cannot run here: device %d's compute mode is PROHIBITED: the driver lets no process\n"
+                "%s: cannot run here: device %d's compute mode is PROHIBITED: the driver lets no "
+                "process\n"
                 "make a context on it.\n%s: choose another GPU with --device, or ask the machine's "
                 "administrator (nvidia-smi -q shows the mode; nvidia-smi -c sets it).\n",
                 lesson_prog, L->device, lesson_prog);
@@ -112,7 +117,8 @@ static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bo
         return false;
     printf("   cudaGetDeviceCount -> %d device(s)\n", L->count);
     if (L->device >= L->count) {
-        fprintf(stderr, "%s: --device %d does not exist: this machine shows %d device(s), 0 to %d\n",
+        fprintf(stderr,
+                "%s: --device %d does not exist: this machine shows %d device(s), 0 to %d\n",
                 lesson_prog, L->device, L->count, L->count - 1);
         *no_such_device = true;
         return false;
@@ -126,14 +132,17 @@ static bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bo
         return false;
     printf("   cuCtxGetCurrent -> %s, ctx = %s\n", driver_error_name(r), ctx ? "not NULL" : "NULL");
     printf("   cuDevicePrimaryCtxGetState(device %d) -> active = %d\n", L->device, active);
-    claim(r == CUDA_SUCCESS, "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
+    claim(r == CUDA_SUCCESS,
+          "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
     claim(ctx == NULL, "no context is current yet");
     claim(active == 0, "the primary context of device %d is not active yet", L->device);
-    printf("   (seed 001 says most runtime calls need a context, so that the first one creates it)\n");
+    printf(
+        "   (seed 001 says most runtime calls need a context, so that the first one creates it)\n");
     int listed = visible_devices_listed();
     if (listed > 0)
-        claim(L->count <= listed, "CUDA_VISIBLE_DEVICES lists %d device(s): the runtime sees no more (%d)",
-              listed, L->count);
+        claim(L->count <= listed,
+              "CUDA_VISIBLE_DEVICES lists %d device(s): the runtime sees no more (%d)", listed,
+              L->count);
     if (!step_2_compute_mode(L, cannot_run))
         return false;
     return step_2b_which_first_calls_start_a_context(L);
@@ -153,19 +162,23 @@ static bool step_3_module_loading(void)
     const char *wanted = module_loading();
     bool lazy = mode == CU_MODULE_LAZY_LOADING;
     printf("   cuModuleGetLoadingMode     -> %s: %s\n", lazy ? "lazy" : "eager",
-           lazy ? "each kernel is loaded at its first launch" : "every kernel was loaded with the context");
+           lazy ? "each kernel is loaded at its first launch"
+                : "every kernel was loaded with the context");
     if (!wanted) {
         if (lazy_loading_is_default(driver_version, runtime_version))
-            claim(lazy, "CUDA_MODULE_LOADING is not set: loading is lazy, the default on Linux since CUDA 12.2 "
+            claim(lazy, "CUDA_MODULE_LOADING is not set: loading is lazy, the default on Linux "
+                        "since CUDA 12.2 "
                         "(on every platform since 12.3)");
         else
-            not_judged("the runtime or the driver is older than CUDA 12.2, where lazy loading became the default",
+            not_judged("the runtime or the driver is older than CUDA 12.2, where lazy loading "
+                       "became the default",
                        "loading is lazy by default");
     } else if (strcmp(wanted, "EAGER") == 0 || strcmp(wanted, "LAZY") == 0) {
-        claim(lazy == (strcmp(wanted, "LAZY") == 0), "the loading mode is the one CUDA_MODULE_LOADING=%s asks for",
-              wanted);
+        claim(lazy == (strcmp(wanted, "LAZY") == 0),
+              "the loading mode is the one CUDA_MODULE_LOADING=%s asks for", wanted);
     } else {
-        not_judged("a value other than EAGER or LAZY", "CUDA_MODULE_LOADING=%s sets the loading mode", wanted);
+        not_judged("a value other than EAGER or LAZY",
+                   "CUDA_MODULE_LOADING=%s sets the loading mode", wanted);
     }
     return true;
 }
@@ -197,7 +210,8 @@ static bool step_3_first_call_that_needs_a_context(struct lesson *L)
     printf("   cuDevicePrimaryCtxRetain   -> %p\n", (void *)retained);
     printf("   cuDevicePrimaryCtxGetState -> active = %d\n", active);
     claim(L->primary != NULL, "cudaSetDevice made a context current");
-    claim(L->primary == retained, "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns");
+    claim(L->primary == retained,
+          "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns");
     claim(active == 1, "the primary context is now active");
     return step_3_module_loading();
 }
@@ -223,27 +237,35 @@ static bool step_4_versions(const struct lesson *L)
                   "the runtime linked into this program (libcudart_static.a)");
     print_version("cudaDriverGetVersion", driver_version,
                   "the newest CUDA version the driver (libcuda.so.1) supports");
-    printf("   cuCtxGetApiVersion    -> %u for the primary context, %u for NULL (the current one):\n"
-           "                            the context's interface version: that of CUDA %u.%u, the last\n"
-           "                            release that changed it, not the driver's version\n",
-           api_primary, api_current, api_primary / 1000, api_primary % 1000 / 10);
-    printf("   the rules (NVIDIA's \"CUDA Compatibility\" guide): the runtime fails with\n"
-           "   cudaErrorInsufficientDriver when the driver is older than the minimum for the runtime's\n"
-           "   major version (CUDA 13.x needs driver 580 or newer, 12.x needs 525 or newer); within a\n"
-           "   major version a newer runtime runs on an older driver (minor version compatibility),\n"
-           "   except that the driver cannot JIT-compile PTX from the newer toolkit and some calls\n"
-           "   return cudaErrorCallRequiresNewerDriver; the forward compatibility package (cuda-compat)\n"
-           "   is the way past that, on the GPUs it supports.\n");
+    printf(
+        "   cuCtxGetApiVersion    -> %u for the primary context, %u for NULL (the current one):\n"
+        "                            the context's interface version: that of CUDA %u.%u, the "
+        "last\n"
+        "                            release that changed it, not the driver's version\n",
+        api_primary, api_current, api_primary / 1000, api_primary % 1000 / 10);
+    printf(
+        "   the rules (NVIDIA's \"CUDA Compatibility\" guide): the runtime fails with\n"
+        "   cudaErrorInsufficientDriver when the driver is older than the minimum for the "
+        "runtime's\n"
+        "   major version (CUDA 13.x needs driver 580 or newer, 12.x needs 525 or newer); within "
+        "a\n"
+        "   major version a newer runtime runs on an older driver (minor version compatibility),\n"
+        "   except that the driver cannot JIT-compile PTX from the newer toolkit and some calls\n"
+        "   return cudaErrorCallRequiresNewerDriver; the forward compatibility package "
+        "(cuda-compat)\n"
+        "   is the way past that, on the GPUs it supports.\n");
     if (runtime_version > driver_version)
-        printf("   here: the runtime is newer than the driver, it runs by minor version compatibility\n");
+        printf("   here: the runtime is newer than the driver, it runs by minor version "
+               "compatibility\n");
     else
         printf("   here: the driver is as new as the runtime or newer (backward compatibility)\n");
     claim(runtime_version / 1000 <= driver_version / 1000,
           "the driver supports this runtime's major version (no cudaErrorInsufficientDriver)");
-    claim(api_current == api_primary, "cuCtxGetApiVersion(NULL) answers for the current context, the primary one");
+    claim(api_current == api_primary,
+          "cuCtxGetApiVersion(NULL) answers for the current context, the primary one");
     claim(api_primary != (unsigned int)driver_version,
-          "the context's API version is not the driver's CUDA version (%d.%d)", driver_version / 1000,
-          driver_version % 1000 / 10);
+          "the context's API version is not the driver's CUDA version (%d.%d)",
+          driver_version / 1000, driver_version % 1000 / 10);
     return true;
 }
 
@@ -295,9 +317,12 @@ static int fault_demo(int device)
     bool blocking = launch_blocking() == SET_ON;
     cudaError_t set = cudaSetDevice(device);
     if (no_context_for_child(set)) { /* the relay makes this the parent's not-judged claim */
-        not_judged(cudaGetErrorName(set), "%s: the driver gave this child process no context (another "
-                   "process holds the GPU, or its memory is full)", blocking ? "the fault with "
-                   "CUDA_LAUNCH_BLOCKING=1" : "the fault without CUDA_LAUNCH_BLOCKING");
+        not_judged(cudaGetErrorName(set),
+                   "%s: the driver gave this child process no context (another "
+                   "process holds the GPU, or its memory is full)",
+                   blocking ? "the fault with "
+                              "CUDA_LAUNCH_BLOCKING=1"
+                            : "the fault without CUDA_LAUNCH_BLOCKING");
         return EXIT_OK;
     }
     if (!checkRuntime(set))
@@ -321,17 +346,20 @@ static int fault_demo(int device)
     bool sticky = at_sync == cudaErrorLaunchFailure && afterwards == cudaErrorLaunchFailure;
     if (blocking)
         claim(at_launch == cudaErrorLaunchFailure && sticky,
-              "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and both calls made after "
+              "with CUDA_LAUNCH_BLOCKING=1 the launch itself returned the fault, and both calls "
+              "made after "
               "it returned it too");
     else
-        claim(at_launch == cudaSuccess && sticky,
-              "the fault showed only at synchronisation, and the call made after it returned it too");
+        claim(
+            at_launch == cudaSuccess && sticky,
+            "the fault showed only at synchronisation, and the call made after it returned it too");
     return EXIT_OK;
 }
 
 static bool step_5c_fault_in_a_running_kernel(struct lesson *L)
 {
-    printf("   c) a fault inside a running kernel, in two child processes (a fault ruins the context)\n");
+    printf("   c) a fault inside a running kernel, in two child processes (a fault ruins the "
+           "context)\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
     char *args[] = {"--fault-demo", "--device", dev, NULL};
@@ -342,7 +370,8 @@ static bool step_5c_fault_in_a_running_kernel(struct lesson *L)
     printf("      with CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel):\n");
     int with = run_self(args, "CUDA_LAUNCH_BLOCKING", "1");
     if (without != EXIT_OK || with != EXIT_OK) {
-        fprintf(stderr, "%s: step 5c's child processes exited %d and %d\n", lesson_prog, without, with);
+        fprintf(stderr, "%s: step 5c's child processes exited %d and %d\n", lesson_prog, without,
+                with);
         return false;
     }
     return take_context_again(L);
@@ -363,9 +392,10 @@ bool give_back_context_for_child(struct lesson *L)
         !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
         return false;
     printf("      (compute mode %s: this process gives back its context first, cudaDeviceReset ->\n"
-           "      active = %d, so that the child may have the GPU)\n", platform_compute_mode_name(L->compute_mode),
-           active);
-    claim(active == 0, "this process holds no context on device %d while its child process runs", L->device);
+           "      active = %d, so that the child may have the GPU)\n",
+           platform_compute_mode_name(L->compute_mode), active);
+    claim(active == 0, "this process holds no context on device %d while its child process runs",
+          L->device);
     return true;
 }
 
@@ -380,13 +410,15 @@ bool take_context_again(struct lesson *L)
     unsigned int flags = 0;
     int active = -1;
     if (!requireRuntime(cudaSetDevice(L->device)) || !checkRuntime(cudaFree(0)) ||
-        !checkDriver(cuCtxGetCurrent(&L->primary)) || !checkDriver(cuDevicePrimaryCtxRetain(&retained, L->cu_dev)) ||
+        !checkDriver(cuCtxGetCurrent(&L->primary)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&retained, L->cu_dev)) ||
         !checkDriver(cuDevicePrimaryCtxRelease(L->cu_dev)) ||
         !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
         return false;
-    printf("      (cudaSetDevice(%d), cudaFree(0): the runtime started a new primary context for the steps\n"
-           "      that follow: current %p, cuDevicePrimaryCtxRetain %p, active = %d)\n", L->device,
-           (void *)L->primary, (void *)retained, active);
+    printf("      (cudaSetDevice(%d), cudaFree(0): the runtime started a new primary context for "
+           "the steps\n"
+           "      that follow: current %p, cuDevicePrimaryCtxRetain %p, active = %d)\n",
+           L->device, (void *)L->primary, (void *)retained, active);
     claim(L->primary == retained && active == 1,
           "after the child, the runtime started a new primary context and made it current here");
     return true;
@@ -423,8 +455,8 @@ static bool step_6_launch_returns_at_once(void)
     bool tool = under_tool(why, sizeof why);
     switch (tool && launch_blocking() != SET_ON ? SET_OTHER : launch_blocking()) {
     case SET_ON:
-        claim(query == cudaSuccess,
-              "CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended");
+        claim(query == cudaSuccess, "CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only "
+                                    "after its kernel had ended");
         break;
     case SET_OTHER: /* the launch against a 20 ms kernel: a race with the tool's own cost */
         not_judged(tool ? why : "CUDA_LAUNCH_BLOCKING is neither 0 nor 1",
@@ -476,9 +508,9 @@ cleanup:
 struct worker {
     int device;
     CUresult at_start_result;
-    CUcontext at_start;    /* current context when the thread starts */
-    CUcontext after_set;   /* after cudaSetDevice in this thread */
-    bool ok;               /* every CUDA call in the thread succeeded */
+    CUcontext at_start;  /* current context when the thread starts */
+    CUcontext after_set; /* after cudaSetDevice in this thread */
+    bool ok;             /* every CUDA call in the thread succeeded */
 };
 
 static void *worker_main(void *arg)
@@ -508,7 +540,8 @@ static bool step_7_context_belongs_to_a_thread(const struct lesson *L)
            (void *)w.after_set);
     printf("   main thread's context:                                 %p\n", (void *)L->primary);
     claim(w.at_start == NULL, "a new thread starts with no current context");
-    claim(w.after_set == L->primary, "its first runtime call made the same primary context current there");
+    claim(w.after_set == L->primary,
+          "its first runtime call made the same primary context current there");
     return true;
 }
 
@@ -523,7 +556,7 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
-        {"fault-demo", no_argument, NULL, 'F'}, /* internal: step 5c's child process */
+        {"fault-demo", no_argument, NULL, 'F'},       /* internal: step 5c's child process */
         {"first-call", required_argument, NULL, 'C'}, /* internal: step 2b's child process */
         {"lifecycle-demo", no_argument, NULL, 'L'},   /* internal: step 8's child process */
         {NULL, 0, NULL, 0},
@@ -557,8 +590,10 @@ static int parse_options(int argc, char **argv, struct lesson *L, enum mode *mod
      * as unknown as any other (a child process of the lesson carries its parent's id). */
     if (*mode != LESSON && !started_by_the_lesson()) {
         fprintf(stderr, "%s: --%s is internal: the lesson itself starts it in a child process\n",
-                lesson_prog, *mode == FAULT_DEMO ? "fault-demo" : *mode == FIRST_CALL ? "first-call"
-                                                                                  : "lifecycle-demo");
+                lesson_prog,
+                *mode == FAULT_DEMO   ? "fault-demo"
+                : *mode == FIRST_CALL ? "first-call"
+                                      : "lifecycle-demo");
         usage(stderr);
         return EXIT_USAGE;
     }

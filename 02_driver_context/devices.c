@@ -31,19 +31,21 @@ bool step_7_every_device(struct lesson *L)
     /* Only after every device has its buffer, read each one back in its own context. */
     for (int d = 0; d < devices; d++) {
         CUdevice cd;
-        TRY(checkDriver(cuDeviceGet(&cd, d)) && checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
+        TRY(checkDriver(cuDeviceGet(&cd, d)) &&
+            checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
         TRY(checkDriver(cuCtxPushCurrent(dev_ctx[d])));
         memset(L->host_out, 0, BYTES);
         CUcontext owner = NULL;
         int ordinal = -1;
         bool step = checkDriver(cuMemcpyDtoH(L->host_out, L->dev_buf[d], BYTES)) &&
-                    checkDriver(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, L->dev_buf[d])) &&
+                    checkDriver(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                                      L->dev_buf[d])) &&
                     checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                                       L->dev_buf[d]));
         TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
         int wrong = wrong_words(L->host_out, 100u + (unsigned int)d, 0);
-        printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n", d,
-               name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
+        printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n",
+               d, name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
                name_of(owner), ordinal, wrong);
         own_ok += owner == dev_ctx[d] && ordinal == d;
         data_ok += wrong == 0;
@@ -56,35 +58,41 @@ bool step_7_every_device(struct lesson *L)
     }
     now = current(&ok);
     TRY(ok);
-    claim(made == devices, "each of the %d device(s) got its own context, current on the right device",
-          devices);
-    claim(own_ok == devices, "each buffer belongs to its device's context and lives on that device (%d device(s))",
+    claim(made == devices,
+          "each of the %d device(s) got its own context, current on the right device", devices);
+    claim(own_ok == devices,
+          "each buffer belongs to its device's context and lives on that device (%d device(s))",
           devices);
     claim(data_ok == devices,
           "every buffer held its own data after all the devices were used (%d device(s))", devices);
-    claim(now == L->runtime_ctx, "after pushing and popping them all, the primary context is current again");
-    printf("   Each context owns what was made in it (steps 4 and 7 named the owners), and every\n"
-           "   allocation has an address of its own in the process's one unified address space: a\n"
-           "   copy finds it from any context (step 4). A kernel on one GPU works on another GPU's\n"
-           "   memory once its context has peer access: step 8.\n");
+    claim(now == L->runtime_ctx,
+          "after pushing and popping them all, the primary context is current again");
+    printf(
+        "   Each context owns what was made in it (steps 4 and 7 named the owners), and every\n"
+        "   allocation has an address of its own in the process's one unified address space: a\n"
+        "   copy finds it from any context (step 4). A kernel on one GPU works on another GPU's\n"
+        "   memory once its context has peer access: step 8.\n");
     return ok;
 }
 
 void step_10_what_a_context_holds(void)
 {
     printf("\n10. What a context holds, and which API to choose\n");
-    printf("   NVIDIA's Programming Guide (\"The CUDA Driver API\", Context) likens a context to a CPU\n"
+    printf("   NVIDIA's Programming Guide (\"The CUDA Driver API\", Context) likens a context to a "
+           "CPU\n"
            "   process: it holds the allocations and their mappings, the modules loaded into it,\n"
            "   its streams and events, its limits (step 2); destroying it frees them all.\n");
-    printf("   It is no wall between tenants, as seed 002 suggests: a copy in one context read\n"
-           "   another's memory by its address (step 4); the process is the boundary. Separate\n"
-           "   processes keep tenants' memory apart. On one GPU, MPS (Volta and later) gives each\n"
-           "   client process its own address space and limits, but a fatal fault in one client\n"
-           "   reaches every client sharing that GPU; MIG partitions the GPU so that one instance's\n"
-           "   faults and memory stay its own (NVIDIA's MPS and MIG user guides).\n");
+    printf(
+        "   It is no wall between tenants, as seed 002 suggests: a copy in one context read\n"
+        "   another's memory by its address (step 4); the process is the boundary. Separate\n"
+        "   processes keep tenants' memory apart. On one GPU, MPS (Volta and later) gives each\n"
+        "   client process its own address space and limits, but a fatal fault in one client\n"
+        "   reaches every client sharing that GPU; MIG partitions the GPU so that one instance's\n"
+        "   faults and memory stay its own (NVIDIA's MPS and MIG user guides).\n");
     printf("   Runtime API: one primary context per device, shared by every thread and library of\n"
            "   the process (runtime API reference, \"Interactions with the CUDA Driver API\").\n"
            "   Advice, not measured: choose it for applications; the Driver API for frameworks,\n"
            "   plugins and tools that load code at run time or need explicit lifetimes, and\n"
-           "   cuDevicePrimaryCtxRetain rather than cuCtxCreate to share a device with the runtime.\n");
+           "   cuDevicePrimaryCtxRetain rather than cuCtxCreate to share a device with the "
+           "runtime.\n");
 }

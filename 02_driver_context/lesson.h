@@ -23,21 +23,21 @@ enum {
     WORDS = 256 * 1024, /* each test buffer: 1 MiB of unsigned int */
 };
 #define BYTES ((size_t)WORDS * sizeof(unsigned int))
-#define MIB (1024.0 * 1024.0)
+#define MIB   (1024.0 * 1024.0)
 
 /* What the steps hand on to each other, and what main() frees at the end. */
 struct lesson {
-    long device, repeat;          /* the options */
-    int count;                    /* devices the driver shows */
-    int driver_version;           /* cuDriverGetVersion: 13000 for CUDA 13.0 */
-    int compute_mode;             /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE of --device */
-    CUdevice dev;                 /* the device of steps 2 to 6 */
-    char name[256];               /* its name */
+    long device, repeat; /* the options */
+    int count;           /* devices the driver shows */
+    int driver_version;  /* cuDriverGetVersion: 13000 for CUDA 13.0 */
+    int compute_mode;    /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE of --device */
+    CUdevice dev;        /* the device of steps 2 to 6 */
+    char name[256];      /* its name */
     unsigned int *host_in, *host_out;
-    CUdeviceptr buf_a, buf_b;     /* step 4: one buffer in ctxA, one in ctxB */
-    void *rt_in_a, *rt_in_primary; /* step 5: cudaMalloc in ctxA, then in the primary */
+    CUdeviceptr buf_a, buf_b;         /* step 4: one buffer in ctxA, one in ctxB */
+    void *rt_in_a, *rt_in_primary;    /* step 5: cudaMalloc in ctxA, then in the primary */
     CUdeviceptr dev_buf[MAX_DEVICES]; /* step 7: one buffer per device */
-    CUcontext runtime_ctx;        /* the primary context the runtime made current (step 5c) */
+    CUcontext runtime_ctx;            /* the primary context the runtime made current (step 5c) */
 };
 
 /* The contexts this lesson makes, named so the story reads "ctxA" rather than an address. */
@@ -60,31 +60,33 @@ bool memory_judgeable(double control_spread_mib, double bar_mib);
 
 /* ---- tools.c ------------------------------------------------------------------------ */
 const char *error_name(CUresult r);
-CUcontext current(bool *ok);                      /* cuCtxGetCurrent */
-CUcontext owner_of(CUdeviceptr p, bool *ok);      /* CU_POINTER_ATTRIBUTE_CONTEXT */
-size_t free_memory(bool *ok);                     /* cuMemGetInfo's free bytes */
-double free_memory_spread(bool *ok);              /* MiB it moved over 10 reads, 10 ms apart */
-extern CUresult context_refused; /* a cuCtxCreate got DEVICE_UNAVAILABLE or OUT_OF_MEMORY: exit 77 */
+CUcontext current(bool *ok);                 /* cuCtxGetCurrent */
+CUcontext owner_of(CUdeviceptr p, bool *ok); /* CU_POINTER_ATTRIBUTE_CONTEXT */
+size_t free_memory(bool *ok);                /* cuMemGetInfo's free bytes */
+double free_memory_spread(bool *ok);         /* MiB it moved over 10 reads, 10 ms apart */
+extern CUresult
+    context_refused; /* a cuCtxCreate got DEVICE_UNAVAILABLE or OUT_OF_MEMORY: exit 77 */
 void fill(unsigned int *h, unsigned int seed);
 int wrong_words(const unsigned int *h, unsigned int seed, unsigned int plus);
-bool free_in(CUcontext ctx, CUdeviceptr *p);      /* cuMemFree with ctx pushed */
-bool cuda_free_in(CUcontext ctx, void **p);       /* cudaFree with ctx pushed */
+bool free_in(CUcontext ctx, CUdeviceptr *p); /* cuMemFree with ctx pushed */
+bool cuda_free_in(CUcontext ctx, void **p);  /* cudaFree with ctx pushed */
 
 /* cuCtxCreate changed in CUDA 13: it gained a CUctxCreateParams * (NULL: no execution
  * affinity, no CIG) before the flags. The seeds' three-argument call is the CUDA 12 form. */
 bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line);
 #define CREATE_CONTEXT(ctx, dev) create_context((ctx), (dev), __FILE__, __LINE__)
 #if CUDA_VERSION >= 13000
-#define CREATE_FORM "cuCtxCreate(&ctx, NULL, 0, dev)   (CUDA 13: CUctxCreateParams *, flags, device)"
+#define CREATE_FORM \
+    "cuCtxCreate(&ctx, NULL, 0, dev)   (CUDA 13: CUctxCreateParams *, flags, device)"
 #else
 #define CREATE_FORM "cuCtxCreate(&ctx, 0, dev)   (CUDA 12: flags, device)"
 #endif
 
 /* Inside a step: a failed call ends the step (the caller frees what was made). */
-#define TRY(x)                                                                                 \
-    do {                                                                                       \
-        if (!(x))                                                                              \
-            return false;                                                                      \
+#define TRY(x)            \
+    do {                  \
+        if (!(x))         \
+            return false; \
     } while (0)
 
 /* ---- the steps, in the order main() calls them ----------------------------------------- */
@@ -93,8 +95,8 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L);
 bool step_5_runtime_and_driver_on_one_thread(struct lesson *L);
 bool step_6_contexts_are_per_thread(struct lesson *L);
 bool step_7_every_device(struct lesson *L);
-bool step_8_contexts_and_peers(struct lesson *L);   /* peers.c */
-bool step_9_entry_points(struct lesson *L);         /* entry_points.c */
+bool step_8_contexts_and_peers(struct lesson *L); /* peers.c */
+bool step_9_entry_points(struct lesson *L);       /* entry_points.c */
 void step_10_what_a_context_holds(void);
 
 /* kernel.cu */

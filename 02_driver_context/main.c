@@ -33,17 +33,18 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: %s [--device N] [--repeat N] [--help]\n"
-            "Creates Driver API contexts next to the runtime's primary context and checks\n"
-            "every claim it prints: the context stack, who owns an allocation, threads, devices.\n"
-            "  -d, --device N   the GPU for steps 2 to 6, and the first of step 8's pair\n"
-            "                   (default 0; see CUDA_VISIBLE_DEVICES)\n"
-            "  -r, --repeat N   context create/destroy rounds to time in step 2 (1 to %d, default 5)\n"
-            "  -h, --help       this text\n"
-            "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
-            "             2 bad command line, 77 no usable GPU or driver here\n",
-            lesson_prog, MAX_REPEAT);
+    fprintf(
+        to,
+        "usage: %s [--device N] [--repeat N] [--help]\n"
+        "Creates Driver API contexts next to the runtime's primary context and checks\n"
+        "every claim it prints: the context stack, who owns an allocation, threads, devices.\n"
+        "  -d, --device N   the GPU for steps 2 to 6, and the first of step 8's pair\n"
+        "                   (default 0; see CUDA_VISIBLE_DEVICES)\n"
+        "  -r, --repeat N   context create/destroy rounds to time in step 2 (1 to %d, default 5)\n"
+        "  -h, --help       this text\n"
+        "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
+        "             2 bad command line, 77 no usable GPU or driver here\n",
+        lesson_prog, MAX_REPEAT);
 }
 
 /* Returns -1 when the options are good, else the exit code. */
@@ -90,9 +91,11 @@ static void show_environment(void)
     static const struct {
         const char *name, *what;
     } vars[] = {
-        {"CUDA_VISIBLE_DEVICES", "which GPUs the process sees, numbered from 0 in the order listed"},
+        {"CUDA_VISIBLE_DEVICES",
+         "which GPUs the process sees, numbered from 0 in the order listed"},
         {"CUDA_DEVICE_ORDER", "FASTEST_FIRST (default) or PCI_BUS_ID: how the GPUs are numbered"},
-        {"CUDA_MODULE_LOADING", "LAZY (default) or EAGER: when step 5b's kernel is loaded into ctxA"},
+        {"CUDA_MODULE_LOADING",
+         "LAZY (default) or EAGER: when step 5b's kernel is loaded into ctxA"},
     };
     printf("   environment:\n");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
@@ -131,8 +134,9 @@ static void before_cuinit(void)
            (int)r_proc, fn ? "a function pointer" : "no pointer");
     lookup_ok = r_proc == CUDA_SUCCESS && fn != NULL && found == CU_GET_PROC_ADDRESS_SUCCESS;
 #endif
-    claim(r == CUDA_ERROR_NOT_INITIALIZED && r_ctx == CUDA_ERROR_NOT_INITIALIZED,
-          "cuDeviceGetCount and cuCtxGetCurrent fail with CUDA_ERROR_NOT_INITIALIZED before cuInit");
+    claim(
+        r == CUDA_ERROR_NOT_INITIALIZED && r_ctx == CUDA_ERROR_NOT_INITIALIZED,
+        "cuDeviceGetCount and cuCtxGetCurrent fail with CUDA_ERROR_NOT_INITIALIZED before cuInit");
     claim(r_version == CUDA_SUCCESS && version > 0 && r_name == CUDA_SUCCESS && name && lookup_ok,
           "cuDriverGetVersion, cuGetErrorName%s work before cuInit: not every call needs it",
           CUDA_VERSION >= 12000 ? " and cuGetProcAddress" : "");
@@ -148,7 +152,8 @@ static bool environment_claims(int count, bool pci_order, int driver_version)
         for (const char *c = visible; *c; c++)
             listed += *c == ',';
         claim(count <= listed,
-              "CUDA_VISIBLE_DEVICES lists %d entr%s and the driver shows %d device(s): no more than listed",
+              "CUDA_VISIBLE_DEVICES lists %d entr%s and the driver shows %d device(s): no more "
+              "than listed",
               listed, listed == 1 ? "y" : "ies", count);
     }
     if (order && strcmp(order, "PCI_BUS_ID") == 0 && !(visible && *visible))
@@ -159,8 +164,10 @@ static bool environment_claims(int count, bool pci_order, int driver_version)
     bool by_default = !asked && lazy && lazy_loading_is_default(driver_version);
     if (lazy && !asked && !by_default) { /* decided from the driver's version alone */
         char why[128];
-        snprintf(why, sizeof why, "the driver supports CUDA %d.%d, older than 12.2, where lazy loading "
-                 "became the default", driver_version / 1000, driver_version % 1000 / 10);
+        snprintf(why, sizeof why,
+                 "the driver supports CUDA %d.%d, older than 12.2, where lazy loading "
+                 "became the default",
+                 driver_version / 1000, driver_version % 1000 / 10);
         not_judged(why, "CUDA_MODULE_LOADING is not set: loading is lazy");
     }
     CUmoduleLoadingMode mode = CU_MODULE_LAZY_LOADING;
@@ -170,10 +177,12 @@ static bool environment_claims(int count, bool pci_order, int driver_version)
            mode == CU_MODULE_EAGER_LOADING ? "CU_MODULE_EAGER_LOADING" : "CU_MODULE_LAZY_LOADING");
     if (asked)
         claim(mode == (eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING),
-              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)", eager ? "EAGER" : "LAZY");
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (%s)",
+              eager ? "EAGER" : "LAZY");
     else if (by_default)
         claim(mode == CU_MODULE_LAZY_LOADING,
-              "the module loading mode is what CUDA_MODULE_LOADING asks for (not set: LAZY, the default "
+              "the module loading mode is what CUDA_MODULE_LOADING asks for (not set: LAZY, the "
+              "default "
               "on Linux since CUDA 12.2, on every platform since 12.3)");
     return true;
 }
@@ -192,8 +201,7 @@ static int step_1_explicit_start(struct lesson *L)
         return verdict(false);
     double init_ms = host_ms() - t0;
     int driver_version = 0;
-    if (!checkDriver(cuDriverGetVersion(&driver_version)) ||
-        !checkDriver(cuDeviceGetCount(&count)))
+    if (!checkDriver(cuDriverGetVersion(&driver_version)) || !checkDriver(cuDeviceGetCount(&count)))
         return verdict(false);
     if (count < 1) {
         fprintf(stderr, "%s: cannot run here: the driver reports no CUDA device\n", lesson_prog);
@@ -207,7 +215,8 @@ static int step_1_explicit_start(struct lesson *L)
     }
     L->count = count;
     L->driver_version = driver_version;
-    printf("   cuInit(0) took %.1f ms; the driver supports CUDA %d.%d; cuDeviceGetCount -> %d device(s)\n",
+    printf("   cuInit(0) took %.1f ms; the driver supports CUDA %d.%d; cuDeviceGetCount -> %d "
+           "device(s)\n",
            init_ms, driver_version / 1000, driver_version % 1000 / 10, count);
     int listed = 0, ascending = 1;
     char name[256], bus[32], prev_bus[32] = "";
@@ -217,22 +226,25 @@ static int step_1_explicit_start(struct lesson *L)
         size_t total = 0;
         if (!checkDriver(cuDeviceGet(&cd, d)) ||
             !checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)) ||
-            !checkDriver(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cd)) ||
-            !checkDriver(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cd)) ||
+            !checkDriver(
+                cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cd)) ||
+            !checkDriver(
+                cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cd)) ||
             !checkDriver(cuDeviceTotalMem(&total, cd)) ||
             !checkDriver(cuDeviceGetPCIBusId(bus, (int)sizeof bus, cd)))
             return verdict(false);
-        printf("   [device %d] \"%s\", compute capability %d.%d, %.2f GiB, PCI %s\n", d, name, major,
-               minor, (double)total / (MIB * 1024.0), bus);
+        printf("   [device %d] \"%s\", compute capability %d.%d, %.2f GiB, PCI %s\n", d, name,
+               major, minor, (double)total / (MIB * 1024.0), bus);
         listed += name[0] != '\0' && major > 0 && total > 0;
         ascending = ascending && strcmp(prev_bus, bus) < 0;
         snprintf(prev_bus, sizeof prev_bus, "%s", bus);
     }
-    claim(listed == count, "cuInit found %d device(s), each with a name, a compute capability and memory",
-          count);
+    claim(listed == count,
+          "cuInit found %d device(s), each with a name, a compute capability and memory", count);
     if (!checkDriver(cuDeviceGet(&L->dev, (int)L->device)) ||
         !checkDriver(cuDeviceGetName(L->name, (int)sizeof L->name, L->dev)) ||
-        !checkDriver(cuDeviceGetAttribute(&L->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, L->dev)))
+        !checkDriver(
+            cuDeviceGetAttribute(&L->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, L->dev)))
         return verdict(false);
     printf("   steps 2 to 6 use device %ld, \"%s\"\n", L->device, L->name);
     int rc = compute_mode(L);
@@ -246,17 +258,22 @@ static int step_1_explicit_start(struct lesson *L)
 /* Who may hold a context on the device of steps 2 to 6. Returns -1 to go on, else the exit code. */
 static int compute_mode(struct lesson *L)
 {
-    printf("   its compute mode (cuDeviceGetAttribute): %s", platform_compute_mode_name(L->compute_mode));
+    printf("   its compute mode (cuDeviceGetAttribute): %s",
+           platform_compute_mode_name(L->compute_mode));
     if (!contexts_allowed(L->compute_mode)) {
         printf(": no process may make a context on it\n");
-        fprintf(stderr, "%s: cannot run here: device %ld's compute mode is PROHIBITED: the driver lets no "
-                "process make a context on it.\n%s: choose another GPU with --device, or ask the machine's "
-                "administrator (nvidia-smi -q shows the mode).\n", lesson_prog, L->device, lesson_prog);
+        fprintf(stderr,
+                "%s: cannot run here: device %ld's compute mode is PROHIBITED: the driver lets no "
+                "process make a context on it.\n%s: choose another GPU with --device, or ask the "
+                "machine's "
+                "administrator (nvidia-smi -q shows the mode).\n",
+                lesson_prog, L->device, lesson_prog);
         return EXIT_CANNOT_RUN;
     }
     if (one_context_at_a_time(L->compute_mode))
         printf(": this GPU lets one process at a time use it, and NVIDIA documents\n"
-               "   one context on it at a time; if the driver refuses this lesson a second context, the\n"
+               "   one context on it at a time; if the driver refuses this lesson a second "
+               "context, the\n"
                "   lesson stops and says so (exit 77)\n");
     else
         printf(": any number of contexts and processes may use it\n");
@@ -275,10 +292,11 @@ static bool stack_reservation(struct lesson *L, double taken_med, double spread)
         checkDriver(cuCtxGetLimit(&fifo_b, CU_LIMIT_PRINTF_FIFO_SIZE)) &&
         checkDriver(cuCtxGetLimit(&heap_b, CU_LIMIT_MALLOC_HEAP_SIZE)) &&
         checkDriver(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, L->dev)) &&
-        checkDriver(cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
-                                         L->dev)));
+        checkDriver(cuDeviceGetAttribute(
+            &threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, L->dev)));
     printf("     ctxA's limits (cuCtxGetLimit): stack %zu B per thread, printf FIFO %.2f MiB, "
-           "malloc heap %.2f MiB\n", stack_b, fifo_b / MIB, heap_b / MIB);
+           "malloc heap %.2f MiB\n",
+           stack_b, fifo_b / MIB, heap_b / MIB);
     CUcontext tmp = NULL;
     TRY(CREATE_CONTEXT(&tmp, L->dev));
     size_t before = free_memory(&ok);
@@ -292,16 +310,21 @@ static bool stack_reservation(struct lesson *L, double taken_med, double spread)
            2 * stack_b, grew, stack_b, sms, threads, model);
     if (!memory_judgeable(spread, 0.1 * model)) {
         char why[160];
-        snprintf(why, sizeof why, "free device memory moved by %.1f MiB by itself (the control), more than "
-                 "10%% of the model", spread);
+        snprintf(why, sizeof why,
+                 "free device memory moved by %.1f MiB by itself (the control), more than "
+                 "10%% of the model",
+                 spread);
         not_judged(why, "raising the stack limit reserved it for every thread the device can hold");
     } else if (grew > 0.0) {
         claim(grew > 0.9 * model && grew < 1.1 * model,
               "raising the stack limit reserved it for every thread the device can hold: "
-              "%.1f MiB, the model's %.1f MiB within 10%%", grew, model);
-        printf("     inferred, if the first %zu B per thread are reserved the same way: %.1f of the\n"
-               "     %.1f MiB a context takes are stacks; the rest (printf FIFO, malloc heap, the\n"
-               "     driver's own buffers) is not measured here\n", stack_b, model, taken_med);
+              "%.1f MiB, the model's %.1f MiB within 10%%",
+              grew, model);
+        printf(
+            "     inferred, if the first %zu B per thread are reserved the same way: %.1f of the\n"
+            "     %.1f MiB a context takes are stacks; the rest (printf FIFO, malloc heap, the\n"
+            "     driver's own buffers) is not measured here\n",
+            stack_b, model, taken_med);
     } else {
         not_judged("the driver reserved nothing when the limit was raised",
                    "raising the stack limit reserved it for every thread the device can hold");
@@ -314,8 +337,10 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
 {
     bool ok = true;
     printf("\n2. A context of our own: cuCtxCreate\n");
-    printf("   CUDA %d.%d headers: %s\n", CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10, CREATE_FORM);
-    printf("   (the seeds' cuCtxCreate(&ctx, 0, dev) is the CUDA 12 form and no longer compiles)\n");
+    printf("   CUDA %d.%d headers: %s\n", CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
+           CREATE_FORM);
+    printf(
+        "   (the seeds' cuCtxCreate(&ctx, 0, dev) is the CUDA 12 form and no longer compiles)\n");
     double t0 = host_ms();
     TRY(CREATE_CONTEXT(&ctx_a, L->dev));
     double first_ms = host_ms() - t0;
@@ -346,9 +371,10 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
         if (not_returned > worst_return_mib)
             worst_return_mib = not_returned;
         if (i == 0)
-            printf("     round 1: free device memory %.1f MiB before, %.1f MiB with the new context, "
-                   "%.1f MiB after destroying it\n",
-                   before / MIB, with_it / MIB, after / MIB);
+            printf(
+                "     round 1: free device memory %.1f MiB before, %.1f MiB with the new context, "
+                "%.1f MiB after destroying it\n",
+                before / MIB, with_it / MIB, after / MIB);
     }
     double spread_after = free_memory_spread(&ok);
     TRY(ok);
@@ -371,29 +397,38 @@ static bool step_2_a_context_of_our_own(struct lesson *L)
     }
     double pair_us = (host_ms() - t0) * 1000.0 / PAIRS;
     printf("     cuCtxPushCurrent + cuCtxPopCurrent: %.2f us a pair (%d pairs)\n", pair_us, PAIRS);
-    printf("     the control: free device memory, read 10 times 10 ms apart before the rounds and again\n"
-           "     after them with nothing of this process changing, moved by %.1f MiB\n", spread);
+    printf("     the control: free device memory, read 10 times 10 ms apart before the rounds and "
+           "again\n"
+           "     after them with nothing of this process changing, moved by %.1f MiB\n",
+           spread);
     char why[200];
-    snprintf(why, sizeof why, "free device memory moved by %.1f MiB by itself (the control): another "
-             "program allocates on this GPU", spread);
+    snprintf(why, sizeof why,
+             "free device memory moved by %.1f MiB by itself (the control): another "
+             "program allocates on this GPU",
+             spread);
     if (memory_judgeable(spread, taken_mib[0]))
-        claim(taken_mib[0] > 0.0, "every new context took device memory: %.1f MiB or more", taken_mib[0]);
+        claim(taken_mib[0] > 0.0, "every new context took device memory: %.1f MiB or more",
+              taken_mib[0]);
     else
         not_judged(why, "every new context took device memory");
     if (memory_judgeable(spread, 0.01 * taken_med))
         claim(worst_return_mib <= 0.01 * taken_med,
               "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
     else
-        not_judged(why, "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
+        not_judged(why,
+                   "cuCtxDestroy gave that memory back (within 1%% of what it took, each round)");
     claim(back_to_a, "destroying the current context popped it: ctxA was current again each time");
     char tool[256];
     if (under_tool(tool, sizeof tool))
-        not_judged(tool, "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
-                   create_med, create_med * 1000.0 / pair_us);
+        not_judged(
+            tool,
+            "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
+            create_med, create_med * 1000.0 / pair_us);
     else
-        claim(create_med * 1000.0 > 100.0 * pair_us,
-              "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
-              create_med, create_med * 1000.0 / pair_us);
+        claim(
+            create_med * 1000.0 > 100.0 * pair_us,
+            "a context is costly to make: median %.1f ms, %.0fx a push + pop pair (more than 100x)",
+            create_med, create_med * 1000.0 / pair_us);
     TRY(stack_reservation(L, taken_med, spread));
     return ok;
 }
@@ -438,32 +473,34 @@ int main(int argc, char **argv)
     rc = step_1_explicit_start(&L);
     if (rc >= 0)
         return rc;
-    bool ok = step_2_a_context_of_our_own(&L) &&
-              step_3_context_stack(&L) &&
+    bool ok = step_2_a_context_of_our_own(&L) && step_3_context_stack(&L) &&
               step_4_memory_belongs_to_a_context(&L) &&
-              step_5_runtime_and_driver_on_one_thread(&L) &&
-              step_6_contexts_are_per_thread(&L) &&
-              step_7_every_device(&L) &&
-              step_8_contexts_and_peers(&L) &&
-              step_9_entry_points(&L);
+              step_5_runtime_and_driver_on_one_thread(&L) && step_6_contexts_are_per_thread(&L) &&
+              step_7_every_device(&L) && step_8_contexts_and_peers(&L) && step_9_entry_points(&L);
     if (ok)
         step_10_what_a_context_holds();
 
     ok = cleanup(&L) && ok;
     if (context_refused == CUDA_ERROR_DEVICE_UNAVAILABLE) {
-        fprintf(stderr, "%s: cannot run here: the driver refused this lesson a context "
-                "(CUDA_ERROR_DEVICE_UNAVAILABLE): a GPU whose compute mode lets one process at a time use "
-                "it (EXCLUSIVE_PROCESS: NVIDIA documents one context at a time) or none (PROHIBITED).\n"
-                "%s: this lesson makes several contexts: run it where every GPU is in DEFAULT compute mode "
-                "(nvidia-smi -q shows the mode), or hide the others with CUDA_VISIBLE_DEVICES.\n",
-                lesson_prog, lesson_prog);
+        fprintf(
+            stderr,
+            "%s: cannot run here: the driver refused this lesson a context "
+            "(CUDA_ERROR_DEVICE_UNAVAILABLE): a GPU whose compute mode lets one process at a time "
+            "use "
+            "it (EXCLUSIVE_PROCESS: NVIDIA documents one context at a time) or none (PROHIBITED).\n"
+            "%s: this lesson makes several contexts: run it where every GPU is in DEFAULT compute "
+            "mode "
+            "(nvidia-smi -q shows the mode), or hide the others with CUDA_VISIBLE_DEVICES.\n",
+            lesson_prog, lesson_prog);
         return EXIT_CANNOT_RUN;
     }
     if (context_refused == CUDA_ERROR_OUT_OF_MEMORY) {
-        fprintf(stderr, "%s: cannot run here: the GPU's free memory does not hold one more context "
+        fprintf(stderr,
+                "%s: cannot run here: the GPU's free memory does not hold one more context "
                 "(CUDA_ERROR_OUT_OF_MEMORY); this lesson keeps up to four at once.\n%s: stop the "
                 "programs that hold its memory (nvidia-smi lists them), or choose another GPU with "
-                "--device.\n", lesson_prog, lesson_prog);
+                "--device.\n",
+                lesson_prog, lesson_prog);
         return EXIT_CANNOT_RUN;
     }
     printf("\n");

@@ -84,9 +84,10 @@ static bool runtime_peer(struct lesson *L, CUdevice db, int b_ord)
     if (pb)
         ok = checkDriver(cuDevicePrimaryCtxRelease(db)) && ok;
     ok = checkRuntime(cudaDeviceDisablePeerAccess(b_ord)) && ok;
-    printf("   b) cudaDeviceEnablePeerAccess(%d, 0) with device %ld's primary context current, then\n"
-           "      cuCtxEnablePeerAccess(primary of device %d) -> %s (%d)\n",
-           b_ord, L->device, b_ord, error_name(again), (int)again);
+    printf(
+        "   b) cudaDeviceEnablePeerAccess(%d, 0) with device %ld's primary context current, then\n"
+        "      cuCtxEnablePeerAccess(primary of device %d) -> %s (%d)\n",
+        b_ord, L->device, b_ord, error_name(again), (int)again);
     claim(again == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "%s", peer_claims[2]);
     return ok;
 }
@@ -106,7 +107,8 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
     fill(L->host_in, 7);
     if (!checkDriver(cuCtxPushCurrent(cq)))
         goto fail;
-    ok = checkDriver(cuMemAlloc(&qbuf, COPY_BYTES)) && checkDriver(cuMemsetD32(qbuf, 0, COPY_BYTES / 4)) &&
+    ok = checkDriver(cuMemAlloc(&qbuf, COPY_BYTES)) &&
+         checkDriver(cuMemsetD32(qbuf, 0, COPY_BYTES / 4)) &&
          checkDriver(cuMemcpyHtoD(qbuf, L->host_in, BYTES));
     if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok || !checkDriver(cuCtxPushCurrent(cp)))
         goto fail;
@@ -181,7 +183,8 @@ bool step_8_contexts_and_peers(struct lesson *L)
     printf("\n8. Contexts and peers: one GPU working on another GPU's memory\n");
     if (L->count < 2) {
         printf("   %d GPU visible: peer access needs two (the step runs on any two: --device N\n"
-               "   and the next one)\n", L->count);
+               "   and the next one)\n",
+               L->count);
         none_judged("one GPU is visible; this needs two");
         return true;
     }

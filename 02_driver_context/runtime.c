@@ -33,10 +33,12 @@ static bool step_5d_set_device_replaces_the_top(struct lesson *L)
     show_stack("after cuCtxPopCurrent:", &ok);
     printf("   cuCtxPopCurrent returned %s\n", name_of(popped));
     claim(after_set == L->runtime_ctx,
-          "cudaSetDevice(%ld) made the primary context current although ctxB was on top", L->device);
+          "cudaSetDevice(%ld) made the primary context current although ctxB was on top",
+          L->device);
     claim(replaced, "it replaced ctxB: the pop returned the primary and exposed ctxA, not ctxB");
     printf("   so a library that pushes its own context and then calls cudaSetDevice works in the\n"
-           "   primary context from there on, and its pop at exit takes the primary off, not its own\n");
+           "   primary context from there on, and its pop at exit takes the primary off, not its "
+           "own\n");
     /* Back to [primary] for step 6: pop until the primary is on top (ctxA, in this model). */
     for (int i = 0; i < 4 && current(&ok) != L->runtime_ctx && ok; i++)
         TRY(checkDriver(cuCtxPopCurrent(&popped)));
@@ -83,13 +85,15 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     CUcontext own_rt = owner_of((CUdeviceptr)(uintptr_t)L->rt_in_a, &ok);
     now = current(&ok);
     TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_after_rt)) && ok);
-    printf("   cudaGetDevice -> %d; cudaMalloc 1 MiB at %p -> owner %s; add_one<<<>>> ran: %d wrong\n",
-           rt_device, L->rt_in_a, name_of(own_rt), wrong_rt);
+    printf(
+        "   cudaGetDevice -> %d; cudaMalloc 1 MiB at %p -> owner %s; add_one<<<>>> ran: %d wrong\n",
+        rt_device, L->rt_in_a, name_of(own_rt), wrong_rt);
     printf("   current context afterwards: %s; primary context active = %d\n", name_of(now),
            active_after_rt);
-    printf("   (seed 002's Driver API launch passes void *args[] = { &d_data } to a kernel of four\n"
-           "   parameters, a, b, c and n: cuLaunchKernel takes one pointer per parameter from that\n"
-           "   array, so it would read three from past its end; <<<>>> is checked by the compiler)\n");
+    printf(
+        "   (seed 002's Driver API launch passes void *args[] = { &d_data } to a kernel of four\n"
+        "   parameters, a, b, c and n: cuLaunchKernel takes one pointer per parameter from that\n"
+        "   array, so it would read three from past its end; <<<>>> is checked by the compiler)\n");
     claim(own_rt == ctx_a, "cudaMalloc allocated in ctxA, the current user context");
     claim(wrong_rt == 0 && rt_device == L->device,
           "the runtime's kernel ran in ctxA and its result is right");
@@ -119,17 +123,20 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     stack[0] = runtime_ctx;
     depth = 1;
     show_stack("after cudaSetDevice:", &ok);
-    printf("   cudaSetDevice(%ld) took %.1f ms; primary active = %d; cudaMalloc at %p -> owner %s\n",
-           L->device, set_ms, active_set, L->rt_in_primary, name_of(own_primary));
-    printf("   cuDevicePrimaryCtxRetain -> %s (%p); after our cuDevicePrimaryCtxRelease: active = %d\n",
+    printf(
+        "   cudaSetDevice(%ld) took %.1f ms; primary active = %d; cudaMalloc at %p -> owner %s\n",
+        L->device, set_ms, active_set, L->rt_in_primary, name_of(own_primary));
+    printf("   cuDevicePrimaryCtxRetain -> %s (%p); after our cuDevicePrimaryCtxRelease: active = "
+           "%d\n",
            name_of(retained), (void *)retained, active_back);
     claim(runtime_ctx != NULL && runtime_ctx != ctx_a && runtime_ctx != ctx_b && active_set == 1,
           "with no context current, cudaSetDevice started the primary context and made it current");
     claim(own_primary == runtime_ctx, "cudaMalloc now allocates in the primary context");
     claim(retained == runtime_ctx && active_ours == 1,
           "cuDevicePrimaryCtxRetain hands the Driver API the very context the runtime uses");
-    claim(active_back == 1,
-          "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)");
+    claim(
+        active_back == 1,
+        "releasing our reference left it active: the runtime holds its own (unlike cuCtxDestroy)");
     TRY(cuda_free_in(runtime_ctx, &L->rt_in_primary));
     return step_5d_set_device_replaces_the_top(L);
 }
@@ -137,13 +144,13 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
 /* ---- step 6: a worker thread ---------------------------------------------------------- */
 
 struct worker {
-    CUcontext give;          /* the context the thread binds */
+    CUcontext give; /* the context the thread binds */
     CUresult at_start_r;
-    CUcontext at_start;      /* current context when the thread starts */
-    CUresult unbound_alloc;  /* cuMemAlloc before binding a context */
-    CUcontext after_set;     /* current after cuCtxSetCurrent(give) */
-    CUcontext owner;         /* owner of the allocation made after binding */
-    CUcontext after_unset;   /* current after cuCtxSetCurrent(NULL) */
+    CUcontext at_start;     /* current context when the thread starts */
+    CUresult unbound_alloc; /* cuMemAlloc before binding a context */
+    CUcontext after_set;    /* current after cuCtxSetCurrent(give) */
+    CUcontext owner;        /* owner of the allocation made after binding */
+    CUcontext after_unset;  /* current after cuCtxSetCurrent(NULL) */
     bool ok;
 };
 
@@ -199,11 +206,13 @@ bool step_6_contexts_are_per_thread(struct lesson *L)
     printf("   worker cuCtxSetCurrent(ctxB): current = %s; cuMemAlloc there -> owner %s\n",
            name_of(w.after_set), name_of(w.owner));
     printf("   worker cuCtxSetCurrent(NULL): current = %s\n", name_of(w.after_unset));
-    claim(w.at_start == NULL, "a new thread starts with no current context, whatever its parent has");
+    claim(w.at_start == NULL,
+          "a new thread starts with no current context, whatever its parent has");
     claim(w.unbound_alloc == CUDA_ERROR_INVALID_CONTEXT,
           "without one, cuMemAlloc fails with CUDA_ERROR_INVALID_CONTEXT");
     claim(w.after_set == ctx_b && w.owner == ctx_b,
           "cuCtxSetCurrent(ctxB) bound ctxB in the worker, and its allocation is ctxB's");
-    claim(now == L->runtime_ctx, "the main thread's current context did not change (still the primary)");
+    claim(now == L->runtime_ctx,
+          "the main thread's current context did not change (still the primary)");
     return ok;
 }

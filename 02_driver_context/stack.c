@@ -35,7 +35,8 @@ bool step_3_context_stack(struct lesson *L)
     TRY(checkDriver(cuCtxSetCurrent(ctx_a)));
     stack[depth - 1] = ctx_a;
     show_stack("after cuCtxSetCurrent(ctxA):", &ok);
-    claim(current(&ok) == ctx_a, "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push");
+    claim(current(&ok) == ctx_a,
+          "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push");
 
     TRY(checkDriver(cuCtxPopCurrent(&popped)));
     depth--;
@@ -70,7 +71,8 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L)
     printf("   cudaMemcpy(.., DeviceToHost)        cuMemcpyDtoH(dst, src, size)\n");
     printf("   cudaFree(p)                         cuMemFree(p)\n");
     printf("   context: the current one, else the  context: the current one, which you made\n");
-    printf("   device's primary (made on demand)   (no current context: CUDA_ERROR_INVALID_CONTEXT)\n");
+    printf("   device's primary (made on demand)   (no current context: "
+           "CUDA_ERROR_INVALID_CONTEXT)\n");
     L->host_in = malloc(BYTES);
     L->host_out = malloc(BYTES);
     if (!L->host_in || !L->host_out) {
@@ -101,30 +103,36 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L)
            (unsigned long long)L->buf_b, wrong_b);
     printf("   cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_CONTEXT): first -> %s, second -> %s\n",
            name_of(own_a), name_of(own_b));
-    claim(wrong_a == 0 && wrong_b == 0, "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts");
+    claim(wrong_a == 0 && wrong_b == 0,
+          "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts");
     claim(own_a == ctx_a, "the allocation made while ctxA was current belongs to ctxA");
     claim(own_b == ctx_b, "the allocation made while ctxB was current belongs to ctxB");
 
     /* Owned is not fenced off: with ctxB current, copy from ctxA's buffer. */
     int unified = 0;
-    TRY(checkDriver(cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, L->dev)));
+    TRY(checkDriver(
+        cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, L->dev)));
     TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
     memset(L->host_out, 0, BYTES);
     CUresult r = cuMemcpyDtoH(L->host_out, L->buf_a, BYTES);
     TRY(checkDriver(cuCtxPopCurrent(&popped)));
     int wrong_cross = wrong_words(L->host_out, 1, 0);
-    printf("   CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING -> %d (one address space for the host and every\n"
-           "   context of the process)\n", unified);
+    printf("   CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING -> %d (one address space for the host and "
+           "every\n"
+           "   context of the process)\n",
+           unified);
     printf("   with ctxB current, cuMemcpyDtoH from ctxA's buffer -> %s (%d), %d wrong\n",
            error_name(r), (int)r, wrong_cross);
     if (unified)
         claim(r == CUDA_SUCCESS && wrong_cross == 0,
-              "ctxB's copy read ctxA's buffer: under unified addressing a copy finds any allocation of the "
+              "ctxB's copy read ctxA's buffer: under unified addressing a copy finds any "
+              "allocation of the "
               "process by its address");
     else
         not_judged("this device does not use unified addressing",
                    "a copy finds any allocation of the process by its address");
-    printf("   (a copy, not a kernel: a kernel in ctxB reaches ctxA's memory only once ctxB has peer\n"
-           "   access to it, as step 8 shows between two GPUs; cuda.h, \"Unified Addressing\")\n");
+    printf(
+        "   (a copy, not a kernel: a kernel in ctxB reaches ctxA's memory only once ctxB has peer\n"
+        "   access to it, as step 8 shows between two GPUs; cuda.h, \"Unified Addressing\")\n");
     return ok;
 }

@@ -7,13 +7,13 @@
 
 #include "lesson.h"
 
-#define SPIN_NS 20000000ull /* the kernel ahead of each copy: 20 ms */
+#define SPIN_NS     20000000ull /* the kernel ahead of each copy: 20 ms */
 #define ASYNC_SIZES 4
 
 struct behind {
-    double kernel_ms;                        /* the kernel alone, events */
-    double returned[2][DIRS][ASYNC_SIZES];   /* [pageable, pinned]: ms until the call returned */
-    double launch_ms;                        /* the longest kernel launch call, host clock */
+    double kernel_ms;                      /* the kernel alone, events */
+    double returned[2][DIRS][ASYNC_SIZES]; /* [pageable, pinned]: ms until the call returned */
+    double launch_ms;                      /* the longest kernel launch call, host clock */
     size_t sizes[ASYNC_SIZES];
     int n;
 };
@@ -64,11 +64,13 @@ static bool measure_rows(struct lesson *L, struct behind *b, void *buf[2])
 
 static void print_rows(const struct behind *b)
 {
-    printf("   b) each copy queued behind a %.1f ms kernel in the same stream; ms until cudaMemcpyAsync\n"
-           "   returned (at once: the copy was queued; about the kernel's time or more: it waited):\n",
-           b->kernel_ms);
-    printf("   %10s  %12s  %12s  %12s  %12s\n", "size", "pageable H2D", "pageable D2H", "pinned H2D",
-           "pinned D2H");
+    printf(
+        "   b) each copy queued behind a %.1f ms kernel in the same stream; ms until "
+        "cudaMemcpyAsync\n"
+        "   returned (at once: the copy was queued; about the kernel's time or more: it waited):\n",
+        b->kernel_ms);
+    printf("   %10s  %12s  %12s  %12s  %12s\n", "size", "pageable H2D", "pageable D2H",
+           "pinned H2D", "pinned D2H");
     for (int si = 0; si < b->n; si++)
         printf("   %10s  %12.3f  %12.3f  %12.3f  %12.3f\n", fmt_size(b->sizes[si]),
                b->returned[0][H2D][si], b->returned[0][D2H][si], b->returned[1][H2D][si],
@@ -88,16 +90,20 @@ static void judge_rows(const struct lesson *L, const struct behind *b)
     bool launch_waited = b->launch_ms >= 0.5 * k;
     double small = b->returned[0][H2D][0], large = b->returned[0][H2D][b->n - 1];
     size_t large_size = b->sizes[b->n - 1];
-    const char *pinned = "from pinned memory every copy returned before the kernel ahead of it ended",
+    const char *pinned =
+                   "from pinned memory every copy returned before the kernel ahead of it ended",
                *d2h = "device to pageable memory: every size waited for the kernel and the copy";
     char small_text[120], large_text[120];
     snprintf(small_text, sizeof small_text, "pageable host-to-device copies of %s returned at once",
              fmt_size(b->sizes[0]));
-    snprintf(large_text, sizeof large_text, "pageable host-to-device copies of %s waited for the "
-             "kernel ahead", fmt_size(large_size));
+    snprintf(large_text, sizeof large_text,
+             "pageable host-to-device copies of %s waited for the "
+             "kernel ahead",
+             fmt_size(large_size));
     if (L->launch_blocking)
-        claim(launch_waited, "with CUDA_LAUNCH_BLOCKING=1 the kernel launch itself waited for the "
-                             "kernel (%.1f ms of %.1f ms): nothing can queue behind it",
+        claim(launch_waited,
+              "with CUDA_LAUNCH_BLOCKING=1 the kernel launch itself waited for the "
+              "kernel (%.1f ms of %.1f ms): nothing can queue behind it",
               b->launch_ms, k);
     if (launch_waited || under_tool(why, sizeof why)) {
         not_judged(why, "%s", pinned);
@@ -115,14 +121,16 @@ static void judge_rows(const struct lesson *L, const struct behind *b)
         not_judged(direct, "%s", large_text);
         return;
     }
-    claim(d2h_least >= 0.9 * k, "%s (%.1f ms or more; NVIDIA documents only that such a copy "
-                                "\"might be synchronous\": on this driver it was, at every size)",
+    claim(d2h_least >= 0.9 * k,
+          "%s (%.1f ms or more; NVIDIA documents only that such a copy "
+          "\"might be synchronous\": on this driver it was, at every size)",
           d2h, d2h_least);
-    claim(small < 0.5 * k, "%s (%.3f ms): the driver staged the data and queued the DMA", small_text,
-          small);
+    claim(small < 0.5 * k, "%s (%.3f ms): the driver staged the data and queued the DMA",
+          small_text, small);
     if (large_size >= WIDE)
-        claim(large >= 0.9 * k, "%s (%.1f ms): the host thread was held until earlier work was done",
-              large_text, large);
+        claim(large >= 0.9 * k,
+              "%s (%.1f ms): the host thread was held until earlier work was done", large_text,
+              large);
     else
         not_judged("no copy of 16 MiB or more here (--max 16M or more)",
                    "pageable host-to-device copies of 16 MiB or more waited for the kernel");
@@ -151,7 +159,8 @@ bool step_4b_behind_a_kernel(struct lesson *L)
     }
     print_rows(&b);
     judge_rows(L, &b);
-    printf("   A copy that waits holds the host thread: it cannot queue other streams' work meanwhile,\n"
+    printf("   A copy that waits holds the host thread: it cannot queue other streams' work "
+           "meanwhile,\n"
            "   which is why lesson 04 overlaps copies and kernels from pinned memory only.\n");
 cleanup:
     free(buf[0]);

@@ -12,13 +12,15 @@ struct pair {
 static bool enqueue_up(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream));
 }
 
 static bool enqueue_down(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream));
 }
 
 /* stream2 waits for `start` (just recorded in L->stream) so both copies begin together;
@@ -27,8 +29,10 @@ static bool enqueue_both(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
     return checkRuntime(cudaStreamWaitEvent(L->stream2, L->start, 0)) &&
-           checkRuntime(cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream)) &&
-           checkRuntime(cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
+           checkRuntime(
+               cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream)) &&
+           checkRuntime(
+               cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
            checkRuntime(cudaEventRecord(L->stop2, L->stream2)) &&
            checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
 }
@@ -44,17 +48,22 @@ static void judge_overlap(const struct lesson *L, size_t bytes, double ratio, do
     if (!timings_comparable(L, bytes, why, sizeof why)) {
         not_judged(why, "%s (%.2fx one direction)", what, ratio);
     } else if (spread > 0.15) { /* an idle H100: 1-2% */
-        snprintf(why, sizeof why, "the repetitions spread %.0f%% (more than 15%%): the link or the "
-                 "GPU was not this program's alone", 100 * spread);
+        snprintf(why, sizeof why,
+                 "the repetitions spread %.0f%% (more than 15%%): the link or the "
+                 "GPU was not this program's alone",
+                 100 * spread);
         not_judged(why, "%s (%.2fx one direction)", what, ratio);
     } else if (L->copies_block) {
-        claim(ratio <= 1.15, "each cudaMemcpyAsync waited for its copy (step 4%s), so the two "
-                             "directions took turns: %.2fx one direction",
+        claim(ratio <= 1.15,
+              "each cudaMemcpyAsync waited for its copy (step 4%s), so the two "
+              "directions took turns: %.2fx one direction",
               L->launch_blocking ? ", CUDA_LAUNCH_BLOCKING=1" : "", ratio);
     } else if (engines < 2) {
-        claim(ratio <= 1.15, "with asyncEngineCount %d this GPU runs one copy at a time, whatever its "
-                             "direction: the two copies took turns (%.2fx one direction), although "
-                             "PCIe itself carries both directions at once", engines, ratio);
+        claim(ratio <= 1.15,
+              "with asyncEngineCount %d this GPU runs one copy at a time, whatever its "
+              "direction: the two copies took turns (%.2fx one direction), although "
+              "PCIe itself carries both directions at once",
+              engines, ratio);
     } else if (L->one_connection && ratio < 1.3) {
         not_judged("CUDA_DEVICE_MAX_CONNECTIONS=1: both streams share one hardware queue",
                    "%s (%.2fx one direction)", what, ratio);
@@ -67,7 +76,8 @@ static void judge_overlap(const struct lesson *L, size_t bytes, double ratio, do
 bool step_6_both_ways(struct lesson *L)
 {
     size_t bytes = side_bytes(L, SIDE_MAX), words = bytes / 4;
-    printf("\n6. Both directions at once: pinned buffers, H2D in one stream, D2H in another (%s each)\n",
+    printf("\n6. Both directions at once: pinned buffers, H2D in one stream, D2H in another (%s "
+           "each)\n",
            fmt_size(bytes));
     struct pair p = {NULL, NULL, bytes};
     bool ok = true;

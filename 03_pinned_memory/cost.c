@@ -15,7 +15,7 @@ enum part { ALLOCATE, FILL, PIN, UNPIN, RELEASE, ALL, PARTS };
 struct cost {
     size_t bytes;
     const void *data; /* the data every new buffer receives: pageable, filled before the rounds */
-    double ms[KINDS][PARTS][ROUNDS]; /* sorted after the rounds */
+    double ms[KINDS][PARTS][ROUNDS];                   /* sorted after the rounds */
     double median[KINDS][PARTS], spread[KINDS][PARTS]; /* ms for `bytes` */
 };
 
@@ -48,8 +48,8 @@ static bool one_round(struct cost *c, enum kind k, int r)
 
 static void print_costs(const struct cost *c, double per_gib)
 {
-    static const char *const head[PARTS] = {"allocate", "copy data in", "register", "unregister",
-                                            "free", "all of it"};
+    static const char *const head[PARTS] = {"allocate",   "copy data in", "register",
+                                            "unregister", "free",         "all of it"};
     printf("   %-15s", "kind");
     for (int part = 0; part < PARTS; part++)
         printf(" %15s", head[part]);
@@ -127,14 +127,15 @@ bool step_3_pinning_cost(struct lesson *L)
 
     int at;
     double pageable_ms = transfer_ms(L, &c, PAGEABLE, &at);
-    printf("   pinning pays for itself after (extra cost) / (time one transfer saves); a transfer at %s,\n"
+    printf("   pinning pays for itself after (extra cost) / (time one transfer saves); a transfer "
+           "at %s,\n"
            "   the mean of both directions (step 2), takes %.1f ms/GiB from pageable memory:\n",
            fmt_size(L->sizes[at]), pageable_ms * per_gib);
     for (int k = PINNED; k < KINDS; k++) {
         char what[64];
         snprintf(what, sizeof what, "%s, a new buffer", kind_name[k]);
-        double noise = c.spread[k][ALL] > c.spread[PAGEABLE][ALL] ? c.spread[k][ALL]
-                                                                  : c.spread[PAGEABLE][ALL];
+        double noise =
+            c.spread[k][ALL] > c.spread[PAGEABLE][ALL] ? c.spread[k][ALL] : c.spread[PAGEABLE][ALL];
         break_even(what, c.median[k][ALL] - c.median[PAGEABLE][ALL], noise,
                    pageable_ms - transfer_ms(L, &c, (enum kind)k, &at), per_gib);
     }
@@ -150,16 +151,18 @@ bool step_3_pinning_cost(struct lesson *L)
     double reg = c.median[REGISTERED][ALL], pin = c.median[PINNED][ALL];
     double noise = c.spread[REGISTERED][ALL] > c.spread[PINNED][ALL] ? c.spread[REGISTERED][ALL]
                                                                      : c.spread[PINNED][ALL];
-    printf("   for a new buffer here: malloc + copy in + register + unregister + free %.1f ms/GiB,\n"
-           "   cudaMallocHost + copy in + cudaFreeHost %.1f ms/GiB: %s (noise %.1f)\n",
-           reg * per_gib, pin * per_gib,
-           reg < pin - noise   ? "the register route was cheaper"
-           : reg > pin + noise ? "cudaMallocHost was cheaper"
-                               : "the same within the noise",
-           noise * per_gib);
+    printf(
+        "   for a new buffer here: malloc + copy in + register + unregister + free %.1f ms/GiB,\n"
+        "   cudaMallocHost + copy in + cudaFreeHost %.1f ms/GiB: %s (noise %.1f)\n",
+        reg * per_gib, pin * per_gib,
+        reg < pin - noise   ? "the register route was cheaper"
+        : reg > pin + noise ? "cudaMallocHost was cheaper"
+                            : "the same within the noise",
+        noise * per_gib);
 
-    const char *what = "pinning data you already hold in place costs less than moving it into a new "
-                       "pinned buffer";
+    const char *what =
+        "pinning data you already hold in place costs less than moving it into a new "
+        "pinned buffer";
     char why[300];
     if (c.bytes < WIDE)
         snprintf(why, sizeof why, "buffers under 16 MiB are too small to time (--max 16M or more)");
@@ -173,14 +176,16 @@ bool step_3_pinning_cost(struct lesson *L)
      * H100's, once: 93.2 against 833.1 ms/GiB, the cudaMallocHost rounds 1254.4 apart) can
      * spread them past any difference. */
     if (fabs(pin - pin_unpin) <= margin) {
-        snprintf(why, sizeof why, "its rounds spread by %.1f ms/GiB, more than the difference "
+        snprintf(why, sizeof why,
+                 "its rounds spread by %.1f ms/GiB, more than the difference "
                  "(%.1f against %.1f ms/GiB): something else used the CPU or host memory meanwhile",
                  margin * per_gib, pin_unpin * per_gib, pin * per_gib);
         not_judged(why, "%s", what);
         return true;
     }
-    claim(pin_unpin < pin, "%s: register + unregister %.1f ms/GiB against cudaMallocHost + "
-          "copy in + cudaFreeHost %.1f ms/GiB (beyond the noise, %.1f)", what, pin_unpin * per_gib,
-          pin * per_gib, margin * per_gib);
+    claim(pin_unpin < pin,
+          "%s: register + unregister %.1f ms/GiB against cudaMallocHost + "
+          "copy in + cudaFreeHost %.1f ms/GiB (beyond the noise, %.1f)",
+          what, pin_unpin * per_gib, pin * per_gib, margin * per_gib);
     return true;
 }

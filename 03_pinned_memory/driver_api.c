@@ -85,7 +85,8 @@ static bool rounds_steady(double spread, char *why, size_t len)
 {
     if (spread <= 0.10)
         return true;
-    snprintf(why, len, "the repetitions of one buffer spread by %.0f%% (more than 10%%): something "
+    snprintf(why, len,
+             "the repetitions of one buffer spread by %.0f%% (more than 10%%): something "
              "else used the link or host memory meanwhile (another program, in a container?)",
              100 * spread);
     return false;
@@ -110,11 +111,14 @@ static bool enqueue_rt_copy(struct lesson *L, void *arg)
 static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
 {
     int count = 0;
-    const char *what = L->prop.unifiedAddressing
-        ? "under unified addressing a cuMemHostAlloc buffer of one device's context copies at pinned "
-          "speed in another device's context, with CU_MEMHOSTALLOC_PORTABLE or without it"
-        : "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context copies at pinned "
-          "speed in another device's context";
+    const char *what =
+        L->prop.unifiedAddressing
+            ? "under unified addressing a cuMemHostAlloc buffer of one device's context copies at "
+              "pinned "
+              "speed in another device's context, with CU_MEMHOSTALLOC_PORTABLE or without it"
+            : "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context copies at "
+              "pinned "
+              "speed in another device's context";
     if (!checkDriver(cuDeviceGetCount(&count)))
         return false;
     if (count < 2) {
@@ -129,7 +133,8 @@ static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
     void *own = NULL, *plain = NULL; /* plain: this context's, without PORTABLE */
     double rate_portable = 0, rate_own = 0, rate_plain = 0, spread = 0;
     size_t bad = 0;
-    bool ok = checkDriver(cuMemHostAlloc(&plain, bytes, 0)) && checkDriver(cuDeviceGet(&dev, other)) &&
+    bool ok = checkDriver(cuMemHostAlloc(&plain, bytes, 0)) &&
+              checkDriver(cuDeviceGet(&dev, other)) &&
               checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev));
     if (!ok) {
         if (plain)
@@ -144,16 +149,20 @@ static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
          drv_gbps(&x, portable, bytes, H2D, &rate_portable, &spread);
     if (ok) { /* device `other` now holds the portable buffer's pattern: bring it back to check */
         memset(own, 0, bytes);
-        ok = checkDriver(cuMemcpyDtoHAsync(own, x.d, bytes, x.s)) && checkDriver(cuStreamSynchronize(x.s));
+        ok = checkDriver(cuMemcpyDtoHAsync(own, x.d, bytes, x.s)) &&
+             checkDriver(cuStreamSynchronize(x.s));
         bad = ok ? host_mismatches(own, bytes / 4, 8) : 0;
     }
     if (ok) {
-        printf("   device %d's context: H2D from device %ld's PORTABLE buffer %.1f GB/s, from its buffer "
-               "without the flag %.1f GB/s, from its own cuMemHostAlloc buffer %.1f GB/s\n", other,
-               L->opt.device, rate_portable, rate_plain, rate_own);
-        claim(bad == 0, "device %d received the PORTABLE buffer's data intact (%zu wrong words)", other, bad);
+        printf("   device %d's context: H2D from device %ld's PORTABLE buffer %.1f GB/s, from its "
+               "buffer "
+               "without the flag %.1f GB/s, from its own cuMemHostAlloc buffer %.1f GB/s\n",
+               other, L->opt.device, rate_portable, rate_plain, rate_own);
+        claim(bad == 0, "device %d received the PORTABLE buffer's data intact (%zu wrong words)",
+              other, bad);
         char why[300];
-        double least = L->prop.unifiedAddressing && rate_plain < rate_portable ? rate_plain : rate_portable;
+        double least =
+            L->prop.unifiedAddressing && rate_plain < rate_portable ? rate_plain : rate_portable;
         if (timings_comparable(L, bytes, why, sizeof why) && rounds_steady(spread, why, sizeof why))
             claim(least >= 0.9 * rate_own, "%s: %.2fx its own pinned buffer at the least", what,
                   least / rate_own);
@@ -182,8 +191,10 @@ static void judge_same_rate(const struct lesson *L, size_t bytes, double rate[DR
         }
     char why[300];
     if (timings_comparable(L, bytes, why, sizeof why) && rounds_steady(spread, why, sizeof why))
-        claim(lo >= 0.9 && hi <= 1.1, "the Driver API's copies run at the runtime's rate of this run: "
-                                      "%.2fx to %.2fx of cudaMallocHost + cudaMemcpyAsync", lo, hi);
+        claim(lo >= 0.9 && hi <= 1.1,
+              "the Driver API's copies run at the runtime's rate of this run: "
+              "%.2fx to %.2fx of cudaMallocHost + cudaMemcpyAsync",
+              lo, hi);
     else
         not_judged(why, "the Driver API's copies run at the runtime's rate of this run");
 }
@@ -225,7 +236,9 @@ static bool same_copies(struct lesson *L, struct drv *x, void *buf[DRV_KINDS], s
     printf("   %-44s %9s %9s\n", "pinned memory from, copied with", "H2D GB/s", "D2H GB/s");
     for (int k = 0; k < DRV_KINDS; k++)
         printf("   %-44s %9.1f %9.1f\n", drv_name[k], rate[k][H2D], rate[k][D2H]);
-    claim(bad == 0, "cuMemcpyHtoDAsync then cuMemcpyDtoHAsync delivered the data intact (%zu wrong words)", bad);
+    claim(bad == 0,
+          "cuMemcpyHtoDAsync then cuMemcpyDtoHAsync delivered the data intact (%zu wrong words)",
+          bad);
     judge_same_rate(L, bytes, rate, spread);
     return true;
 }
@@ -238,20 +251,24 @@ static bool flags_and_mapping(struct lesson *L, void *portable, size_t bytes)
     if (!checkDriver(cuMemHostGetFlags(&flags, portable)) ||
         !checkDriver(cuMemHostGetDevicePointer(&mapped, portable, 0)))
         return false;
-    printf("   cuMemHostGetFlags: PORTABLE %s, DEVICEMAP %s; cuMemHostGetDevicePointer -> 0x%llx for %p\n",
-           flags & CU_MEMHOSTALLOC_PORTABLE ? "yes" : "no", flags & CU_MEMHOSTALLOC_DEVICEMAP ? "yes" : "no",
-           (unsigned long long)mapped, portable);
+    printf("   cuMemHostGetFlags: PORTABLE %s, DEVICEMAP %s; cuMemHostGetDevicePointer -> 0x%llx "
+           "for %p\n",
+           flags & CU_MEMHOSTALLOC_PORTABLE ? "yes" : "no",
+           flags & CU_MEMHOSTALLOC_DEVICEMAP ? "yes" : "no", (unsigned long long)mapped, portable);
     unsigned int asked = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP;
-    const char *what = "the driver reports the flags the buffer was allocated with (PORTABLE, DEVICEMAP)";
+    const char *what =
+        "the driver reports the flags the buffer was allocated with (PORTABLE, DEVICEMAP)";
     if ((flags & asked) != asked && bytes < WIDE) /* seen on an H200, driver 580, at 4 KiB */
         not_judged("for a buffer under 16 MiB the driver reported other flags than asked (not "
-                   "explained here)", "%s", what);
+                   "explained here)",
+                   "%s", what);
     else
         claim((flags & asked) == asked, "%s", what);
     if (L->prop.unifiedAddressing) {
         claim(mapped == (CUdeviceptr)(uintptr_t)portable,
               "DEVICEMAP under unified addressing: the device pointer is the host pointer");
-        printf("   (under unified addressing every cuMemHostAlloc buffer is mapped and pinned for every\n"
+        printf("   (under unified addressing every cuMemHostAlloc buffer is mapped and pinned for "
+               "every\n"
                "   context whatever its flags: PORTABLE and DEVICEMAP matter only without it)\n");
     }
     return true;
@@ -261,7 +278,8 @@ bool step_7_driver_api(struct lesson *L)
 {
     size_t bytes = side_bytes(L, ZC_MAX);
     printf("\n7. The same copies through the Driver API (%s): cuMemHostAlloc, cuMemHostRegister,\n"
-           "   cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a cuStreamCreate stream, cuEventRecord timing\n",
+           "   cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a cuStreamCreate stream, cuEventRecord "
+           "timing\n",
            fmt_size(bytes));
     CUdevice dev;
     CUcontext ctx = NULL;
@@ -285,7 +303,8 @@ bool step_7_driver_api(struct lesson *L)
     }
     ok = ok && flags_and_mapping(L, buf[DRV_PORTABLE], bytes) && same_copies(L, &x, buf, bytes) &&
          portable_elsewhere(L, buf[DRV_PORTABLE], bytes);
-    printf("   (Bindings sit on either API: PyCUDA, for one, is built on the Driver API, not the runtime.)\n");
+    printf("   (Bindings sit on either API: PyCUDA, for one, is built on the Driver API, not the "
+           "runtime.)\n");
     if (registered)
         ok = checkDriver(cuMemHostUnregister(buf[DRV_REGISTERED])) && ok;
     free(buf[DRV_REGISTERED]);

@@ -10,7 +10,8 @@
 static unsigned blocks_for(size_t n)
 {
     size_t blocks = (n + 255) / 256;
-    return (unsigned)(blocks < 4096 ? (blocks ? blocks : 1) : 4096); // grid-stride loops do the rest
+    return (unsigned)(blocks < 4096 ? (blocks ? blocks : 1)
+                                    : 4096); // grid-stride loops do the rest
 }
 
 // Fill n words of device memory with the pattern (the source of a device-to-host copy).

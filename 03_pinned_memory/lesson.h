@@ -28,24 +28,24 @@
 #include "gpu_shared.h"
 #include "platform.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
-#define GiB ((size_t)1 << 30)
-#define MAX_SIZES 48
-#define MIN_REPS 5             /* large sizes get fewer repetitions, never fewer than this */
-#define REP_BYTES (2 * GiB)    /* ... about this many bytes per size, kind and direction */
-#define BATCH 4                /* copies per event pair in the nvbandwidth-style reference */
-#define LARGE (256 * MiB)      /* "large" for the bar: 256 MiB and more */
-#define WIDE (16 * MiB)        /* "from 16 MiB up" */
-#define SIDE_MAX (256 * MiB)   /* steps 4 and 6 copy min(--max, this) */
-#define COST_MAX (64 * MiB)    /* step 3 times buffers of min(--max, this) */
-#define ZC_MAX (64 * MiB)      /* step 5 moves min(--max, this) */
-#define WC_READ_MAX (64 * MiB) /* step 4 d): past the CPU's caches; reads stop after READ_MS */
-#define READ_MS 40.0           /* ... so that slow reads of write-combined memory stay short */
-#define WC_ROUNDS 3            /* step 4 d): each reading the fastest of this many, taken in turn */
-#define PACE_BYTES (16 * MiB)  /* the control copy timed between the steps */
-#define PACE_BAR 1.3           /* its fastest and slowest samples further apart: pace moved */
-#define MIN_SIDE (4 * KiB)     /* steps 4-7 copy at least this much (the device buffers hold it) */
+#define KiB         ((size_t)1 << 10)
+#define MiB         ((size_t)1 << 20)
+#define GiB         ((size_t)1 << 30)
+#define MAX_SIZES   48
+#define MIN_REPS    5           /* large sizes get fewer repetitions, never fewer than this */
+#define REP_BYTES   (2 * GiB)   /* ... about this many bytes per size, kind and direction */
+#define BATCH       4           /* copies per event pair in the nvbandwidth-style reference */
+#define LARGE       (256 * MiB) /* "large" for the bar: 256 MiB and more */
+#define WIDE        (16 * MiB)  /* "from 16 MiB up" */
+#define SIDE_MAX    (256 * MiB) /* steps 4 and 6 copy min(--max, this) */
+#define COST_MAX    (64 * MiB)  /* step 3 times buffers of min(--max, this) */
+#define ZC_MAX      (64 * MiB)  /* step 5 moves min(--max, this) */
+#define WC_READ_MAX (64 * MiB)  /* step 4 d): past the CPU's caches; reads stop after READ_MS */
+#define READ_MS     40.0        /* ... so that slow reads of write-combined memory stay short */
+#define WC_ROUNDS   3          /* step 4 d): each reading the fastest of this many, taken in turn */
+#define PACE_BYTES  (16 * MiB) /* the control copy timed between the steps */
+#define PACE_BAR    1.3        /* its fastest and slowest samples further apart: pace moved */
+#define MIN_SIDE    (4 * KiB)  /* steps 4-7 copy at least this much (the device buffers hold it) */
 #define STAGE_CHUNK (2 * MiB)  /* step 4: the CPU copy in chunks, as into a staging buffer */
 
 enum kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, KINDS };
@@ -73,24 +73,25 @@ struct lesson {
     struct cudaDeviceProp prop;
     cudaStream_t stream, stream2;
     cudaEvent_t start, stop, stop2;
-    struct gate gate; /* holds each timed repetition until it is all queued (common/gate.h) */
-    bool ungated;     /* time_events leaves the gate out (copies of pageable memory) */
+    struct gate gate;     /* holds each timed repetition until it is all queued (common/gate.h) */
+    bool ungated;         /* time_events leaves the gate out (copies of pageable memory) */
     uint32_t *dev, *dev2; /* max(opt.max, MIN_SIDE) bytes, and side_bytes(L) bytes */
     unsigned long long *dev_bad;
     /* the platform (step 1: common/platform.h; its link read again after some copies) */
     struct platform platform;
-    bool link_known;          /* the link now and its maximum, from sysfs or NVML */
-    double link_max_gbps; /* theoretical, per direction, at the link's maximum generation and width */
-    bool pageable_direct;     /* the GPU reads pageable memory itself (HMM, ATS, integrated) */
-    char sizes_cut[200];      /* why the default sizes were cut ("" when they were not) */
+    bool link_known; /* the link now and its maximum, from sysfs or NVML */
+    double
+        link_max_gbps; /* theoretical, per direction, at the link's maximum generation and width */
+    bool pageable_direct; /* the GPU reads pageable memory itself (HMM, ATS, integrated) */
+    char sizes_cut[200];  /* why the default sizes were cut ("" when they were not) */
     /* the control copy: PACE_BYTES pinned host to device, timed between the steps (GB/s) */
     void *pace_host;
     double pace_min, pace_max;
     int pace_n;
     /* the environment (step 1) and what step 4 saw of it */
-    bool launch_blocking;   /* CUDA_LAUNCH_BLOCKING=1 */
-    bool one_connection;    /* CUDA_DEVICE_MAX_CONNECTIONS=1 */
-    bool copies_block;      /* step 4: a pinned cudaMemcpyAsync waited for its copy */
+    bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1 */
+    bool one_connection;  /* CUDA_DEVICE_MAX_CONNECTIONS=1 */
+    bool copies_block;    /* step 4: a pinned cudaMemcpyAsync waited for its copy */
     /* step 3: first-fill rate of new memory, GB/s (median of the rounds) */
     double fill_gbps[KINDS];
     double link_gbps; /* theoretical, per direction */
@@ -98,7 +99,7 @@ struct lesson {
     int nsizes;
     size_t sizes[MAX_SIZES];
     struct stats bw[KINDS][DIRS][MAX_SIZES];
-    double batched[DIRS][MAX_SIZES]; /* pinned, nvbandwidth-style; 0 when not measured */
+    double batched[DIRS][MAX_SIZES];        /* pinned, nvbandwidth-style; 0 when not measured */
     double batched_spread[DIRS][MAX_SIZES]; /* (max-min)/median of the batches */
     long checks, wrong_words;
 };
@@ -113,15 +114,15 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 bool pace_sample(struct lesson *L);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
-bool step_1_platform(struct lesson *L);          /* sweep.c: before any context */
-bool step_1_link(struct lesson *L);              /* sweep.c */
-bool step_2_bandwidth_sweep(struct lesson *L);   /* sweep.c */
-bool step_3_pinning_cost(struct lesson *L);      /* cost.c */
-bool step_4_staging(struct lesson *L);           /* staging.c */
-bool step_4b_behind_a_kernel(struct lesson *L);  /* async.c, called by step 4 */
-bool step_5_zero_copy(struct lesson *L);         /* zero_copy.c */
-bool step_6_both_ways(struct lesson *L);         /* both_ways.c */
-bool step_7_driver_api(struct lesson *L);        /* driver_api.c */
+bool step_1_platform(struct lesson *L);         /* sweep.c: before any context */
+bool step_1_link(struct lesson *L);             /* sweep.c */
+bool step_2_bandwidth_sweep(struct lesson *L);  /* sweep.c */
+bool step_3_pinning_cost(struct lesson *L);     /* cost.c */
+bool step_4_staging(struct lesson *L);          /* staging.c */
+bool step_4b_behind_a_kernel(struct lesson *L); /* async.c, called by step 4 */
+bool step_5_zero_copy(struct lesson *L);        /* zero_copy.c */
+bool step_6_both_ways(struct lesson *L);        /* both_ways.c */
+bool step_7_driver_api(struct lesson *L);       /* driver_api.c */
 
 /* ---- timing.c: the timing loop ------------------------------------------------------------- */
 /* What goes between the two events of one timed repetition (work queued on L->stream, or on
@@ -171,8 +172,9 @@ bool host_free(enum kind k, void *p);
 /* An allocation failed: name the call and the size, then the error (exit 1 follows). */
 bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line);
 extern cudaError_t alloc_err_;
-#define ALLOC(call, text, bytes) \
-    (cudaSuccess == (alloc_err_ = (call)) || alloc_failed(alloc_err_, text, bytes, __FILE__, __LINE__))
+#define ALLOC(call, text, bytes)             \
+    (cudaSuccess == (alloc_err_ = (call)) || \
+     alloc_failed(alloc_err_, text, bytes, __FILE__, __LINE__))
 
 /* ---- report.c ------------------------------------------------------------------------------- */
 void print_table(const struct lesson *L, enum dir d);

@@ -37,30 +37,35 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: %s [--device N] [--min SIZE] [--max SIZE] [--reps N] [--csv FILE] [--help]\n"
-            "Measures host<->device copies from pageable, pinned, write-combined and registered\n"
-            "host memory, what pinning costs, when cudaMemcpyAsync returns, zero-copy access, both\n"
-            "directions at once and the same through the Driver API, and checks every claim it prints.\n"
-            "  -d, --device N   the GPU to use (default 0; see CUDA_VISIBLE_DEVICES)\n"
-            "      --min SIZE   smallest copy of the sweep (default 64K; sizes double up to --max)\n"
-            "      --max SIZE   largest copy of the sweep (default 1G); SIZE like 4096, 64K, 256M, 1G\n"
-            "                   (a multiple of 4 bytes)\n"
-            "  -r, --reps N     timed repetitions per size (default 20; sizes over 100 MiB get\n"
-            "                   fewer, about 2 GiB worth, but at least 5 or N)\n"
-            "      --csv FILE   also write the sweep as CSV (for `make chart CSV=FILE`)\n"
-            "  -h, --help       this text\n"
-            "exit status: 0 all checks passed, 1 a check or CUDA call failed (or memory could not\n"
-            "             be allocated), 2 bad command line, 77 no usable GPU or driver here\n",
-            lesson_prog);
+    fprintf(
+        to,
+        "usage: %s [--device N] [--min SIZE] [--max SIZE] [--reps N] [--csv FILE] [--help]\n"
+        "Measures host<->device copies from pageable, pinned, write-combined and registered\n"
+        "host memory, what pinning costs, when cudaMemcpyAsync returns, zero-copy access, both\n"
+        "directions at once and the same through the Driver API, and checks every claim it "
+        "prints.\n"
+        "  -d, --device N   the GPU to use (default 0; see CUDA_VISIBLE_DEVICES)\n"
+        "      --min SIZE   smallest copy of the sweep (default 64K; sizes double up to --max)\n"
+        "      --max SIZE   largest copy of the sweep (default 1G); SIZE like 4096, 64K, 256M, 1G\n"
+        "                   (a multiple of 4 bytes)\n"
+        "  -r, --reps N     timed repetitions per size (default 20; sizes over 100 MiB get\n"
+        "                   fewer, about 2 GiB worth, but at least 5 or N)\n"
+        "      --csv FILE   also write the sweep as CSV (for `make chart CSV=FILE`)\n"
+        "  -h, --help       this text\n"
+        "exit status: 0 all checks passed, 1 a check or CUDA call failed (or memory could not\n"
+        "             be allocated), 2 bad command line, 77 no usable GPU or driver here\n",
+        lesson_prog);
 }
 
 static bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
     static const struct option options[] = {
-        {"device", required_argument, NULL, 'd'}, {"min", required_argument, NULL, 'm'},
-        {"max", required_argument, NULL, 'M'},    {"reps", required_argument, NULL, 'r'},
-        {"csv", required_argument, NULL, 'c'},    {"help", no_argument, NULL, 'h'},
+        {"device", required_argument, NULL, 'd'},
+        {"min", required_argument, NULL, 'm'},
+        {"max", required_argument, NULL, 'M'},
+        {"reps", required_argument, NULL, 'r'},
+        {"csv", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.device = 0, .min = 64 * KiB, .max = GiB, .reps = 20, .csv_path = NULL};
@@ -70,11 +75,18 @@ static bool parse_options(int argc, char **argv, struct options *o, int *exit_co
     while (ok && (opt = getopt_long(argc, argv, "d:r:h", options, NULL)) != -1) {
         switch (opt) {
         case 'd': ok = parse_long(optarg, 0, 1023, "--device", &o->device); break;
-        case 'm': ok = o->min_given = parse_bytes(optarg, 4, (size_t)1 << 40, "--min", &o->min); break;
-        case 'M': ok = o->max_given = parse_bytes(optarg, 4, (size_t)1 << 40, "--max", &o->max); break;
+        case 'm':
+            ok = o->min_given = parse_bytes(optarg, 4, (size_t)1 << 40, "--min", &o->min);
+            break;
+        case 'M':
+            ok = o->max_given = parse_bytes(optarg, 4, (size_t)1 << 40, "--max", &o->max);
+            break;
         case 'r': ok = parse_long(optarg, 1, 1000, "--reps", &o->reps); break;
         case 'c': o->csv_path = optarg; break;
-        case 'h': usage(stdout); *exit_code = EXIT_OK; return false;
+        case 'h':
+            usage(stdout);
+            *exit_code = EXIT_OK;
+            return false;
         default: ok = false; break;
         }
     }
@@ -117,13 +129,15 @@ static bool csv_writable(const char *path)
             return csv_refused(path, "a symbolic link to a file that does not exist (give the "
                                      "target's name, or remove the link)");
         if (!S_ISREG(st.st_mode))
-            return csv_refused(path, S_ISDIR(st.st_mode)    ? "a folder, not a file"
-                                     : S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file"
-                                                            : "not a regular file (a device, a socket?)");
+            return csv_refused(path, S_ISDIR(st.st_mode) ? "a folder, not a file"
+                                     : S_ISFIFO(st.st_mode)
+                                         ? "a FIFO, not a regular file"
+                                         : "not a regular file (a device, a socket?)");
         struct statfs fs;
         if (statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
             return csv_refused(path, "a file of the kernel's (/proc, /sys), not one on a disk");
-        int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* no O_TRUNC: unchanged */
+        int fd =
+            open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* no O_TRUNC: unchanged */
         if (fd < 0)
             return csv_refused(path, strerror(errno));
         close(fd);
@@ -220,9 +234,11 @@ static bool fit_sizes(struct lesson *L)
         max /= 2;
     if (max == L->opt.max)
         return true;
-    snprintf(L->sizes_cut, sizeof L->sizes_cut, "the sweep stops at %s, not the default %s: the "
-             "GPU has %s free of %s, the host %s available (--max chooses)", fmt_size(max),
-             fmt_size(L->opt.max), fmt_size(free_dev), fmt_size(total_dev), fmt_size(host));
+    snprintf(L->sizes_cut, sizeof L->sizes_cut,
+             "the sweep stops at %s, not the default %s: the "
+             "GPU has %s free of %s, the host %s available (--max chooses)",
+             fmt_size(max), fmt_size(L->opt.max), fmt_size(free_dev), fmt_size(total_dev),
+             fmt_size(host));
     L->opt.max = max;
     return true;
 }
@@ -287,7 +303,7 @@ int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
     argv[0] = (char *)lesson_prog; /* getopt's own messages name the program briefly */
-    static struct lesson L; /* large (the sweep's tables): not on the stack */
+    static struct lesson L;        /* large (the sweep's tables): not on the stack */
     int code;
     if (!parse_options(argc, argv, &L.opt, &code))
         return code;
@@ -299,7 +315,8 @@ int main(int argc, char **argv)
     if (!requireRuntime(cudaGetDeviceCount(&count)))
         return verdict(false);
     if (L.opt.device >= count) {
-        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
+        fprintf(stderr,
+                "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
                 lesson_prog, L.opt.device, count, count - 1);
         return EXIT_USAGE;
     }

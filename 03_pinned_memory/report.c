@@ -31,8 +31,8 @@ bool write_csv(const struct lesson *L, FILE *f)
         for (int d = 0; d < DIRS; d++)
             for (int si = 0; si < L->nsizes; si++) {
                 const struct stats *st = &L->bw[k][d][si];
-                fprintf(f, "%s,%s,%zu,%d,%.3f,%.3f,%.3f\n", kind_name[k], dir_name[d],
-                        L->sizes[si], st->reps, st->median, st->min, st->max);
+                fprintf(f, "%s,%s,%zu,%d,%.3f,%.3f,%.3f\n", kind_name[k], dir_name[d], L->sizes[si],
+                        st->reps, st->median, st->min, st->max);
             }
     return !ferror(f);
 }

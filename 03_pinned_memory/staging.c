@@ -47,9 +47,11 @@ static bool call_and_copy(struct lesson *L, void *buf[2], size_t bytes, double c
     }
     for (int k = 0; k < 2; k++)
         for (int d = 0; d < DIRS; d++)
-            printf("   %-8s %s: cudaMemcpyAsync returned after %.3f ms (%.1f us), the copy was done "
-                   "after %.3f ms (%.1f%%)\n", k ? "pinned" : "pageable", dir_name[d], call_ms[k][d],
-                   1e3 * call_ms[k][d], total_ms[k][d], 100 * call_ms[k][d] / total_ms[k][d]);
+            printf(
+                "   %-8s %s: cudaMemcpyAsync returned after %.3f ms (%.1f us), the copy was done "
+                "after %.3f ms (%.1f%%)\n",
+                k ? "pinned" : "pageable", dir_name[d], call_ms[k][d], 1e3 * call_ms[k][d],
+                total_ms[k][d], 100 * call_ms[k][d] / total_ms[k][d]);
     claim(bad == 0, "every one of these copies delivered its data intact (%zu wrong words)", bad);
     return true;
 }
@@ -58,14 +60,18 @@ static void judge_calls(struct lesson *L, size_t bytes, double call_ms[2][DIRS],
                         double total_ms[2][DIRS])
 {
     double most = call_ms[1][H2D] > call_ms[1][D2H] ? call_ms[1][H2D] : call_ms[1][D2H];
-    double frac = most / (total_ms[1][H2D] < total_ms[1][D2H] ? total_ms[1][H2D] : total_ms[1][D2H]);
+    double frac =
+        most / (total_ms[1][H2D] < total_ms[1][D2H] ? total_ms[1][H2D] : total_ms[1][D2H]);
     L->copies_block = frac >= 0.5;
-    const char *pageable = "at this size, from pageable memory cudaMemcpyAsync returns only when the "
-                           "copy is done", *pinned = "from pinned memory it returns at once";
+    const char *pageable =
+                   "at this size, from pageable memory cudaMemcpyAsync returns only when the "
+                   "copy is done",
+               *pinned = "from pinned memory it returns at once";
     char why[300];
     if (bytes < WIDE)
-        snprintf(why, sizeof why, "copies under 16 MiB are too short to time against the call "
-                                  "(--max 16M or more)");
+        snprintf(why, sizeof why,
+                 "copies under 16 MiB are too short to time against the call "
+                 "(--max 16M or more)");
     if (bytes < WIDE || under_tool(why, sizeof why)) {
         not_judged(why, "%s", pageable);
         not_judged(why, "%s", pinned);
@@ -78,14 +84,16 @@ static void judge_calls(struct lesson *L, size_t bytes, double call_ms[2][DIRS],
         not_judged("this GPU reaches pageable memory itself: the driver need not stage the copy",
                    "%s (here at %.1f%% of it)", pageable, 100 * least);
     else
-        claim(least >= 0.9, "at %s, from pageable memory cudaMemcpyAsync returned only when the copy "
-                            "was (nearly) done: at %.1f%% of it or later", fmt_size(bytes), 100 * least);
+        claim(least >= 0.9,
+              "at %s, from pageable memory cudaMemcpyAsync returned only when the copy "
+              "was (nearly) done: at %.1f%% of it or later",
+              fmt_size(bytes), 100 * least);
     if (L->launch_blocking && frac >= 0.05)
         not_judged("CUDA_LAUNCH_BLOCKING=1 is set and this call waited for its copy",
                    "%s (here it returned at %.1f%% of the copy)", pinned, 100 * frac);
     else
-        claim(frac < 0.05, "%s: after %.1f us at most, %.2f%% of the copy's time", pinned, 1e3 * most,
-              100 * frac);
+        claim(frac < 0.05, "%s: after %.1f us at most, %.2f%% of the copy's time", pinned,
+              1e3 * most, 100 * frac);
 }
 
 /* c) The CPU half of staging: memcpy from pageable into pinned memory, the whole buffer at once
@@ -109,9 +117,11 @@ static void memcpy_feeds(const struct lesson *L, void *pageable, void *pinned, s
         }
     }
     double w = median_of(whole, 5), c = median_of(chunked, 5), best = w > c ? w : c;
-    printf("   c) the CPU copies pageable into pinned memory (memcpy) at %.1f GB/s whole, %.1f GB/s in\n"
+    printf("   c) the CPU copies pageable into pinned memory (memcpy) at %.1f GB/s whole, %.1f "
+           "GB/s in\n"
            "   %s pieces into one pinned buffer; the staged pageable H2D copy ran at %.1f GB/s,\n"
-           "   the pinned one at %.1f GB/s\n", w, c, fmt_size(chunk), staged, pinned_gbps);
+           "   the pinned one at %.1f GB/s\n",
+           w, c, fmt_size(chunk), staged, pinned_gbps);
     /* Which does the staged copy run like: the CPU's memcpy or the pinned copy? (ratios on a
      * log scale: 0.8x of one is closer than 0.2x of the other). Only where the two paces are
      * apart: where memcpy is about as fast as the link (PCIe Gen3, x8, laptops) either answer
@@ -127,9 +137,12 @@ static void memcpy_feeds(const struct lesson *L, void *pageable, void *pinned, s
         not_judged("this GPU reaches pageable memory itself: the driver need not stage the copy",
                    "%s", what);
     else if (apart < 1.5)
-        not_judged("the CPU's memcpy and the pinned copy are within 1.5x of each other here, so the "
-                   "staged copy cannot show whose pace it keeps", "%s (%.0f%% of the faster memcpy, "
-                   "%.0f%% of the pinned copy)", what, 100 * to_cpu, 100 * to_dma);
+        not_judged(
+            "the CPU's memcpy and the pinned copy are within 1.5x of each other here, so the "
+            "staged copy cannot show whose pace it keeps",
+            "%s (%.0f%% of the faster memcpy, "
+            "%.0f%% of the pinned copy)",
+            what, 100 * to_cpu, 100 * to_dma);
     else
         claim(off_cpu < off_dma, "%s: %.0f%% of the faster memcpy, %.0f%% of the pinned copy", what,
               100 * to_cpu, 100 * to_dma);
@@ -149,10 +162,21 @@ __attribute__((target("sse4.1"))) static uint64_t stream_sum(const void *p, size
         acc = _mm_add_epi64(acc, _mm_stream_load_si128((__m128i *)((uintptr_t)p + 16 * i)));
     return (uint64_t)_mm_cvtsi128_si64(acc);
 }
-static bool have_streaming_loads(void) { return __builtin_cpu_supports("sse4.1"); }
+static bool have_streaming_loads(void)
+{
+    return __builtin_cpu_supports("sse4.1");
+}
 #else
-static uint64_t stream_sum(const void *p, size_t bytes) { (void)p; (void)bytes; return 0; }
-static bool have_streaming_loads(void) { return false; }
+static uint64_t stream_sum(const void *p, size_t bytes)
+{
+    (void)p;
+    (void)bytes;
+    return 0;
+}
+static bool have_streaming_loads(void)
+{
+    return false;
+}
 #endif
 
 static uint64_t plain_sum(const void *p, size_t bytes)
@@ -206,7 +230,7 @@ static bool write_combined(struct lesson *L)
         memset(pinned, 1, bytes);
         memset(wc, 1, bytes);
         bool streaming = have_streaming_loads();
-        double rate[2][2] = {{0, 0}, {0, 0}}; /* [pinned, write-combined][plain, streaming] */
+        double rate[2][2] = {{0, 0}, {0, 0}};       /* [pinned, write-combined][plain, streaming] */
         (void)host_read_gbps(pinned, bytes, false); /* a warm-up for the reading code */
         for (int round = 0; round < WC_ROUNDS; round++)
             for (int kind = 0; kind < 2; kind++)
@@ -218,39 +242,52 @@ static bool write_combined(struct lesson *L)
         double pinned_plain = rate[0][0], wc_plain = rate[1][0];
         double gain_pinned = streaming ? rate[0][1] / pinned_plain : 0;
         double gain_wc = streaming ? rate[1][1] / wc_plain : 0;
-        printf("   d) the CPU reads ordinary pinned memory at %.2f GB/s, write-combined memory at %.2f GB/s\n"
-               "   (pinned/write-combined %.1fx) with plain loads", pinned_plain, wc_plain,
-               pinned_plain / wc_plain);
+        printf("   d) the CPU reads ordinary pinned memory at %.2f GB/s, write-combined memory at "
+               "%.2f GB/s\n"
+               "   (pinned/write-combined %.1fx) with plain loads",
+               pinned_plain, wc_plain, pinned_plain / wc_plain);
         if (streaming)
             printf(", and at %.2f and %.2f GB/s (%.1fx and %.1fx\n   as fast) with streaming loads "
-                   "(MOVNTDQA)", rate[0][1], rate[1][1], gain_pinned, gain_wc);
+                   "(MOVNTDQA)",
+                   rate[0][1], rate[1][1], gain_pinned, gain_wc);
         printf("; each rate the fastest of %d rounds", WC_ROUNDS);
-        printf(";\n   it first filled new memory (step 3) at %.2f GB/s pinned, %.2f GB/s write-combined\n",
+        printf(";\n   it first filled new memory (step 3) at %.2f GB/s pinned, %.2f GB/s "
+               "write-combined\n",
                L->fill_gbps[PINNED], L->fill_gbps[WRITE_COMBINED]);
-        printf("   NVIDIA's guidance (CUDA C++ Programming Guide, \"Write-Combining Memory\"): reading it\n"
-               "   from the host is \"prohibitively slow\"; use it for buffers the host only writes.\n");
-        const char *what = "the CPU reads write-combined memory much slower than ordinary pinned memory";
+        printf("   NVIDIA's guidance (CUDA C++ Programming Guide, \"Write-Combining Memory\"): "
+               "reading it\n"
+               "   from the host is \"prohibitively slow\"; use it for buffers the host only "
+               "writes.\n");
+        const char *what =
+            "the CPU reads write-combined memory much slower than ordinary pinned memory";
         char why[480];
         if (under_tool(why, sizeof why)) {
             not_judged(why, "%s (%.1fx here)", what, pinned_plain / wc_plain);
         } else if (!streaming) {
             not_judged("no streaming loads on this CPU to tell whether it treats these pages as "
-                       "write-combining", "%s (%.1fx here)", what, pinned_plain / wc_plain);
+                       "write-combining",
+                       "%s (%.1fx here)", what, pinned_plain / wc_plain);
         } else if (gain_wc < 2 * gain_pinned) {
             /* Uncached write-combining memory gains several times more from whole-line loads than
              * cached memory does; no more gain means the CPU cached these pages like any other. */
             bool vm = cpu_reports_hypervisor();
-            snprintf(why, sizeof why, "this machine contradicts the guidance: streaming loads read "
-                     "it %.1fx as fast as plain loads, and ordinary pinned memory %.1fx (under twice "
-                     "that gain; uncached write-combining memory gains several times more), so the "
-                     "CPU did not treat these pages as write-combining%s",
-                     gain_wc, gain_pinned, vm ? "; the CPU reports a hypervisor, and a virtual "
-                     "machine's memory type can be overridden by the host's mapping" : "");
+            snprintf(
+                why, sizeof why,
+                "this machine contradicts the guidance: streaming loads read "
+                "it %.1fx as fast as plain loads, and ordinary pinned memory %.1fx (under twice "
+                "that gain; uncached write-combining memory gains several times more), so the "
+                "CPU did not treat these pages as write-combining%s",
+                gain_wc, gain_pinned,
+                vm ? "; the CPU reports a hypervisor, and a virtual "
+                     "machine's memory type can be overridden by the host's mapping"
+                   : "");
             not_judged(why, "%s (%.1fx here)", what, pinned_plain / wc_plain);
         } else {
-            claim(wc_plain * 2 <= pinned_plain, "%s: %.1fx slower with plain loads; streaming loads, "
+            claim(wc_plain * 2 <= pinned_plain,
+                  "%s: %.1fx slower with plain loads; streaming loads, "
                   "which fetch a whole line, read it %.1fx faster than plain ones (ordinary pinned "
-                  "memory %.1fx)", what, pinned_plain / wc_plain, gain_wc, gain_pinned);
+                  "memory %.1fx)",
+                  what, pinned_plain / wc_plain, gain_wc, gain_pinned);
         }
     }
     if (pinned)
@@ -263,25 +300,29 @@ static bool write_combined(struct lesson *L)
 bool step_4_staging(struct lesson *L)
 {
     size_t bytes = side_bytes(L, SIDE_MAX);
-    printf("\n4. Why pageable memory is slower: the driver stages it (%s copies)\n", fmt_size(bytes));
-    printf("   The copy engine reads and writes only page-locked memory, so for pageable memory the\n"
-           "   driver copies, chunk by chunk, through a pinned buffer of its own (a CPU memcpy plus\n"
-           "   DMA). NVIDIA documents cudaMemcpyAsync between pageable and device memory as one that\n"
-           "   \"might be synchronous\" (CUDA Runtime API, \"API synchronization behavior\"): a) and b) show when.\n");
+    printf("\n4. Why pageable memory is slower: the driver stages it (%s copies)\n",
+           fmt_size(bytes));
+    printf(
+        "   The copy engine reads and writes only page-locked memory, so for pageable memory the\n"
+        "   driver copies, chunk by chunk, through a pinned buffer of its own (a CPU memcpy plus\n"
+        "   DMA). NVIDIA documents cudaMemcpyAsync between pageable and device memory as one that\n"
+        "   \"might be synchronous\" (CUDA Runtime API, \"API synchronization behavior\"): a) and "
+        "b) show when.\n");
     void *buf[2] = {NULL, NULL}; /* pageable, pinned */
     bool ok = true;
     double call_ms[2][DIRS], total_ms[2][DIRS];
     if (posix_memalign(&buf[0], 4096, bytes) != 0) {
         buf[0] = NULL;
-        fprintf(stderr, "%s: posix_memalign could not allocate %s of pageable memory\n", lesson_prog,
-                fmt_size(bytes));
+        fprintf(stderr, "%s: posix_memalign could not allocate %s of pageable memory\n",
+                lesson_prog, fmt_size(bytes));
         return false;
     }
     if (!ALLOC(cudaMallocHost(&buf[1], bytes), "cudaMallocHost", bytes)) {
         ok = false;
         goto cleanup;
     }
-    printf("   a) one copy at a time, the host clock around the call and around call + synchronize:\n");
+    printf("   a) one copy at a time, the host clock around the call and around call + "
+           "synchronize:\n");
     ok = call_and_copy(L, buf, bytes, call_ms, total_ms);
     if (ok)
         judge_calls(L, bytes, call_ms, total_ms);

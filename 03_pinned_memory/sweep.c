@@ -17,11 +17,15 @@ static void print_environment(struct lesson *L)
     static const struct {
         const char *name, *what;
     } vars[] = {
-        {"CUDA_VISIBLE_DEVICES", "which GPUs this process sees, numbered from 0 (--device counts among them)"},
-        {"CUDA_LAUNCH_BLOCKING", "1 makes each kernel launch wait for its kernel: step 4 b) shows what changes"},
-        {"CUDA_DEVICE_MAX_CONNECTIONS", "hardware queues the streams share; 1 may serialise step 6's two streams"},
+        {"CUDA_VISIBLE_DEVICES",
+         "which GPUs this process sees, numbered from 0 (--device counts among them)"},
+        {"CUDA_LAUNCH_BLOCKING",
+         "1 makes each kernel launch wait for its kernel: step 4 b) shows what changes"},
+        {"CUDA_DEVICE_MAX_CONNECTIONS",
+         "hardware queues the streams share; 1 may serialise step 6's two streams"},
     };
-    printf("   environment (read when the driver initialises, at this program's first CUDA call):\n");
+    printf(
+        "   environment (read when the driver initialises, at this program's first CUDA call):\n");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i].name);
         printf("   %s=%s: %s\n", vars[i].name, v ? v : "(unset)", vars[i].what);
@@ -42,7 +46,8 @@ bool step_1_platform(struct lesson *L)
         return false;
     platform_describe(p, PF_COPY_ENGINES | PF_PAGEABLE | PF_NUMA | PF_THP | PF_MEMORY);
     if (L->prop.asyncEngineCount < 2)
-        printf("   so here the two copies of step 6 take turns, and step 5's pipeline adds its copies\n");
+        printf("   so here the two copies of step 6 take turns, and step 5's pipeline adds its "
+               "copies\n");
     /* Through the host's page tables (ATS) or in shared memory, the copy engine can take
      * pageable memory as it is; with HMM alone kernels reach it, and copies from it are still
      * the driver's to stage (steps 2 and 4 judge what it does), as lesson 04 decides too. */
@@ -50,7 +55,8 @@ bool step_1_platform(struct lesson *L)
     if (L->pageable_direct)
         printf("   so the claims that rest on staging (steps 2 and 4) are not judged here\n");
     else if (p->pageable_access == 1)
-        printf("   (with HMM, kernels reach malloc'd memory; copies from it are still the driver's to\n"
+        printf("   (with HMM, kernels reach malloc'd memory; copies from it are still the driver's "
+               "to\n"
                "   stage, and steps 2 and 4 judge what it does)\n");
     printf("   unified addressing: %s; can map host memory: %s\n",
            L->prop.unifiedAddressing ? "yes" : "no", L->prop.canMapHostMemory ? "yes" : "no");
@@ -79,21 +85,27 @@ bool step_1_link(struct lesson *L)
     platform_read_link(p);
     L->link_known = p->link_source && p->link_gen_max > 0 && p->link_width_max > 0;
     if (!L->link_known) {
-        printf("   PCIe link: unknown (no /sys/bus/pci/devices/<bus id>/current_link_speed, no NVML):\n"
+        printf("   PCIe link: unknown (no /sys/bus/pci/devices/<bus id>/current_link_speed, no "
+               "NVML):\n"
                "   the fractions of the link below are left out\n");
         return true;
     }
     L->link_gbps = platform_link_gbps(p->link_gen, p->link_width);
     L->link_max_gbps = platform_link_gbps(p->link_gen_max, p->link_width_max);
-    printf("   PCIe link (%s, read right after a copy): now Gen%d x%d; the card's maximum: Gen%d x%d\n",
+    printf("   PCIe link (%s, read right after a copy): now Gen%d x%d; the card's maximum: Gen%d "
+           "x%d\n",
            p->link_source, p->link_gen, p->link_width, p->link_gen_max, p->link_width_max);
-    printf("   theoretical rate now: %.1f GT/s x %d lanes x %s encoding / 8 bits = %.1f GB/s per direction\n",
-           platform_gen_gts(p->link_gen), p->link_width, platform_gen_encoding_text(p->link_gen), L->link_gbps);
+    printf("   theoretical rate now: %.1f GT/s x %d lanes x %s encoding / 8 bits = %.1f GB/s per "
+           "direction\n",
+           platform_gen_gts(p->link_gen), p->link_width, platform_gen_encoding_text(p->link_gen),
+           L->link_gbps);
     if (L->link_max_gbps > L->link_gbps * 1.01)
-        printf("   at the card's maximum: %.1f GB/s per direction (a link that idles at a lower generation\n"
+        printf("   at the card's maximum: %.1f GB/s per direction (a link that idles at a lower "
+               "generation\n"
                "   speeds up under load; one that trained lower, in a slower slot, stays there)\n",
                L->link_max_gbps);
-    printf("   (packet headers and flow control take their share on top: DMA reaches about 75-90%% of it)\n");
+    printf("   (packet headers and flow control take their share on top: DMA reaches about 75-90%% "
+           "of it)\n");
     return true;
 }
 
@@ -116,7 +128,8 @@ static bool buf_alloc(struct host_buf *b, enum kind kind, size_t bytes)
     if (kind == PAGEABLE || kind == REGISTERED)
         memset(b->p, 0, bytes);
     if (kind == REGISTERED) {
-        if (!ALLOC(cudaHostRegister(b->p, bytes, cudaHostRegisterDefault), "cudaHostRegister", bytes))
+        if (!ALLOC(cudaHostRegister(b->p, bytes, cudaHostRegisterDefault), "cudaHostRegister",
+                   bytes))
             return false;
         b->registered = true;
     }
@@ -279,8 +292,9 @@ static bool judge_kinds(struct lesson *L)
         }
     }
     const char *faster = "pinned is faster than pageable at every size from 16 MiB up";
-    const char *same = "to the copy engine, registered memory is as fast as pinned and write-combined "
-                       "memory no slower";
+    const char *same =
+        "to the copy engine, registered memory is as fast as pinned and write-combined "
+        "memory no slower";
     char why[300];
     if (!wide) {
         snprintf(why, sizeof why, "no size of 16 MiB or more in this sweep (--max 16M or more)");
@@ -319,8 +333,9 @@ static bool judge_kinds(struct lesson *L)
                     if (!side_by_side(L, (enum kind)k, si, (enum dir)d, &again))
                         return false;
                     printf("   %s %s at %s: %.1f%% of pinned in the sweep; timed again, a copy of "
-                           "each in turn, %d times: %.1f%%\n", kind_name[k], dir_name[d],
-                           fmt_size(L->sizes[si]), 100 * r, IN_TURN, 100 * again);
+                           "each in turn, %d times: %.1f%%\n",
+                           kind_name[k], dir_name[d], fmt_size(L->sizes[si]), 100 * r, IN_TURN,
+                           100 * again);
                     r = again;
                 }
                 ratio[n++] = r;
@@ -332,13 +347,15 @@ static bool judge_kinds(struct lesson *L)
                 least_wc = m < least_wc ? m : least_wc;
         }
     if (wide >= 3)
-        claim(worst_reg <= 0.10 && least_wc >= 0.90, "%s from 16 MiB up (median over the sizes: "
-              "registered within %.1f%%, write-combined at %.1f%% or more of pinned)", same,
-              100 * worst_reg, 100 * least_wc);
+        claim(worst_reg <= 0.10 && least_wc >= 0.90,
+              "%s from 16 MiB up (median over the sizes: "
+              "registered within %.1f%%, write-combined at %.1f%% or more of pinned)",
+              same, 100 * worst_reg, 100 * least_wc);
     else /* an H200 once read 13.9% at --max 16M --reps 2 */
         not_judged("fewer than three sizes of 16 MiB or more: one slow size can move it past "
-                   "10% (--max 64M or more)", "%s (registered %.1f%% apart, write-combined at %.1f%%)",
-                   same, 100 * worst_reg, 100 * least_wc);
+                   "10% (--max 64M or more)",
+                   "%s (registered %.1f%% apart, write-combined at %.1f%%)", same, 100 * worst_reg,
+                   100 * least_wc);
     return true;
 }
 
@@ -348,7 +365,8 @@ static bool judge_kinds(struct lesson *L)
 static void judge_large(struct lesson *L)
 {
     int large = 0, fewest = 1 << 30;
-    double worst_vs_batch = 1, bar = 0.02, margin = 1e9, link_frac[DIRS] = {1e9, 1e9}, at[DIRS] = {0, 0};
+    double worst_vs_batch = 1, bar = 0.02, margin = 1e9, link_frac[DIRS] = {1e9, 1e9},
+           at[DIRS] = {0, 0};
     double fastest = 0;     /* the fastest large pinned copy, either direction */
     double most_spread = 0; /* the widest spread of a large size's repetitions or batches */
     for (int si = 0; si < L->nsizes; si++) {
@@ -376,9 +394,11 @@ static void judge_large(struct lesson *L)
             }
         }
     }
-    const char *batched = "from 256 MiB up, timing one copy per event pair gives the batched figure "
-                          "within the noise";
-    const char *link = "pinned copies of 256 MiB and more reach 70-100% of the link's theoretical rate";
+    const char *batched =
+        "from 256 MiB up, timing one copy per event pair gives the batched figure "
+        "within the noise";
+    const char *link =
+        "pinned copies of 256 MiB and more reach 70-100% of the link's theoretical rate";
     if (!large) {
         const char *why = "no size of 256 MiB or more in this sweep (--max 256M or more)";
         not_judged(why, "%s", batched);
@@ -388,22 +408,26 @@ static void judge_large(struct lesson *L)
     printf("   pinned, %d copies back to back between two events (nvbandwidth's method):\n", BATCH);
     for (int si = 0; si < L->nsizes; si++)
         if (L->sizes[si] >= LARGE)
-            printf("   %10s  H2D %.1f GB/s, D2H %.1f GB/s; one copy per event pair: %.1f%% and %.1f%% of that\n",
+            printf("   %10s  H2D %.1f GB/s, D2H %.1f GB/s; one copy per event pair: %.1f%% and "
+                   "%.1f%% of that\n",
                    fmt_size(L->sizes[si]), L->batched[H2D][si], L->batched[D2H][si],
                    100 * L->bw[PINNED][H2D][si].median / L->batched[H2D][si],
                    100 * L->bw[PINNED][D2H][si].median / L->batched[D2H][si]);
     char why[300];
     if (fewest < 3) /* an H100 once read one 1 GiB copy at 91.4% of the batched figure */
-        snprintf(why, sizeof why, "%d repetition%s of a large copy: one slow copy cannot be told "
-                 "from a slow link (--reps 3 or more)", fewest, fewest == 1 ? "" : "s");
+        snprintf(why, sizeof why,
+                 "%d repetition%s of a large copy: one slow copy cannot be told "
+                 "from a slow link (--reps 3 or more)",
+                 fewest, fewest == 1 ? "" : "s");
     if (fewest < 3 || !timings_comparable(L, LARGE, why, sizeof why)) {
         not_judged(why, "%s (lowest %.1f%%)", batched, 100 * worst_vs_batch);
         not_judged(why, "%s", link);
         return;
     }
-    claim(worst_vs_batch >= 1 - bar, "%s: %.1f%% of it at the lowest, the bar %.1f%% (2%% or the "
-          "spread of that size's repetitions and batches, the larger)", batched,
-          100 * worst_vs_batch, 100 * (1 - bar));
+    claim(worst_vs_batch >= 1 - bar,
+          "%s: %.1f%% of it at the lowest, the bar %.1f%% (2%% or the "
+          "spread of that size's repetitions and batches, the larger)",
+          batched, 100 * worst_vs_batch, 100 * (1 - bar));
     if (!L->link_known) {
         not_judged("the PCIe link could not be read (no sysfs entry, no NVML)", "%s", link);
         return;
@@ -412,7 +436,8 @@ static void judge_large(struct lesson *L)
      * steadily can be held to it (an idle H100 spreads 0-3%; beside another program copying,
      * unseen from a container, 18%, at 57.6% of the link). */
     if (most_spread > 0.10) {
-        snprintf(why, sizeof why, "the repetitions of a large size spread %.0f%% (more than 10%%): "
+        snprintf(why, sizeof why,
+                 "the repetitions of a large size spread %.0f%% (more than 10%%): "
                  "the link or the GPU was not this program's alone, or changed pace",
                  100 * most_spread);
         not_judged(why, "%s", link);
@@ -428,28 +453,36 @@ static void judge_large(struct lesson *L)
         f *= L->link_gbps / theory;
         which = "at the card's maximum (the copies outran the link as read: it was idling lower)";
     }
-    printf("   the slowest pinned copy of 256 MiB or more: H2D %.1f GB/s, D2H %.1f GB/s; the link's %.1f GB/s "
-           "%s\n", at[H2D], at[D2H], theory, which);
-    claim(f >= 0.70 && fastest <= theory, "pinned copies of 256 MiB and more reach %.1f%% to %.1f%% "
+    printf("   the slowest pinned copy of 256 MiB or more: H2D %.1f GB/s, D2H %.1f GB/s; the "
+           "link's %.1f GB/s "
+           "%s\n",
+           at[H2D], at[D2H], theory, which);
+    claim(f >= 0.70 && fastest <= theory,
+          "pinned copies of 256 MiB and more reach %.1f%% to %.1f%% "
           "of the link's theoretical rate (70-100%% expected: packet headers, flow control and the "
-          "packet size the host allows take 10-30%%)", 100 * f, 100 * fastest / theory);
+          "packet size the host allows take 10-30%%)",
+          100 * f, 100 * fastest / theory);
 }
 
 bool step_2_bandwidth_sweep(struct lesson *L)
 {
     printf("\n2. Bandwidth from %s to %s for four kinds of host memory\n", fmt_size(L->opt.min),
            fmt_size(L->opt.max));
-    printf("   pageable       malloc'd memory: the driver copies it through its own pinned buffer\n"
-           "   pinned         cudaMallocHost: page-locked, the copy engine reads it directly (DMA);\n"
-           "                  its pages stay put, wherever they are (not guaranteed contiguous;\n"
-           "                  the GPU does not need that: DMA goes page by page through bus addresses)\n"
-           "   write-combined cudaHostAlloc(cudaHostAllocWriteCombined): pinned, not cached by the CPU\n"
-           "   registered     malloc'd memory page-locked afterwards with cudaHostRegister\n"
-           "   each copy: cudaMemcpyAsync on a stream between two events; one warm-up, then the\n"
-           "   repetitions; the data of every copy checked against the pattern it should carry\n");
+    printf(
+        "   pageable       malloc'd memory: the driver copies it through its own pinned buffer\n"
+        "   pinned         cudaMallocHost: page-locked, the copy engine reads it directly (DMA);\n"
+        "                  its pages stay put, wherever they are (not guaranteed contiguous;\n"
+        "                  the GPU does not need that: DMA goes page by page through bus "
+        "addresses)\n"
+        "   write-combined cudaHostAlloc(cudaHostAllocWriteCombined): pinned, not cached by the "
+        "CPU\n"
+        "   registered     malloc'd memory page-locked afterwards with cudaHostRegister\n"
+        "   each copy: cudaMemcpyAsync on a stream between two events; one warm-up, then the\n"
+        "   repetitions; the data of every copy checked against the pattern it should carry\n");
     if (!L->gate.off[0])
-        printf("   (pinned kinds: each timed copy queued behind a one-thread kernel that waits until\n"
-               "   the host has queued it and its events, as nvbandwidth does: README, step 2)\n");
+        printf(
+            "   (pinned kinds: each timed copy queued behind a one-thread kernel that waits until\n"
+            "   the host has queued it and its events, as nvbandwidth does: README, step 2)\n");
     for (int k = 0; k < KINDS; k++) {
         struct host_buf b = {0};
         bool ok = buf_alloc(&b, (enum kind)k, L->opt.max);
@@ -465,7 +498,8 @@ bool step_2_bandwidth_sweep(struct lesson *L)
 
     claim(L->wrong_words == 0,
           "every copy delivered its data intact: %ld checks (4 kinds x 2 directions x %d sizes), "
-          "%ld wrong words", L->checks, L->nsizes, L->wrong_words);
+          "%ld wrong words",
+          L->checks, L->nsizes, L->wrong_words);
     if (!judge_kinds(L))
         return false;
     judge_large(L);

@@ -87,11 +87,14 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
     if (gpu_shared(why, len))
         return false;
     if (L->pace_n >= 2 && L->pace_max > PACE_BAR * L->pace_min) {
-        snprintf(why, len, "the control copy (%s pinned, host to device, timed %d times during the "
-                 "run) ran at %.1f to %.1f GB/s, %.2fx apart (more than %.1fx): something else used "
-                 "the GPU, its link or host memory meanwhile (a neighbour NVML cannot see, in a "
-                 "container?)", fmt_size(PACE_BYTES), L->pace_n, L->pace_min, L->pace_max,
-                 L->pace_max / L->pace_min, PACE_BAR);
+        snprintf(
+            why, len,
+            "the control copy (%s pinned, host to device, timed %d times during the "
+            "run) ran at %.1f to %.1f GB/s, %.2fx apart (more than %.1fx): something else used "
+            "the GPU, its link or host memory meanwhile (a neighbour NVML cannot see, in a "
+            "container?)",
+            fmt_size(PACE_BYTES), L->pace_n, L->pace_min, L->pace_max, L->pace_max / L->pace_min,
+            PACE_BAR);
         return false;
     }
     return true;
@@ -100,8 +103,8 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 static bool enqueue_pace(struct lesson *L, void *arg)
 {
     (void)arg;
-    return checkRuntime(cudaMemcpyAsync(L->dev, L->pace_host, PACE_BYTES, cudaMemcpyHostToDevice,
-                                        L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(L->dev, L->pace_host, PACE_BYTES, cudaMemcpyHostToDevice, L->stream));
 }
 
 bool pace_sample(struct lesson *L)
@@ -125,7 +128,10 @@ size_t side_bytes(const struct lesson *L, size_t cap)
     return b < MIN_SIDE ? MIN_SIDE : b;
 }
 
-double gbps(size_t bytes, double ms) { return ms > 0 ? (double)bytes / (ms * 1e6) : 0; }
+double gbps(size_t bytes, double ms)
+{
+    return ms > 0 ? (double)bytes / (ms * 1e6) : 0;
+}
 
 const char *fmt_size(size_t bytes)
 {
@@ -170,8 +176,9 @@ static size_t by_threads(uint32_t *out, const uint32_t *in, size_t words, uint32
         n = CPU_COUNT(&cpus) < MAX_THREADS ? CPU_COUNT(&cpus) : MAX_THREADS;
     n = n < 1 ? 1 : n;
     for (int t = 0; t < n; t++) {
-        s[t] = (struct share){out, in, words * (size_t)t / (size_t)n, words * (size_t)(t + 1) / (size_t)n,
-                              0, seed, 0, false};
+        s[t] = (struct share){
+            out, in,   words * (size_t)t / (size_t)n, words * (size_t)(t + 1) / (size_t)n, 0, seed,
+            0,   false};
         s[t].started = t > 0 && pthread_create(&s[t].thread, NULL, do_share, &s[t]) == 0;
     }
     size_t bad = 0;
@@ -193,7 +200,10 @@ void fill_host(uint32_t *h, size_t words, uint32_t seed)
     do_share(&all);
 }
 
-void fill_placed(uint32_t *h, size_t words, uint32_t seed) { by_threads(h, NULL, words, seed); }
+void fill_placed(uint32_t *h, size_t words, uint32_t seed)
+{
+    by_threads(h, NULL, words, seed);
+}
 
 size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed)
 {
@@ -211,8 +221,8 @@ bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint
 {
     return checkRuntime(cudaMemsetAsync(L->dev_bad, 0, sizeof *L->dev_bad, L->stream)) &&
            checkRuntime(launch_count_mismatches(dev, words, seed, L->dev_bad, L->stream)) &&
-           checkRuntime(cudaMemcpyAsync(bad, L->dev_bad, sizeof *bad, cudaMemcpyDeviceToHost,
-                                        L->stream)) &&
+           checkRuntime(
+               cudaMemcpyAsync(bad, L->dev_bad, sizeof *bad, cudaMemcpyDeviceToHost, L->stream)) &&
            checkRuntime(cudaStreamSynchronize(L->stream));
 }
 
@@ -228,8 +238,10 @@ bool host_alloc(enum kind k, size_t bytes, void **p)
     /* page-aligned, as cudaHostRegister prefers */
     if (posix_memalign(p, 4096, bytes) != 0) {
         *p = NULL;
-        fprintf(stderr, "%s: posix_memalign could not allocate %s (%zu bytes) of pageable host "
-                        "memory\n", lesson_prog, fmt_size(bytes), bytes);
+        fprintf(stderr,
+                "%s: posix_memalign could not allocate %s (%zu bytes) of pageable host "
+                "memory\n",
+                lesson_prog, fmt_size(bytes), bytes);
         return false;
     }
     return true;

@@ -31,13 +31,15 @@ static bool enqueue_explicit(struct lesson *L, void *arg)
 static bool enqueue_copy_in(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(cudaMemcpyAsync(L->dev, p->in, p->words * 4, cudaMemcpyHostToDevice, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(L->dev, p->in, p->words * 4, cudaMemcpyHostToDevice, L->stream));
 }
 
 static bool enqueue_copy_out(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(cudaMemcpyAsync(p->out, L->dev2, p->words * 4, cudaMemcpyDeviceToHost, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(p->out, L->dev2, p->words * 4, cudaMemcpyDeviceToHost, L->stream));
 }
 
 /* Copy in (L->stream) and copy out (L->stream2) at the same time: stream2 starts at `start`,
@@ -48,7 +50,8 @@ static bool enqueue_in_and_out(struct lesson *L, void *arg)
     size_t bytes = p->words * 4;
     return checkRuntime(cudaStreamWaitEvent(L->stream2, L->start, 0)) &&
            checkRuntime(cudaMemcpyAsync(L->dev, p->in, bytes, cudaMemcpyHostToDevice, L->stream)) &&
-           checkRuntime(cudaMemcpyAsync(p->out, L->dev2, bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
+           checkRuntime(
+               cudaMemcpyAsync(p->out, L->dev2, bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
            checkRuntime(cudaEventRecord(L->stop2, L->stream2)) &&
            checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
 }
@@ -91,8 +94,8 @@ bool step_5_zero_copy(struct lesson *L)
            fmt_size(bytes));
     uint32_t *in = NULL, *out = NULL, *din = NULL, *dout = NULL;
     bool ok = true;
-    if (!ALLOC(cudaHostAlloc((void **)&in, bytes, cudaHostAllocMapped), "cudaHostAlloc(cudaHostAllocMapped)",
-               bytes) ||
+    if (!ALLOC(cudaHostAlloc((void **)&in, bytes, cudaHostAllocMapped),
+               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
         !ALLOC(cudaHostAlloc((void **)&out, bytes, cudaHostAllocMapped),
                "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
         !checkRuntime(cudaHostGetDevicePointer((void **)&din, in, 0)) ||
@@ -100,7 +103,8 @@ bool step_5_zero_copy(struct lesson *L)
         ok = false;
         goto cleanup;
     }
-    printf("   cudaHostAlloc(cudaHostAllocMapped) -> host pointer %p; cudaHostGetDevicePointer -> %p\n",
+    printf("   cudaHostAlloc(cudaHostAllocMapped) -> host pointer %p; cudaHostGetDevicePointer -> "
+           "%p\n",
            (void *)in, (void *)din);
     if (L->prop.unifiedAddressing)
         claim(din == in, "with unified addressing the GPU uses the very same address as the CPU");
@@ -116,8 +120,9 @@ bool step_5_zero_copy(struct lesson *L)
         goto cleanup;
     }
     size_t bad = wrong_results(out, words);
-    printf("   the kernel over mapped memory: %.3f ms, %.1f GB/s read + %.1f GB/s written at once\n",
-           zc_ms, gbps(bytes, zc_ms), gbps(bytes, zc_ms));
+    printf(
+        "   the kernel over mapped memory: %.3f ms, %.1f GB/s read + %.1f GB/s written at once\n",
+        zc_ms, gbps(bytes, zc_ms), gbps(bytes, zc_ms));
     claim(bad == 0, "the kernel's results in host memory are right (%zu wrong words)", bad);
 
     /* The explicit way: copy in, the same kernel in device memory, copy out. */
@@ -127,8 +132,9 @@ bool step_5_zero_copy(struct lesson *L)
         goto cleanup;
     }
     bad = wrong_results(out, words);
-    printf("   copy in + the kernel in device memory + copy out: %.3f ms (the kernel alone %.3f ms)\n",
-           explicit_ms, kernel_ms);
+    printf(
+        "   copy in + the kernel in device memory + copy out: %.3f ms (the kernel alone %.3f ms)\n",
+        explicit_ms, kernel_ms);
     claim(bad == 0, "the explicit way gives the same results (%zu wrong words)", bad);
     char why[300];
     if (timings_comparable(L, bytes, why, sizeof why)) {
@@ -142,19 +148,26 @@ bool step_5_zero_copy(struct lesson *L)
                 ok = false;
                 goto cleanup;
             }
-            printf("   zero-copy no faster here; timed again, one of each in turn, %d times: zero-copy "
-                   "%.3f ms, explicit %.3f ms\n", IN_TURN, zc_ms, explicit_ms);
+            printf("   zero-copy no faster here; timed again, one of each in turn, %d times: "
+                   "zero-copy "
+                   "%.3f ms, explicit %.3f ms\n",
+                   IN_TURN, zc_ms, explicit_ms);
         }
-        claim(zc_ms < explicit_ms, "for one pass over the data, zero-copy is faster than copy in + kernel "
-                                   "+ copy out one after the other: %.1fx (its reads and writes use "
-                                   "the link's two directions at once)", explicit_ms / zc_ms);
+        claim(zc_ms < explicit_ms,
+              "for one pass over the data, zero-copy is faster than copy in + kernel "
+              "+ copy out one after the other: %.1fx (its reads and writes use "
+              "the link's two directions at once)",
+              explicit_ms / zc_ms);
     } else
-        not_judged(why, "for one pass over the data, zero-copy is faster than copy in + kernel + copy out");
+        not_judged(
+            why,
+            "for one pass over the data, zero-copy is faster than copy in + kernel + copy out");
     if (!pipeline_estimate(L, &explicit, kernel_ms, zc_ms)) {
         ok = false;
         goto cleanup;
     }
-    printf("   Zero-copy suits data the kernel touches once (or only in part), and GPUs that share the\n"
+    printf("   Zero-copy suits data the kernel touches once (or only in part), and GPUs that share "
+           "the\n"
            "   host's memory; data read many times belongs in device memory, copied once.\n");
 cleanup:
     if (in)

@@ -77,12 +77,15 @@ static bool why_pageable_blocks(struct findings *f)
     const char *kinds[3] = {"pinned  ", "pageable", "pageable"};
     size_t sizes[3] = {chunk, chunk, small};
     for (int i = 0; i < 3; i++)
-        if (!call_behind_kernel(f, L.stream[0], cudaMemcpyHostToDevice, i > 0, sizes[i], &ms[i][0], &k[i][0]) ||
-            !call_behind_kernel(f, L.stream[0], cudaMemcpyDeviceToHost, i > 0, sizes[i], &ms[i][1], &k[i][1]))
+        if (!call_behind_kernel(f, L.stream[0], cudaMemcpyHostToDevice, i > 0, sizes[i], &ms[i][0],
+                                &k[i][0]) ||
+            !call_behind_kernel(f, L.stream[0], cudaMemcpyDeviceToHost, i > 0, sizes[i], &ms[i][1],
+                                &k[i][1]))
             return false;
     printf("      why: one cudaMemcpyAsync queued behind a %.2f ms kernel in its stream; how long\n"
            "      the call kept the host (host clock around the call):\n"
-           "                           to the device   from the device\n", k[0][0]);
+           "                           to the device   from the device\n",
+           k[0][0]);
     for (int i = 0; i < 3; i++)
         printf("        %s %-9s %9.3f ms      %9.3f ms\n", kinds[i], i == 2 ? small_s : chunk_s,
                ms[i][0], ms[i][1]);
@@ -95,17 +98,18 @@ static bool why_pageable_blocks(struct findings *f)
         return true;
     }
     tclaim(ms[0][0] < 0.1 * k[0][0] && ms[0][1] < 0.1 * k[0][1],
-           "pinned: both calls returned at once (%.3f and %.3f ms) while the kernel ran",
-           ms[0][0], ms[0][1]);
+           "pinned: both calls returned at once (%.3f and %.3f ms) while the kernel ran", ms[0][0],
+           ms[0][1]);
     char why[200];
     if (pageable_read_directly(why, sizeof why)) {
-        not_judged(why, "a pageable copy from the device keeps the host until earlier work is done");
+        not_judged(why,
+                   "a pageable copy from the device keeps the host until earlier work is done");
         return true;
     }
     tclaim(ms[1][1] > 0.9 * k[1][1],
-          "pageable, %s from the device: the call kept the host %.2f ms, until the %.2f ms kernel "
-          "ahead of it and the copy were done: the next chunk's work is issued only then",
-          chunk_s, ms[1][1], k[1][1]);
+           "pageable, %s from the device: the call kept the host %.2f ms, until the %.2f ms kernel "
+           "ahead of it and the copy were done: the next chunk's work is issued only then",
+           chunk_s, ms[1][1], k[1][1]);
     return true;
 }
 
@@ -136,15 +140,18 @@ static bool per_thread_stream(struct findings *f)
         ok = checkRuntime(cudaStreamDestroy(nb)) && ok;
     if (!ok)
         return false;
-    printf("      your work in the per-thread default stream (cudaStreamPerThread, what stream 0\n"
-           "      means in a file compiled with --default-stream per-thread), a library's 4-byte\n"
-           "      memset still in the legacy stream: a %.2f ms kernel there, then the memset: done\n"
-           "      after %.2f ms; the kernel in a cudaStreamNonBlocking stream instead: done after\n"
-           "      %.2f ms. (Compile ALL the code that uses stream 0 per-thread and there is no\n"
-           "      legacy stream left to wait: that is a way out, not measured here)\n", kpt, pt, nbt);
+    printf(
+        "      your work in the per-thread default stream (cudaStreamPerThread, what stream 0\n"
+        "      means in a file compiled with --default-stream per-thread), a library's 4-byte\n"
+        "      memset still in the legacy stream: a %.2f ms kernel there, then the memset: done\n"
+        "      after %.2f ms; the kernel in a cudaStreamNonBlocking stream instead: done after\n"
+        "      %.2f ms. (Compile ALL the code that uses stream 0 per-thread and there is no\n"
+        "      legacy stream left to wait: that is a way out, not measured here)\n",
+        kpt, pt, nbt);
     tclaim(pt > 0.9 * kpt,
            "the per-thread default stream is a blocking stream: the legacy stream waited for its "
-           "kernel (%.2f of %.2f ms)", pt, kpt);
+           "kernel (%.2f of %.2f ms)",
+           pt, kpt);
     char why[480];
     if (L.launch_blocking)
         not_judged("CUDA_LAUNCH_BLOCKING=1: the launch itself waited for the kernel",
@@ -155,12 +162,15 @@ static bool per_thread_stream(struct findings *f)
                "the same (%.2f of %.2f ms): a false dependency in the queue, not stream semantics",
                nbt, knb);
     else if (queues_shared(L.nstreams, why, sizeof why))
-        not_judged(why, "the legacy stream does not wait for a non-blocking stream (%.2f of the "
-                   "kernel's %.2f ms here)", nbt, knb);
+        not_judged(why,
+                   "the legacy stream does not wait for a non-blocking stream (%.2f of the "
+                   "kernel's %.2f ms here)",
+                   nbt, knb);
     else
         tclaim(nbt < 0.5 * knb,
                "the legacy stream does not wait for a non-blocking stream: done after %.2f of the "
-               "kernel's %.2f ms", nbt, knb);
+               "kernel's %.2f ms",
+               nbt, knb);
     return true;
 }
 
@@ -178,32 +188,39 @@ bool step_5_what_breaks_the_overlap(struct findings *f)
     printf("      in sequence %.2f ms, %d streams per stream %.2f ms: %.2fx; overlap %.0f%%\n",
            pseq->median, maxn, pstr->median, pseq->median / pstr->median, 100 * pstr->overlap);
     print_timeline("pageable, per stream", pstr);
-    claim(pseq->identical && pstr->identical, "pageable runs returned the sequential result bit for bit");
+    claim(pseq->identical && pstr->identical,
+          "pageable runs returned the sequential result bit for bit");
     char why[480];
     double spread = run_spread(pseq) > run_spread(pstr) ? run_spread(pseq) : run_spread(pstr);
-    printf("      pageableMemoryAccess %d, ...UsesHostPageTables %d, integrated %d: %s\n",
-           L.pageable_access, L.host_page_tables, L.integrated,
-           L.integrated || L.host_page_tables
-               ? "the GPU can read pageable\n      memory itself, so the driver may copy it without staging"
-           : L.pageable_access
-               ? "kernels may touch pageable\n      memory (HMM), but copies from it are still staged"
-               : "the GPU cannot read pageable\n      memory: every copy from it is staged");
+    printf(
+        "      pageableMemoryAccess %d, ...UsesHostPageTables %d, integrated %d: %s\n",
+        L.pageable_access, L.host_page_tables, L.integrated,
+        L.integrated || L.host_page_tables ? "the GPU can read pageable\n      memory itself, so "
+                                             "the driver may copy it without staging"
+        : L.pageable_access
+            ? "kernels may touch pageable\n      memory (HMM), but copies from it are still staged"
+            : "the GPU cannot read pageable\n      memory: every copy from it is staged");
     if (pageable_read_directly(why, sizeof why))
         not_judged(why, "pageable memory loses the overlap: overlap %.0f%%", 100 * pstr->overlap);
     else if (L.untimed[0])
-        not_judged(L.untimed, "pageable memory loses the overlap: overlap %.0f%%", 100 * pstr->overlap);
+        not_judged(L.untimed, "pageable memory loses the overlap: overlap %.0f%%",
+                   100 * pstr->overlap);
     else if (!steady(spread, why, sizeof why))
-        claim(pstr->overlap < 0.1, "pageable memory loses the overlap: overlap %.0f%% (the times "
-              "are not compared: %s)", 100 * pstr->overlap, why);
-    else
         claim(pstr->overlap < 0.1,
-              "pageable memory loses the overlap: %.2fx over its own sequential run, overlap %.0f%%",
-              pseq->median / pstr->median, 100 * pstr->overlap);
+              "pageable memory loses the overlap: overlap %.0f%% (the times "
+              "are not compared: %s)",
+              100 * pstr->overlap, why);
+    else
+        claim(
+            pstr->overlap < 0.1,
+            "pageable memory loses the overlap: %.2fx over its own sequential run, overlap %.0f%%",
+            pseq->median / pstr->median, 100 * pstr->overlap);
     if (!why_pageable_blocks(f))
         return false;
 
-    printf("   b) pinned memory again, but after each stream's work one cudaMemsetAsync of 4 bytes\n"
-           "      on the legacy default stream (stream 0); the streams are blocking streams\n");
+    printf(
+        "   b) pinned memory again, but after each stream's work one cudaMemsetAsync of 4 bytes\n"
+        "      on the legacy default stream (stream 0); the streams are blocking streams\n");
     struct run *leg = new_run(maxn, PER_STREAM, PINNED, false, true);
     if (!measure(leg))
         return false;
@@ -211,17 +228,23 @@ bool step_5_what_breaks_the_overlap(struct findings *f)
            leg->median, seq->median, seq->median / leg->median, 100 * leg->overlap);
     print_timeline("legacy stream between", leg);
     f->legacy_ratio = f->wide ? leg->median / f->wide->median : 1;
-    claim(leg->identical, "the run with the legacy-stream operations returned the sequential result");
+    claim(leg->identical,
+          "the run with the legacy-stream operations returned the sequential result");
     spread = run_spread(leg) > run_spread(seq) ? run_spread(leg) : run_spread(seq);
     if (L.untimed[0])
-        not_judged(L.untimed, "one legacy-stream operation between streams serialises them: "
-                   "overlap %.0f%%", 100 * leg->overlap);
+        not_judged(L.untimed,
+                   "one legacy-stream operation between streams serialises them: "
+                   "overlap %.0f%%",
+                   100 * leg->overlap);
     else if (!steady(spread, why, sizeof why))
-        claim(leg->overlap < 0.1, "one legacy-stream operation between streams serialises them: "
-              "overlap %.0f%% (the times are not compared: %s)", 100 * leg->overlap, why);
+        claim(leg->overlap < 0.1,
+              "one legacy-stream operation between streams serialises them: "
+              "overlap %.0f%% (the times are not compared: %s)",
+              100 * leg->overlap, why);
     else
         claim(leg->overlap < 0.1 && leg->median > 0.9 * seq->median,
-              "one legacy-stream operation between streams serialises them: %.2f of the sequential time",
+              "one legacy-stream operation between streams serialises them: %.2f of the sequential "
+              "time",
               leg->median / seq->median);
     return per_thread_stream(f);
 }

@@ -20,7 +20,10 @@
 #include "lesson.h"
 #include "work.h"
 
-static CUdeviceptr dptr(const float *p) { return (CUdeviceptr)(uintptr_t)p; }
+static CUdeviceptr dptr(const float *p)
+{
+    return (CUdeviceptr)(uintptr_t)p;
+}
 
 /* One repetition: chunk i in stream s[i], all starting from one event; *ms from the GPU's
  * clock, start to the last stream's end. */
@@ -30,14 +33,17 @@ static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks
     /* the gate (common/gate.h) in s[0], before the start every stream waits for */
     bool ok = gate_hold(&L.gate, (cudaStream_t)s[0]) && checkDriver(cuEventRecord(start, s[0]));
     for (int i = 0; ok && i < chunks; i++) {
-        size_t first = L.n * (size_t)i / (size_t)chunks, count = L.n * (size_t)(i + 1) / (size_t)chunks - first;
+        size_t first = L.n * (size_t)i / (size_t)chunks,
+               count = L.n * (size_t)(i + 1) / (size_t)chunks - first;
         size_t bytes = count * sizeof(float);
         ok = (i == 0 || checkDriver(cuStreamWaitEvent(s[i], start, 0))) &&
              checkDriver(cuMemcpyHtoDAsync(dptr(L.d_in + first), L.h_in + first, bytes, s[i])) &&
-             checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, (cudaStream_t)s[i])) &&
+             checkRuntime(
+                 launch_work(L.d_in + first, L.d_out + first, count, L.work, (cudaStream_t)s[i])) &&
              checkDriver(cuMemcpyDtoHAsync(L.h_out + first, dptr(L.d_out + first), bytes, s[i])) &&
              checkDriver(cuEventRecord(end[i], s[i])) &&
-             (!legacy || i + 1 == chunks || checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)));
+             (!legacy || i + 1 == chunks ||
+              checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)));
     }
     gate_release(&L.gate);
     if (!ok)
@@ -45,7 +51,8 @@ static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks
     *ms = 0;
     for (int i = 0; i < chunks; i++) {
         float t = 0;
-        if (!checkDriver(cuEventSynchronize(end[i])) || !checkDriver(cuEventElapsedTime(&t, start, end[i])))
+        if (!checkDriver(cuEventSynchronize(end[i])) ||
+            !checkDriver(cuEventElapsedTime(&t, start, end[i])))
             return false;
         *ms = t > *ms ? t : *ms;
     }
@@ -54,13 +61,16 @@ static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks
 }
 
 /* Step 8's timing claim where a chunk's operations are too short for the model to bound. */
-static void not_judged_too_short(double shortest, double cost, double plain, double model, double runtime)
+static void not_judged_too_short(double shortest, double cost, double plain, double model,
+                                 double runtime)
 {
     char why[480];
-    snprintf(why, sizeof why, "the shortest operation of a chunk takes %.0f us, under 20 times the "
+    snprintf(why, sizeof why,
+             "the shortest operation of a chunk takes %.0f us, under 20 times the "
              "%.1f us an operation costs: each call's own cost decides at this size, not the model "
              "(here %.3f ms through the Driver API, %.3f ms through the runtime in step 3, the "
-             "model %.3f ms)", 1e3 * shortest, 1e3 * cost, plain, runtime, model);
+             "model %.3f ms)",
+             1e3 * shortest, 1e3 * cost, plain, runtime, model);
     not_judged(why, "the Driver API pipeline is as fast as the model allows");
 }
 
@@ -77,7 +87,8 @@ static bool driver_measure(CUstream *s, CUevent start, CUevent *end, int chunks,
             bool last = rep == L.reps - 1;
             if (last) {
                 memset(L.h_out, 0xff, L.bytes);
-                if (!checkRuntime(cudaMemset(L.d_out, 0xff, L.bytes)) || !checkRuntime(cudaDeviceSynchronize()))
+                if (!checkRuntime(cudaMemset(L.d_out, 0xff, L.bytes)) ||
+                    !checkRuntime(cudaDeviceSynchronize()))
                     return false;
             }
             double ms;
@@ -113,7 +124,8 @@ bool step_8_the_driver_api(struct findings *f)
     int made = 0;
     double med[2] = {0, 0}, sp[2] = {0, 0};
     bool same[2] = {false, false};
-    bool ok = checkDriver(cuCtxGetCurrent(&ctx)) && checkDriver(cuEventCreate(&start, CU_EVENT_DEFAULT));
+    bool ok =
+        checkDriver(cuCtxGetCurrent(&ctx)) && checkDriver(cuEventCreate(&start, CU_EVENT_DEFAULT));
     for (; ok && made < chunks; made++)
         ok = checkDriver(cuStreamCreate(&s[made], CU_STREAM_NON_BLOCKING)) &&
              checkDriver(cuEventCreate(&end[made], CU_EVENT_DEFAULT));
@@ -133,7 +145,8 @@ bool step_8_the_driver_api(struct findings *f)
     printf("   cuCtxGetCurrent: %p, the runtime's primary context: the Driver API works in it\n",
            (void *)ctx);
     printf("   CU_STREAM_NON_BLOCKING streams: %.2f ms (the runtime's per-stream run in step 3:\n"
-           "   %.2f ms); with a 4-byte memset in the legacy stream between the streams' work: %.2f ms\n",
+           "   %.2f ms); with a 4-byte memset in the legacy stream between the streams' work: %.2f "
+           "ms\n",
            plain, rt->median, joined);
     claim(same1 && same2, "both Driver API runs returned the sequential result bit for bit");
     const struct model *m = model_for(f, chunks);
@@ -153,9 +166,11 @@ bool step_8_the_driver_api(struct findings *f)
     printf("   the model of %d stream%s, timed again now: %.2f ms (step 3: %.2f ms)\n", chunks,
            chunks == 1 ? "" : "s", now.ideal, m->ideal);
     if (apart(now.ideal, m->ideal, bar)) {
-        snprintf(why, sizeof why, "the model allowed %.2f ms in step 3 and %.2f ms now, more than "
+        snprintf(why, sizeof why,
+                 "the model allowed %.2f ms in step 3 and %.2f ms now, more than "
                  "5%% and the spread apart: the GPU's pace (its clocks, its temperature, another "
-                 "program) moved", m->ideal, now.ideal);
+                 "program) moved",
+                 m->ideal, now.ideal);
         not_judged(why, "the Driver API pipeline is as fast as the model allows");
         not_judged(why, "the legacy memset does not join non-blocking streams");
         return true;
@@ -173,18 +188,24 @@ bool step_8_the_driver_api(struct findings *f)
         claim(within_bound(now.bound, plain, spread, cost),
               "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: no faster than the "
               "model allows (a bound here, as in step 3: %.2f ms, within 5%%, the spread and two "
-              "operation costs)", plain, 100 * reached, now.ideal, now.bound);
+              "operation costs)",
+              plain, 100 * reached, now.ideal, now.bound);
     else
-        claim(near_model(now.ideal, plain, spread, cost),
-              "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: as fast as the model "
-              "allows, as the runtime's was", plain, 100 * reached, now.ideal);
+        claim(
+            near_model(now.ideal, plain, spread, cost),
+            "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: as fast as the model "
+            "allows, as the runtime's was",
+            plain, 100 * reached, now.ideal);
     /* Each memset is one more operation on the GPU: allow its cost, measured in step 1. */
     double allowance = (1.05 + spread) * plain + (chunks - 1) * cost;
     if (chunks < 2)
-        not_judged("one stream: nothing to join", "the legacy memset does not join non-blocking streams");
+        not_judged("one stream: nothing to join",
+                   "the legacy memset does not join non-blocking streams");
     else if (shared)
-        not_judged(why, "the legacy memset does not join non-blocking streams (%.2f against %.2f ms "
-                   "here)", joined, plain);
+        not_judged(why,
+                   "the legacy memset does not join non-blocking streams (%.2f against %.2f ms "
+                   "here)",
+                   joined, plain);
     else
         claim(joined < allowance,
               "the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams: %.2f against "

@@ -26,10 +26,10 @@
 #include "gate.h"
 #include "gpu_shared.h"
 
-#define MAX_STREAMS 64
-#define MAX_COUNTS 8
-#define MAX_REPS 100
-#define MAX_RUNS (2 * MAX_COUNTS + 4)
+#define MAX_STREAMS      64
+#define MAX_COUNTS       8
+#define MAX_REPS         100
+#define MAX_RUNS         (2 * MAX_COUNTS + 4)
 #define TIMELINE_COLUMNS 64
 
 enum order { PER_STREAM, BY_STAGE };
@@ -43,8 +43,8 @@ struct span {
 };
 
 struct run {
-    char label[48];        /* names the run in the CSV: pinned-per-stream-8, ... */
-    int streams;           /* chunks, one per stream (1 for the sequential run) */
+    char label[48]; /* names the run in the CSV: pinned-per-stream-8, ... */
+    int streams;    /* chunks, one per stream (1 for the sequential run) */
     enum order order;
     enum memory memory;
     bool sequential;       /* all in the legacy default stream, one chunk */
@@ -65,12 +65,12 @@ struct lesson {
     float *p_in, *p_out; /* pageable: malloc */
     float *ref;          /* the sequential run's result */
     float *d_in, *d_out;
-    int *d_flag;         /* what the legacy-stream operation writes */
+    int *d_flag; /* what the legacy-stream operation writes */
     cudaStream_t stream[MAX_STREAMS];
     cudaEvent_t start, stop;
     cudaEvent_t ev[MAX_STREAMS][OPS + 1]; /* before the copy in, after each operation */
     int events_made;
-    struct gate gate;     /* holds each timed repetition until it is all queued (common/gate.h) */
+    struct gate gate; /* holds each timed repetition until it is all queued (common/gate.h) */
     /* The CUDA environment variables that change what this lesson shows (read by the driver
      * when it initialises, at the first CUDA call; main.c prints them). */
     bool launch_blocking; /* CUDA_LAUNCH_BLOCKING=1: every launch and copy waits until done */
@@ -90,16 +90,16 @@ extern struct lesson L;
  * into those chunks, so that every operation's fixed cost is in it. ms. */
 struct model {
     int chunks;
-    double h1, k1, d1;   /* one chunk's copy in, kernel, copy out, each alone */
-    double H, K, D;      /* all chunks of one stage, in `chunks` streams, nothing else running */
-    double Hs, Ds;       /* all copies in and all copies out at once: when each direction ends */
-    double ideal;        /* the fastest the pipeline can be (with one chunk: the stages' sum
+    double h1, k1, d1; /* one chunk's copy in, kernel, copy out, each alone */
+    double H, K, D;    /* all chunks of one stage, in `chunks` streams, nothing else running */
+    double Hs, Ds;     /* all copies in and all copies out at once: when each direction ends */
+    double ideal;      /* the fastest the pipeline can be (with one chunk: the stages' sum
                           * and two hand-offs) */
-    double bound;        /* the same with each direction at its rate alone while both copy:
+    double bound;      /* the same with each direction at its rate alone while both copy:
                           * what no split of the link can beat (the "no faster" claims) */
-    double serial;       /* the same operations one after another: H + K + D */
-    double spread;       /* the widest spread of the repetitions behind these figures */
-    double overlap;      /* the overlap fraction of the model's own timeline (step 4) */
+    double serial;     /* the same operations one after another: H + K + D */
+    double spread;     /* the widest spread of the repetitions behind these figures */
+    double overlap;    /* the overlap fraction of the model's own timeline (step 4) */
 };
 
 /* What the steps found, for the steps after them. */
@@ -107,18 +107,18 @@ struct findings {
     const struct cudaDeviceProp *prop;
     const int *counts;
     int ncounts, maxn;
-    bool auto_work;        /* --work auto: the lesson chose the work */
-    char size_s[32];       /* L.bytes, formatted */
-    double th, tk, td;     /* the stages alone, ms */
-    double th2, td2;       /* the copies both at once, ms */
-    double op_cost[OPS];   /* per operation beyond its bandwidth: a 4-byte copy, an empty kernel */
-    struct run *seq;       /* step 2's sequential run */
-    double handoff;        /* step 2: (sequential run - the stages' sum) / 2, at least 0 */
+    bool auto_work;      /* --work auto: the lesson chose the work */
+    char size_s[32];     /* L.bytes, formatted */
+    double th, tk, td;   /* the stages alone, ms */
+    double th2, td2;     /* the copies both at once, ms */
+    double op_cost[OPS]; /* per operation beyond its bandwidth: a 4-byte copy, an empty kernel */
+    struct run *seq;     /* step 2's sequential run */
+    double handoff;      /* step 2: (sequential run - the stages' sum) / 2, at least 0 */
     struct model model[MAX_COUNTS];
-    double allowed;        /* the best speed-up the model allows (over the stream counts) */
+    double allowed; /* the best speed-up the model allows (over the stream counts) */
     long device;
     struct run *wide, *wide_stage; /* the widest per-stream and by-stage runs */
-    double legacy_ratio;   /* step 5b: the legacy-joined run over the plain per-stream run */
+    double legacy_ratio; /* step 5b: the legacy-joined run over the plain per-stream run */
 };
 
 extern struct run runs[MAX_RUNS];

@@ -41,23 +41,24 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: %s [options]\n"
-            "Copies in, a kernel and copies out, split over several CUDA streams: how much they\n"
-            "overlap, the pipeline's limit, and what breaks the overlap. Checks every claim.\n"
-            "  -d, --device N     the GPU to use (default 0; see CUDA_VISIBLE_DEVICES)\n"
-            "  -n, --elements N   floats to process (default 67108864 = 256 MiB each way)\n"
-            "  -s, --streams LIST stream counts to try, comma-separated (default 1,2,4,8; each 1-%d)\n"
-            "  -w, --work N|auto  multiply-adds per element (default auto: the kernel takes about\n"
-            "                     1.2x a copy that shares the link with the other direction)\n"
-            "  -r, --reps N       timed repetitions of each run after one warm-up (default 5)\n"
-            "      --csv FILE     write every operation of every run (the timelines) as CSV\n"
-            "  -h, --help         this text\n"
-            "environment: CUDA_LAUNCH_BLOCKING=1 and CUDA_DEVICE_MAX_CONNECTIONS=N change what the\n"
-            "lesson shows; it prints them and judges what they change (README)\n"
-            "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
-            "             2 bad command line, 77 no usable GPU or driver here\n",
-            lesson_prog, MAX_STREAMS);
+    fprintf(
+        to,
+        "usage: %s [options]\n"
+        "Copies in, a kernel and copies out, split over several CUDA streams: how much they\n"
+        "overlap, the pipeline's limit, and what breaks the overlap. Checks every claim.\n"
+        "  -d, --device N     the GPU to use (default 0; see CUDA_VISIBLE_DEVICES)\n"
+        "  -n, --elements N   floats to process (default 67108864 = 256 MiB each way)\n"
+        "  -s, --streams LIST stream counts to try, comma-separated (default 1,2,4,8; each 1-%d)\n"
+        "  -w, --work N|auto  multiply-adds per element (default auto: the kernel takes about\n"
+        "                     1.2x a copy that shares the link with the other direction)\n"
+        "  -r, --reps N       timed repetitions of each run after one warm-up (default 5)\n"
+        "      --csv FILE     write every operation of every run (the timelines) as CSV\n"
+        "  -h, --help         this text\n"
+        "environment: CUDA_LAUNCH_BLOCKING=1 and CUDA_DEVICE_MAX_CONNECTIONS=N change what the\n"
+        "lesson shows; it prints them and judges what they change (README)\n"
+        "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
+        "             2 bad command line, 77 no usable GPU or driver here\n",
+        lesson_prog, MAX_STREAMS);
 }
 
 /* "1,2,4,8" -> counts; each from 1 to MAX_STREAMS, at most MAX_COUNTS of them. Each count
@@ -108,14 +109,17 @@ static bool csv_path_ok(const char *path, char **target)
     if (len == 0)
         why = "an empty path names no file";
     else if (len + 32 >= PATH_MAX) {
-        snprintf(buf, sizeof buf, "the path is %zu characters long, more than this system's "
-                 "%d less room for a temporary name", len, PATH_MAX);
+        snprintf(buf, sizeof buf,
+                 "the path is %zu characters long, more than this system's "
+                 "%d less room for a temporary name",
+                 len, PATH_MAX);
         why = buf;
     } else if (stat(path, &st) == 0) {
         if (!S_ISREG(st.st_mode))
-            why = S_ISDIR(st.st_mode) ? "it is a folder" : "it is not a regular file (a device, a "
-                                                           "pipe or a socket): the CSV is written "
-                                                           "to a file of its own that replaces it";
+            why = S_ISDIR(st.st_mode) ? "it is a folder"
+                                      : "it is not a regular file (a device, a "
+                                        "pipe or a socket): the CSV is written "
+                                        "to a file of its own that replaces it";
         else if (access(path, W_OK) != 0)
             why = strerror(errno);
         else if (!(*target = realpath(path, NULL)))
@@ -132,15 +136,18 @@ static bool csv_path_ok(const char *path, char **target)
         struct statvfs sv;
         if (!dir)
             why = "out of memory";
-        else if (statfs(dir, &sf) == 0 && (sf.f_type == 0x9fa0 /* proc */ ||
-                                           sf.f_type == 0x62656572 /* sysfs */ ||
-                                           sf.f_type == 0x1cd1 /* devpts */))
-            why = "it is in one of the kernel's own file systems (/proc, /sys), not a place for files";
+        else if (statfs(dir, &sf) == 0 &&
+                 (sf.f_type == 0x9fa0 /* proc */ || sf.f_type == 0x62656572 /* sysfs */ ||
+                  sf.f_type == 0x1cd1 /* devpts */))
+            why = "it is in one of the kernel's own file systems (/proc, /sys), not a place for "
+                  "files";
         else if (statvfs(dir, &sv) == 0 && (sv.f_flag & ST_RDONLY))
             why = "its folder is on a read-only file system";
         else if (access(dir, W_OK | X_OK) != 0) {
-            snprintf(buf, sizeof buf, "its folder cannot be written (%s): the CSV is written "
-                     "there first, then renamed", strerror(errno));
+            snprintf(buf, sizeof buf,
+                     "its folder cannot be written (%s): the CSV is written "
+                     "there first, then renamed",
+                     strerror(errno));
             why = buf;
         }
         free(copy);
@@ -223,10 +230,14 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
 {
     enum { OPT_CSV = 1000, OPT_CHILD };
     static const struct option options[] = {
-        {"device", required_argument, NULL, 'd'}, {"elements", required_argument, NULL, 'n'},
-        {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
-        {"reps", required_argument, NULL, 'r'},    {"csv", required_argument, NULL, OPT_CSV},
-        {"help", no_argument, NULL, 'h'},          {"one-queue-child", required_argument, NULL, OPT_CHILD},
+        {"device", required_argument, NULL, 'd'},
+        {"elements", required_argument, NULL, 'n'},
+        {"streams", required_argument, NULL, 's'},
+        {"work", required_argument, NULL, 'w'},
+        {"reps", required_argument, NULL, 'r'},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"help", no_argument, NULL, 'h'},
+        {"one-queue-child", required_argument, NULL, OPT_CHILD},
         {NULL, 0, NULL, 0},
     };
     int opt;
@@ -247,7 +258,9 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
             break;
         case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &o->reps); break;
         case OPT_CSV: o->csv_path = optarg; break;
-        case OPT_CHILD: good = parse_long(optarg, 2, MAX_STREAMS, "--one-queue-child", &o->child); break;
+        case OPT_CHILD:
+            good = parse_long(optarg, 2, MAX_STREAMS, "--one-queue-child", &o->child);
+            break;
         case 'h': *help = true; return true;
         default: good = false; break;
         }
@@ -286,17 +299,21 @@ static void read_environment(void)
         L.connections = atoi(mc) > 32 ? 32 : atoi(mc);
     printf("environment (read by the driver when it initialised, at the first CUDA call):\n");
     if (L.launch_blocking)
-        printf("   CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done\n"
-               "   (copies from pinned memory still return at once): the host issues what follows\n"
-               "   a launch late, so overlap depends on the issue order (steps 3 and 4)\n");
+        printf(
+            "   CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done\n"
+            "   (copies from pinned memory still return at once): the host issues what follows\n"
+            "   a launch late, so overlap depends on the issue order (steps 3 and 4)\n");
     else
-        printf("   CUDA_LAUNCH_BLOCKING %s: launches and copies from pinned memory return at once\n",
-               lb ? "is not 1" : "not set");
+        printf(
+            "   CUDA_LAUNCH_BLOCKING %s: launches and copies from pinned memory return at once\n",
+            lb ? "is not 1" : "not set");
     if (mc)
-        printf("   CUDA_DEVICE_MAX_CONNECTIONS=%s: %d hardware work queue%s%s\n", mc, L.connections,
-               L.connections == 1 ? "" : "s",
-               L.connections == 1 ? ": streams wait on each other's work in it (steps 3, 4, 6)"
-                                  : ":\n   streams beyond that many share one, and wait on each other's work in it");
+        printf(
+            "   CUDA_DEVICE_MAX_CONNECTIONS=%s: %d hardware work queue%s%s\n", mc, L.connections,
+            L.connections == 1 ? "" : "s",
+            L.connections == 1
+                ? ": streams wait on each other's work in it (steps 3, 4, 6)"
+                : ":\n   streams beyond that many share one, and wait on each other's work in it");
     else
         printf("   CUDA_DEVICE_MAX_CONNECTIONS not set: 8 hardware work queues (the default);\n"
                "   step 6 shows what one queue does\n");
@@ -342,10 +359,12 @@ static bool fit_memory(const struct options *o, struct findings *f, int *rc)
     format_bytes(host, host_s, sizeof host_s);
     format_bytes(L.bytes, want_s, sizeof want_s);
     if (o->elements_given) {
-        fprintf(stderr, "%s: --elements %zu needs 2 x %s of device memory and 5 x %s of host memory "
+        fprintf(stderr,
+                "%s: --elements %zu needs 2 x %s of device memory and 5 x %s of host memory "
                 "in each of %d process%s; %s of device memory is free and %s of host memory "
-                "available: try --elements %zu\n", lesson_prog, L.n, want_s, want_s, procs,
-                procs == 1 ? "" : "es", free_s, host ? host_s : "(unknown)", n);
+                "available: try --elements %zu\n",
+                lesson_prog, L.n, want_s, want_s, procs, procs == 1 ? "" : "es", free_s,
+                host ? host_s : "(unknown)", n);
         *rc = EXIT_CANNOT_RUN;
         return false;
     }
@@ -353,31 +372,38 @@ static bool fit_memory(const struct options *o, struct findings *f, int *rc)
     L.bytes = n * sizeof(float);
     format_bytes(L.bytes, f->size_s, sizeof f->size_s);
     printf("   (the default 256 MiB each way does not fit: %s of device memory free, %s of host\n"
-           "   memory available, for %d process%s: halved to %s each way)\n", free_s,
-           host ? host_s : "(unknown)", procs, procs == 1 ? "" : "es", f->size_s);
+           "   memory available, for %d process%s: halved to %s each way)\n",
+           free_s, host ? host_s : "(unknown)", procs, procs == 1 ? "" : "es", f->size_s);
     return true;
 }
 
 /* What the attributes decide, in a student's words, before the lesson makes a context. */
 static void say_what_this_gpu_decides(void)
 {
-    printf("   asyncEngineCount %d, compute mode %s, pageableMemoryAccess %d (through the host's page\n"
-           "   tables %d), integrated %d\n", L.engines,
+    printf("   asyncEngineCount %d, compute mode %s, pageableMemoryAccess %d (through the host's "
+           "page\n"
+           "   tables %d), integrated %d\n",
+           L.engines,
            L.compute_mode == cudaComputeModeDefault            ? "default"
            : L.compute_mode == cudaComputeModeExclusiveProcess ? "EXCLUSIVE_PROCESS"
-           : L.compute_mode == cudaComputeModeProhibited       ? "PROHIBITED" : "other",
+           : L.compute_mode == cudaComputeModeProhibited       ? "PROHIBITED"
+                                                               : "other",
            L.pageable_access, L.host_page_tables, L.integrated);
     if (L.engines < 2)
-        printf("   one asynchronous engine (asyncEngineCount %d, as on a MIG slice or a GeForce card under\n"
-               "   WSL2): copies in and out take turns, so step 1 expects no gain from both at once\n"
-               "   and the model (step 3) lets them take turns; its claims are bounds here\n",
-               L.engines);
+        printf(
+            "   one asynchronous engine (asyncEngineCount %d, as on a MIG slice or a GeForce card "
+            "under\n"
+            "   WSL2): copies in and out take turns, so step 1 expects no gain from both at once\n"
+            "   and the model (step 3) lets them take turns; its claims are bounds here\n",
+            L.engines);
     if (L.compute_mode == cudaComputeModeExclusiveProcess)
-        printf("   EXCLUSIVE_PROCESS: this GPU lets one process at a time use it, so step 6's child\n"
-               "   process cannot while this one does: step 6 is not judged here\n");
+        printf(
+            "   EXCLUSIVE_PROCESS: this GPU lets one process at a time use it, so step 6's child\n"
+            "   process cannot while this one does: step 6 is not judged here\n");
     if (L.integrated || L.host_page_tables)
-        printf("   this GPU reads pageable memory itself: the driver need not stage pageable copies,\n"
-               "   so step 5a's claims about them are not judged here\n");
+        printf(
+            "   this GPU reads pageable memory itself: the driver need not stage pageable copies,\n"
+            "   so step 5a's claims about them are not judged here\n");
 }
 
 /* The device attributes that decide what this GPU can show (lesson.h, struct lesson). */
@@ -385,9 +411,10 @@ static bool read_attributes(int dev)
 {
     return checkRuntime(cudaDeviceGetAttribute(&L.engines, cudaDevAttrAsyncEngineCount, dev)) &&
            checkRuntime(cudaDeviceGetAttribute(&L.compute_mode, cudaDevAttrComputeMode, dev)) &&
-           checkRuntime(cudaDeviceGetAttribute(&L.pageable_access, cudaDevAttrPageableMemoryAccess, dev)) &&
-           checkRuntime(cudaDeviceGetAttribute(&L.host_page_tables,
-                                               cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev)) &&
+           checkRuntime(
+               cudaDeviceGetAttribute(&L.pageable_access, cudaDevAttrPageableMemoryAccess, dev)) &&
+           checkRuntime(cudaDeviceGetAttribute(
+               &L.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev)) &&
            checkRuntime(cudaDeviceGetAttribute(&L.integrated, cudaDevAttrIntegrated, dev));
 }
 
@@ -400,7 +427,8 @@ bool lesson_allocate(const char *size_s)
         !checkRuntime(cudaMalloc((void **)&L.d_in, L.bytes)) ||
         !checkRuntime(cudaMalloc((void **)&L.d_out, L.bytes)) ||
         !checkRuntime(cudaMalloc((void **)&L.d_flag, sizeof(int)))) {
-        fprintf(stderr, "%s: could not allocate 2 x %s of pinned host memory and of device memory\n",
+        fprintf(stderr,
+                "%s: could not allocate 2 x %s of pinned host memory and of device memory\n",
                 lesson_prog, size_s);
         return false;
     }
@@ -422,12 +450,12 @@ bool lesson_allocate(const char *size_s)
     if (!checkRuntime(cudaEventCreate(&L.start)) || !checkRuntime(cudaEventCreate(&L.stop)))
         return false;
     for (; L.events_made < L.nstreams * (OPS + 1); L.events_made++)
-        if (!checkRuntime(cudaEventCreate(&L.ev[L.events_made / (OPS + 1)][L.events_made % (OPS + 1)])))
+        if (!checkRuntime(
+                cudaEventCreate(&L.ev[L.events_made / (OPS + 1)][L.events_made % (OPS + 1)])))
             return false;
     int device = 0;
     return checkRuntime(cudaGetDevice(&device)) && checkRuntime(preload_work()) &&
-           gate_open(&L.gate, device) &&
-           checkRuntime(cudaMemset(L.d_out, 0, L.bytes));
+           gate_open(&L.gate, device) && checkRuntime(cudaMemset(L.d_out, 0, L.bytes));
 }
 
 /* Release whatever allocate() made, on every path; false when a release failed. */
@@ -463,17 +491,20 @@ bool lesson_release(void)
  * only the lines the parent reads. */
 static int child_main(const struct options *o, const struct findings *f)
 {
-    L.launch_blocking = getenv("CUDA_LAUNCH_BLOCKING") && strcmp(getenv("CUDA_LAUNCH_BLOCKING"), "1") == 0;
+    L.launch_blocking =
+        getenv("CUDA_LAUNCH_BLOCKING") && strcmp(getenv("CUDA_LAUNCH_BLOCKING"), "1") == 0;
     L.nstreams = (int)o->child;
     int count = 0;
     if (!requireRuntime(cudaGetDeviceCount(&count)) || o->device >= count)
         return EXIT_CHECK;
     cudaError_t e = cudaSetDevice((int)o->device);
     if (e == cudaSuccess)
-        e = cudaFree(NULL); /* the context, made now if cudaSetDevice did not */
+        e = cudaFree(NULL);                 /* the context, made now if cudaSetDevice did not */
     if (e == cudaErrorDevicesUnavailable) { /* EXCLUSIVE_PROCESS: the parent holds the GPU */
-        fprintf(stderr, "%s: the child process could not use the GPU: %s (the GPU lets one "
-                "process at a time use it)\n", lesson_prog, cudaGetErrorString(e));
+        fprintf(stderr,
+                "%s: the child process could not use the GPU: %s (the GPU lets one "
+                "process at a time use it)\n",
+                lesson_prog, cudaGetErrorString(e));
         return EXIT_CANNOT_RUN;
     }
     if (!checkRuntime(e))
@@ -493,7 +524,8 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
         return false;
     }
     if (o->device >= count) {
-        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
+        fprintf(stderr,
+                "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
                 lesson_prog, o->device, count, count - 1);
         *rc = EXIT_USAGE;
         return false;
@@ -502,7 +534,8 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
     f->device = o->device;
     /* The properties and attributes need no context: what this GPU decides is said before any
      * (and so can be tested on a machine without a GPU, through a driver that reports them). */
-    if (!checkRuntime(cudaGetDeviceProperties(prop, (int)o->device)) || !read_attributes((int)o->device)) {
+    if (!checkRuntime(cudaGetDeviceProperties(prop, (int)o->device)) ||
+        !read_attributes((int)o->device)) {
         prop->name[0] = '\0';
         return true; /* main's checks fail; the verdict says so */
     }
@@ -515,8 +548,9 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
         prop->name[0] = '\0';
         return true;
     }
-    printf("data: %zu floats, %s in and %s out; %ld timed repetitions after a warm-up, median shown\n",
-           L.n, f->size_s, f->size_s, o->reps);
+    printf(
+        "data: %zu floats, %s in and %s out; %ld timed repetitions after a warm-up, median shown\n",
+        L.n, f->size_s, f->size_s, o->reps);
     read_environment();
     return true;
 }
@@ -537,7 +571,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
-    struct findings f = {.counts = o.counts, .ncounts = o.ncounts, .maxn = 1, .auto_work = o.work == 0};
+    struct findings f = {
+        .counts = o.counts, .ncounts = o.ncounts, .maxn = 1, .auto_work = o.work == 0};
     for (int k = 0; k < o.ncounts; k++)
         f.maxn = o.counts[k] > f.maxn ? o.counts[k] : f.maxn;
     L.n = (size_t)o.elements;
@@ -558,9 +593,10 @@ int main(int argc, char **argv)
 
     bool ok = prop.name[0] && lesson_allocate(f.size_s);
     if (ok && !L.gate.off[0])
-        printf("timing: each timed repetition is queued whole behind a one-thread kernel that waits\n"
-               "   until the host has queued it all (nvbandwidth's method): the host's own delays in\n"
-               "   issuing the work stay out of the times (pageable copies excepted: step 5 a)\n");
+        printf(
+            "timing: each timed repetition is queued whole behind a one-thread kernel that waits\n"
+            "   until the host has queued it all (nvbandwidth's method): the host's own delays in\n"
+            "   issuing the work stay out of the times (pageable copies excepted: step 5 a)\n");
     else if (ok)
         printf("timing: repetitions are timed as the host queues them (no gate: %s)\n", L.gate.off);
     ok = ok && step_1_stages_alone(&f);

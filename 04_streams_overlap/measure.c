@@ -19,7 +19,10 @@ struct run runs[MAX_RUNS];
 int nruns;
 static struct span scratch[MAX_REPS + 1][MAX_STREAMS][OPS];
 
-static size_t chunk_first(int chunks, int i) { return L.n * (size_t)i / (size_t)chunks; }
+static size_t chunk_first(int chunks, int i)
+{
+    return L.n * (size_t)i / (size_t)chunks;
+}
 
 bool issue_op(int op, int i, int chunks, cudaStream_t s, const float *in, float *out)
 {
@@ -28,7 +31,8 @@ bool issue_op(int op, int i, int chunks, cudaStream_t s, const float *in, float 
     case OP_H2D:
         return checkRuntime(cudaMemcpyAsync(L.d_in + first, in + first, count * sizeof(float),
                                             cudaMemcpyHostToDevice, s));
-    case OP_KERNEL: return checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, s));
+    case OP_KERNEL:
+        return checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, s));
     default:
         return checkRuntime(cudaMemcpyAsync(out + first, L.d_out + first, count * sizeof(float),
                                             cudaMemcpyDeviceToHost, s));
@@ -213,7 +217,8 @@ struct run *new_run(int streams, enum order order, enum memory memory, bool sequ
     r->sequential = sequential;
     r->legacy_between = legacy_between;
     if (sequential)
-        snprintf(r->label, sizeof r->label, "%s-sequential", memory == PINNED ? "pinned" : "pageable");
+        snprintf(r->label, sizeof r->label, "%s-sequential",
+                 memory == PINNED ? "pinned" : "pageable");
     else
         snprintf(r->label, sizeof r->label, "%s-%s%s-%d", memory == PINNED ? "pinned" : "pageable",
                  order == PER_STREAM ? "per-stream" : "by-stage", legacy_between ? "-legacy" : "",
@@ -288,8 +293,8 @@ bool per_op_costs(double ms[OPS])
         for (int rep = -1; rep < L.reps; rep++) {
             bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
             for (int k = 0; ok && k < BACK_TO_BACK; k++)
-                ok = op == OP_H2D ? checkRuntime(cudaMemcpyAsync(L.d_in, L.h_in, sizeof(float),
-                                                                 cudaMemcpyHostToDevice, 0))
+                ok = op == OP_H2D   ? checkRuntime(cudaMemcpyAsync(L.d_in, L.h_in, sizeof(float),
+                                                                   cudaMemcpyHostToDevice, 0))
                      : op == OP_D2H ? checkRuntime(cudaMemcpyAsync(L.h_out, L.d_out, sizeof(float),
                                                                    cudaMemcpyDeviceToHost, 0))
                                     : checkRuntime(launch_work(L.d_in, L.d_out, 1, 1, 0));
@@ -346,7 +351,8 @@ bool queues_shared(int streams, char *why, size_t len)
 {
     if (L.connections >= streams)
         return false;
-    snprintf(why, len, "CUDA_DEVICE_MAX_CONNECTIONS=%d gives %d stream%s %d hardware queue%s: "
+    snprintf(why, len,
+             "CUDA_DEVICE_MAX_CONNECTIONS=%d gives %d stream%s %d hardware queue%s: "
              "streams that share a queue wait on each other's work (false dependencies, step 6)",
              L.connections, streams, streams == 1 ? "" : "s", L.connections,
              L.connections == 1 ? "" : "s");
@@ -361,7 +367,10 @@ double spread_of(const double *v, int n)
     return n >= 4 ? (v[n - 2] - v[1]) / med : (v[n - 1] - v[0]) / med;
 }
 
-double run_spread(const struct run *r) { return r->spread; }
+double run_spread(const struct run *r)
+{
+    return r->spread;
+}
 
 /* Two significant figures: 2437 -> 2400, 87 -> 87. */
 static int round2(double v)
@@ -388,4 +397,7 @@ bool choose_work(double target_ms)
     return true;
 }
 
-double gbps(size_t bytes, double ms) { return (double)bytes / 1e9 / (ms / 1e3); }
+double gbps(size_t bytes, double ms)
+{
+    return (double)bytes / 1e9 / (ms / 1e3);
+}

@@ -48,7 +48,8 @@ static double play_pipeline(const struct model *m, double hand, bool shared, str
 {
     int n = m->chunks;
     double h = m->H / n, d = m->D / n, k_step = m->K / n, k1 = m->k1;
-    double f_in = shared && m->Hs > 0 ? fmin(1.0, m->H / m->Hs) : 1.0;  /* rate while the other runs */
+    double f_in =
+        shared && m->Hs > 0 ? fmin(1.0, m->H / m->Hs) : 1.0; /* rate while the other runs */
     double f_out = shared && m->Ds > 0 ? fmin(1.0, m->D / m->Ds) : 1.0;
     if (L.engines < 2) /* one copy engine: the two directions take turns */
         f_in = f_out = 0.5;
@@ -134,7 +135,8 @@ bool apart(double a, double b, double bar)
 
 bool near_model(double ideal, double measured, double spread, double cost)
 {
-    return measured > ideal / (1.05 + spread) - 6 * cost && measured < ideal * (1.05 + spread) + 6 * cost;
+    return measured > ideal / (1.05 + spread) - 6 * cost &&
+           measured < ideal * (1.05 + spread) + 6 * cost;
 }
 
 double largest_op_cost(const struct findings *f)

@@ -42,7 +42,8 @@ int one_queue_child(int chunks)
     print_timeline("one queue, by stage", bs);
     for (int k = 0; k < nruns; k++)
         printf("CHILD %s %.4f %.4f %.4f %.4f %.4f %d\n", runs[k].label, runs[k].median, runs[k].lo,
-               runs[k].hi, runs[k].overlap, runs[k].spread, runs[k].sequential || runs[k].identical);
+               runs[k].hi, runs[k].overlap, runs[k].spread,
+               runs[k].sequential || runs[k].identical);
     return EXIT_OK;
 }
 
@@ -64,8 +65,18 @@ static bool run_child(const struct findings *f, int chunks, struct child_run got
     snprintf(el_s, sizeof el_s, "%zu", L.n);
     snprintf(work_s, sizeof work_s, "%d", L.work);
     snprintf(reps_s, sizeof reps_s, "%d", L.reps);
-    char *argv[] = {(char *)lesson_prog, "--one-queue-child", n_s, "--device", dev_s,
-                    "--elements", el_s, "--work", work_s, "--reps", reps_s, NULL};
+    char *argv[] = {(char *)lesson_prog,
+                    "--one-queue-child",
+                    n_s,
+                    "--device",
+                    dev_s,
+                    "--elements",
+                    el_s,
+                    "--work",
+                    work_s,
+                    "--reps",
+                    reps_s,
+                    NULL};
     int fd[2];
     if (pipe(fd) != 0) {
         perror("pipe");
@@ -96,7 +107,8 @@ static bool run_child(const struct findings *f, int chunks, struct child_run got
     }
     FILE *in = fdopen(fd[0], "r");
     char line[512];
-    static const char *const labels[3] = {"pinned-sequential", "pinned-per-stream", "pinned-by-stage"};
+    static const char *const labels[3] = {"pinned-sequential", "pinned-per-stream",
+                                          "pinned-by-stage"};
     while (in && fgets(line, sizeof line, in)) {
         char label[64];
         struct child_run c = {.seen = true};
@@ -126,19 +138,24 @@ bool step_6_one_hardware_queue(struct findings *f)
 {
     int chunks = f->maxn >= 2 ? f->maxn : 4;
     gpu_shared_stop_sampling(); /* the child process is this lesson, not company */
-    printf("\n6. What breaks the overlap: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)\n"
-           "   the driver reads the variable when it initialises: this program runs again in a child\n"
-           "   process with it, %d chunks in %d streams, each operation followed by its event as in\n"
-           "   step 3. One queue takes the work in the order it was issued; an explanation, not\n"
-           "   measured here: what must wait for its own stream (a kernel for its copy, an event for\n"
-           "   its operation) holds back everything issued after it, whichever stream it belongs to\n",
-           chunks, chunks);
-    printf("   per stream:  H1 K1 D1 H2 K2 D2 ...: chunk 2's copy in is queued behind chunk 1's work\n"
-           "   by stage:    H1 H2 ... K1 K2 ... D1 D2 ...: every copy in is queued ahead of the waits\n");
+    printf(
+        "\n6. What breaks the overlap: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)\n"
+        "   the driver reads the variable when it initialises: this program runs again in a child\n"
+        "   process with it, %d chunks in %d streams, each operation followed by its event as in\n"
+        "   step 3. One queue takes the work in the order it was issued; an explanation, not\n"
+        "   measured here: what must wait for its own stream (a kernel for its copy, an event for\n"
+        "   its operation) holds back everything issued after it, whichever stream it belongs to\n",
+        chunks, chunks);
+    printf(
+        "   per stream:  H1 K1 D1 H2 K2 D2 ...: chunk 2's copy in is queued behind chunk 1's work\n"
+        "   by stage:    H1 H2 ... K1 K2 ... D1 D2 ...: every copy in is queued ahead of the "
+        "waits\n");
     if (L.compute_mode == cudaComputeModeExclusiveProcess) {
-        not_judged("this GPU is in EXCLUSIVE_PROCESS compute mode: it lets one process at a time "
-                   "use it, and this process holds it, so a child process could not (run the lesson "
-                   "again with CUDA_DEVICE_MAX_CONNECTIONS=1: its steps 3 and 4 show one queue)", "one hardware queue (a child process)");
+        not_judged(
+            "this GPU is in EXCLUSIVE_PROCESS compute mode: it lets one process at a time "
+            "use it, and this process holds it, so a child process could not (run the lesson "
+            "again with CUDA_DEVICE_MAX_CONNECTIONS=1: its steps 3 and 4 show one queue)",
+            "one hardware queue (a child process)");
         return true;
     }
     struct child_run got[3] = {{0}};
@@ -151,14 +168,16 @@ bool step_6_one_hardware_queue(struct findings *f)
         return true;
     }
     if (status != 0 || !got[0].seen || !got[1].seen || !got[2].seen) {
-        fprintf(stderr, "%s: the child process with CUDA_DEVICE_MAX_CONNECTIONS=1 failed (exit %d)\n",
+        fprintf(stderr,
+                "%s: the child process with CUDA_DEVICE_MAX_CONNECTIONS=1 failed (exit %d)\n",
                 lesson_prog, status);
         return false;
     }
-    printf("   one queue: in sequence %.2f ms; per stream %.2f ms (%.2fx), overlap %.0f%%; by stage\n"
-           "   %.2f ms (%.2fx), overlap %.0f%%\n",
-           got[0].median, got[1].median, got[0].median / got[1].median, 100 * got[1].overlap,
-           got[2].median, got[0].median / got[2].median, 100 * got[2].overlap);
+    printf(
+        "   one queue: in sequence %.2f ms; per stream %.2f ms (%.2fx), overlap %.0f%%; by stage\n"
+        "   %.2f ms (%.2fx), overlap %.0f%%\n",
+        got[0].median, got[1].median, got[0].median / got[1].median, 100 * got[1].overlap,
+        got[2].median, got[0].median / got[2].median, 100 * got[2].overlap);
     claim(got[1].identical && got[2].identical,
           "one queue: both orders returned the sequential result bit for bit");
     const struct model *m = model_for(f, chunks);
@@ -167,26 +186,30 @@ bool step_6_one_hardware_queue(struct findings *f)
     char why[480];
     tclaim(got[1].overlap < 0.10,
            "one queue, per stream: no kernel overlaps a copy (%.0f%%): the false dependencies "
-           "serialise the streams", 100 * got[1].overlap);
+           "serialise the streams",
+           100 * got[1].overlap);
     if (L.untimed[0])
         not_judged(L.untimed, "one queue, by stage: copies and kernels still overlap");
     else if (L.launch_blocking)
         not_judged("CUDA_LAUNCH_BLOCKING=1 (the child inherits it): nothing overlaps in any order",
                    "one queue, by stage: copies and kernels still overlap");
     else if (allowed < 1.02) {
-        snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%", allowed);
+        snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%",
+                 allowed);
         not_judged(why, "one queue, by stage: copies and kernels still overlap");
     } else if (gpu_shared(why, sizeof why)) { /* what was seen before step 6 */
         not_judged(why, "one queue, by stage: copies and kernels still overlap");
     } else if (got[2].spread > 0.10) {
-        snprintf(why, sizeof why, "the child's repetitions spread by %.0f%%, more than 10%%: too "
-                 "noisy to compare times", 100 * got[2].spread);
+        snprintf(why, sizeof why,
+                 "the child's repetitions spread by %.0f%%, more than 10%%: too "
+                 "noisy to compare times",
+                 100 * got[2].spread);
         not_judged(why, "one queue, by stage: copies and kernels still overlap");
-    }
-    else
-        claim(got[2].overlap >= want && got[2].median < got[1].median,
-              "one queue, by stage: copies and kernels still overlap (%.0f%%, %.0f%% wanted) and it "
-              "is faster than per stream (%.2f against %.2f ms)",
-              100 * got[2].overlap, 100 * want, got[2].median, got[1].median);
+    } else
+        claim(
+            got[2].overlap >= want && got[2].median < got[1].median,
+            "one queue, by stage: copies and kernels still overlap (%.0f%%, %.0f%% wanted) and it "
+            "is faster than per stream (%.2f against %.2f ms)",
+            100 * got[2].overlap, 100 * want, got[2].median, got[1].median);
     return true;
 }

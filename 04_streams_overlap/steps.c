@@ -59,19 +59,22 @@ bool step_1_stages_alone(struct findings *f)
     printf("   asyncEngineCount %d (the number of asynchronous engines): %s\n", L.engines,
            L.engines >= 2
                ? "2 or more, so a copy in, a copy out\n   and kernels can all run at the same time"
-           : L.engines == 1
-               ? "one: a copy in and a copy out take turns on it\n   (a copy still runs beside kernels)"
-               : "none: no copy runs beside a kernel");
-    printf("   per operation, beyond its bandwidth (16 back to back in the legacy stream): a 4-byte\n"
-           "   copy in %.1f us, out %.1f us, a kernel of one element %.1f us; N chunks pay it N times\n",
-           1e3 * f->op_cost[OP_H2D], 1e3 * f->op_cost[OP_D2H], 1e3 * f->op_cost[OP_KERNEL]);
+           : L.engines == 1 ? "one: a copy in and a copy out take turns on it\n   (a copy still "
+                              "runs beside kernels)"
+                            : "none: no copy runs beside a kernel");
+    printf(
+        "   per operation, beyond its bandwidth (16 back to back in the legacy stream): a 4-byte\n"
+        "   copy in %.1f us, out %.1f us, a kernel of one element %.1f us; N chunks pay it N "
+        "times\n",
+        1e3 * f->op_cost[OP_H2D], 1e3 * f->op_cost[OP_D2H], 1e3 * f->op_cost[OP_KERNEL]);
     /* A copy that is mostly its fixed cost shows no bandwidth to compare (--elements 1024). */
-    double copy = th < td ? th : td, cost = f->op_cost[OP_H2D] > f->op_cost[OP_D2H]
-                                                ? f->op_cost[OP_H2D] : f->op_cost[OP_D2H];
+    double copy = th < td ? th : td,
+           cost = f->op_cost[OP_H2D] > f->op_cost[OP_D2H] ? f->op_cost[OP_H2D] : f->op_cost[OP_D2H];
     if (steady_stages && copy < 20 * cost) {
-        snprintf(why, sizeof why, "a copy of %s takes %.1f us, under 20 times the %.1f us a copy "
-                 "costs beyond its bandwidth: too short to show a bandwidth", size_s, 1e3 * copy,
-                 1e3 * cost);
+        snprintf(why, sizeof why,
+                 "a copy of %s takes %.1f us, under 20 times the %.1f us a copy "
+                 "costs beyond its bandwidth: too short to show a bandwidth",
+                 size_s, 1e3 * copy, 1e3 * cost);
         steady_stages = false;
     }
     double one = gbps(L.bytes, th < td ? th : td), total = gbps(2 * L.bytes, both);
@@ -79,22 +82,26 @@ bool step_1_stages_alone(struct findings *f)
      * judge, however steady the timings. */
     if (L.engines < 2) {
         char engine[480];
-        snprintf(engine, sizeof engine, "asyncEngineCount %d: one asynchronous engine takes the "
+        snprintf(engine, sizeof engine,
+                 "asyncEngineCount %d: one asynchronous engine takes the "
                  "copies in and out in turn, so both at once move about what one direction does "
-                 "(here %.1f against %.1f GB/s)", L.engines, total, one);
+                 "(here %.1f against %.1f GB/s)",
+                 L.engines, total, one);
         not_judged(engine, "both directions at once move more than one direction alone");
     } else if (!steady_stages) {
         not_judged(why, "both directions at once move more than one direction alone");
     } else {
         claim(total > (1.2 + spread) * one,
               "both directions at once moved %.1f GB/s, more than one direction alone (%.1f GB/s) "
-              "by 20%% and the spread (%.0f%%)", total, one, 100 * spread);
+              "by 20%% and the spread (%.0f%%)",
+              total, one, 100 * spread);
     }
     if (!steady_stages && f->auto_work)
         not_judged(why, "the kernel takes about as long as a copy");
     if (f->auto_work && steady_stages)
         claim(tk > 0.5 * th && tk < 2.0 * th,
-              "the kernel takes %.2f ms, comparable to a copy (%.2f ms): overlap can pay off", tk, th);
+              "the kernel takes %.2f ms, comparable to a copy (%.2f ms): overlap can pay off", tk,
+              th);
     return true;
 }
 
@@ -128,28 +135,36 @@ bool step_2_in_sequence(struct findings *f)
      * mean the pace changed while it ran. Either way the model built on this run would expect
      * the streams to wait as long, so no timing claim that compares with it is judged. */
     double cost = largest_op_cost(f);
-    bool waited = f->handoff > 20 * cost && f->handoff > 0.05 && 2 * f->handoff > 0.02 * seq->median;
+    bool waited =
+        f->handoff > 20 * cost && f->handoff > 0.05 && 2 * f->handoff > 0.02 * seq->median;
     bool spread = run_spread(seq) > 0.10 && seq->hi - seq->lo > 6 * cost;
     if (!L.drift[0] && waited)
-        snprintf(L.drift, sizeof L.drift, "the run in sequence took %.2f to %.2f ms, %.3f ms per "
+        snprintf(L.drift, sizeof L.drift,
+                 "the run in sequence took %.2f to %.2f ms, %.3f ms per "
                  "hand-off where an operation costs %.1f us: %s, and the model built on it cannot "
-                 "be compared", seq->lo, seq->hi, f->handoff, 1e3 * cost,
+                 "be compared",
+                 seq->lo, seq->hi, f->handoff, 1e3 * cost,
                  L.gate.off[0] ? "the GPU waited for the host to issue the work (another program "
                                  "busy on this machine's CPUs?)"
                                : "the GPU's pace changed between step 1 and the sequence (another "
                                  "program on this GPU, or on the host's memory?)");
     else if (!L.drift[0] && spread)
-        snprintf(L.drift, sizeof L.drift, "the run in sequence took %.3f to %.3f ms from one "
+        snprintf(L.drift, sizeof L.drift,
+                 "the run in sequence took %.3f to %.3f ms from one "
                  "repetition to the next, more than 10%% and six operation costs (%.1f us each) "
                  "apart: the machine's pace changed while it ran (another program on this GPU or "
-                 "busy on its CPUs?), and the model built on it cannot be compared", seq->lo,
-                 seq->hi, 1e3 * cost);
+                 "busy on its CPUs?), and the model built on it cannot be compared",
+                 seq->lo, seq->hi, 1e3 * cost);
     printf("   %zu elements recomputed on the host with fmaf: %zu differ\n", sampled, wrong);
-    claim(wrong == 0, "the GPU's result matches the host's bit for bit (%zu elements sampled)", sampled);
+    claim(wrong == 0, "the GPU's result matches the host's bit for bit (%zu elements sampled)",
+          sampled);
     return true;
 }
 
-static const char *order_name(enum order o) { return o == PER_STREAM ? "per stream" : "by stage"; }
+static const char *order_name(enum order o)
+{
+    return o == PER_STREAM ? "per stream" : "by stage";
+}
 
 /* The three stages as step 1 timed them, and `now` timed again (`when`): if they moved by more
  * than 5% in all (or a stage that is a fifth of the sum or more moved by more than 5% on its
@@ -165,10 +180,12 @@ static void same_pace(const struct findings *f, const double now[OPS], const cha
         if (before[op] >= 0.2 * sum0 && apart(now[op], before[op], 0.05))
             moved = true;
     if (!L.drift[0] && moved)
-        snprintf(L.drift, sizeof L.drift, "the three stages took %.3g, %.3g and %.3g ms in step 1 "
+        snprintf(L.drift, sizeof L.drift,
+                 "the three stages took %.3g, %.3g and %.3g ms in step 1 "
                  "and %.3g, %.3g and %.3g ms %s: timings this unsteady (clocks that sag, another "
                  "program on the GPU or its link, or times too short to repeat) cannot be "
-                 "compared", before[0], before[1], before[2], now[0], now[1], now[2], when);
+                 "compared",
+                 before[0], before[1], before[2], now[0], now[1], now[2], when);
 }
 
 /* The same three stages, timed again. */
@@ -188,15 +205,20 @@ static bool state_the_model(struct findings *f)
     const struct run *seq = f->seq;
     if (!stages_again(f, "before the model"))
         return false;
-    printf("   the model, before measuring: each stage timed alone, cut into N chunks in N streams\n"
-           "   (so every operation's fixed cost is in it), and the copies both ways at once; then\n"
-           "   the chunks played through the three engines in order (copy in, SMs, copy out): a\n"
-           "   kernel starts a hand-off (%.3f ms, step 2) after its chunk's copy in, a copy out a\n"
-           "   hand-off after its kernel, and while both directions copy, each moves at its\n"
-           "   shared rate%s\n", f->handoff,
-           L.launch_blocking ? ";\n   with CUDA_LAUNCH_BLOCKING=1 each launch waits for its kernel, so the host issues\n"
-                               "   what follows late: the model is only a bound" : "");
-    printf("   streams  copies in   kernels     copies out  both ways: in, out   ideal      allows\n");
+    printf(
+        "   the model, before measuring: each stage timed alone, cut into N chunks in N streams\n"
+        "   (so every operation's fixed cost is in it), and the copies both ways at once; then\n"
+        "   the chunks played through the three engines in order (copy in, SMs, copy out): a\n"
+        "   kernel starts a hand-off (%.3f ms, step 2) after its chunk's copy in, a copy out a\n"
+        "   hand-off after its kernel, and while both directions copy, each moves at its\n"
+        "   shared rate%s\n",
+        f->handoff,
+        L.launch_blocking ? ";\n   with CUDA_LAUNCH_BLOCKING=1 each launch waits for its kernel, "
+                            "so the host issues\n"
+                            "   what follows late: the model is only a bound"
+                          : "");
+    printf(
+        "   streams  copies in   kernels     copies out  both ways: in, out   ideal      allows\n");
     f->allowed = 1;
     for (int k = 0; k < f->ncounts; k++) {
         struct model *m = &f->model[k];
@@ -205,11 +227,13 @@ static bool state_the_model(struct findings *f)
         /* Both directions at once cannot take longer than one after the other, unless the
          * machine's pace moved while they were timed (an H100 once read 3.13 ms for 8 chunks
          * in, against 1.31 + 1.24 ms apart). */
-        if (m->chunks > 1 && !L.drift[0] && (m->Hs > 1.05 * (m->H + m->D) || m->Ds > 1.05 * (m->H + m->D)))
-            snprintf(L.drift, sizeof L.drift, "with %d chunks the copies both ways at once took "
+        if (m->chunks > 1 && !L.drift[0] &&
+            (m->Hs > 1.05 * (m->H + m->D) || m->Ds > 1.05 * (m->H + m->D)))
+            snprintf(L.drift, sizeof L.drift,
+                     "with %d chunks the copies both ways at once took "
                      "%.2f and %.2f ms, longer than one direction after the other (%.2f ms): the "
-                     "machine's pace moved while the model was timed", m->chunks, m->Hs, m->Ds,
-                     m->H + m->D);
+                     "machine's pace moved while the model was timed",
+                     m->chunks, m->Hs, m->Ds, m->H + m->D);
         /* One chunk: the same three stages as step 1, timed once more (an H100 once read them
          * 6% slower here than a moment before, in stages_again: the machine's pace moved). */
         if (m->chunks == 1)
@@ -238,7 +262,8 @@ bool step_3_split_over_streams(struct findings *f)
     printf("   by stage:   all copies in, then all kernels, then all copies out\n");
     if (!state_the_model(f))
         return false;
-    printf("   streams  order        time (spread)            model    reached  speed-up  result\n");
+    printf(
+        "   streams  order        time (spread)            model    reached  speed-up  result\n");
     struct run *best = NULL;
     bool all_identical = true;
     int streamed = 0;
@@ -264,12 +289,15 @@ bool step_3_split_over_streams(struct findings *f)
              * sequence), and no timing claim is judged from here on. */
             double bar = 0.05 + (r->spread > seq->spread ? r->spread : seq->spread);
             if (r->streams == 1 && !L.drift[0] && apart(r->median, seq->median, bar))
-                snprintf(L.drift, sizeof L.drift, "the same work took %.2f ms in one stream and "
+                snprintf(L.drift, sizeof L.drift,
+                         "the same work took %.2f ms in one stream and "
                          "%.2f ms in sequence (step 2), more than 5%% and their spreads apart: the "
                          "machine's pace (another program on the GPU, its link or the CPUs that "
-                         "issue the work) moved between them", r->median, seq->median);
+                         "issue the work) moved between them",
+                         r->median, seq->median);
         }
-    claim(all_identical, "all %d streamed runs returned the sequential result bit for bit", streamed);
+    claim(all_identical, "all %d streamed runs returned the sequential result bit for bit",
+          streamed);
     /* The stages once more, after the runs: the model and the runs were timed between this and
      * the check before the model, so a pace that moved in between shows at one end or the other. */
     if (!L.drift[0] && !stages_again(f, "after the runs"))
@@ -284,7 +312,8 @@ bool step_3_split_over_streams(struct findings *f)
             return false;
         double bar = 0.05 + (m->spread > after.spread ? m->spread : after.spread);
         if (apart(after.ideal, m->ideal, bar))
-            snprintf(L.drift, sizeof L.drift, "the model of %d stream%s allowed %.2f ms before the "
+            snprintf(L.drift, sizeof L.drift,
+                     "the model of %d stream%s allowed %.2f ms before the "
                      "runs and %.2f ms after them, more than 5%% and the spread apart: the GPU's "
                      "pace (its clocks, its temperature, another program) moved while it ran",
                      m->chunks, m->chunks == 1 ? "" : "s", m->ideal, after.ideal);
@@ -301,7 +330,8 @@ bool step_3_split_over_streams(struct findings *f)
         if (m->spread > spread)
             spread = m->spread;
         if (!steady(spread, why, sizeof why)) {
-            not_judged(why, "%d stream%s as fast as the model allows", m->chunks, m->chunks == 1 ? "" : "s");
+            not_judged(why, "%d stream%s as fast as the model allows", m->chunks,
+                       m->chunks == 1 ? "" : "s");
             continue;
         }
         char what[160];
@@ -312,16 +342,21 @@ bool step_3_split_over_streams(struct findings *f)
         if (m->chunks >= 2 && queues_shared(m->chunks, why, sizeof why))
             ; /* the reason is in why */
         else if (m->chunks >= 2 && L.launch_blocking)
-            snprintf(why, sizeof why, "CUDA_LAUNCH_BLOCKING=1: each launch waits for its kernel, "
+            snprintf(why, sizeof why,
+                     "CUDA_LAUNCH_BLOCKING=1: each launch waits for its kernel, "
                      "and how late the host issues the rest depends on the order (step 4)");
         else if (m->chunks >= 2 && L.engines < 2)
-            snprintf(why, sizeof why, "asyncEngineCount %d: one asynchronous engine takes the copies in "
-                     "and out in turn, in an order the model does not follow", L.engines);
+            snprintf(why, sizeof why,
+                     "asyncEngineCount %d: one asynchronous engine takes the copies in "
+                     "and out in turn, in an order the model does not follow",
+                     L.engines);
         else if (shortest < 20 * cost) /* one stream too: its hand-offs are a noisy difference */
-            snprintf(why, sizeof why, "the shortest operation of a chunk takes %.0f us, under 20 "
+            snprintf(why, sizeof why,
+                     "the shortest operation of a chunk takes %.0f us, under 20 "
                      "times the %.1f us an operation costs: what passes between operations weighs "
                      "in (the host's time to issue them, which the model leaves out: an "
-                     "explanation, not measured here)", 1e3 * shortest, 1e3 * cost);
+                     "explanation, not measured here)",
+                     1e3 * shortest, 1e3 * cost);
         else
             why[0] = '\0';
         if (!why[0]) {
@@ -330,18 +365,21 @@ bool step_3_split_over_streams(struct findings *f)
         } else {
             claim(within_bound(m->bound, b->median, spread, cost),
                   "%s: no faster than the model allows (a bound here: %.2f ms with %s, within "
-                  "5%%, the spread and two operation costs)", what, m->bound,
+                  "5%%, the spread and two operation costs)",
+                  what, m->bound,
                   L.engines < 2 ? "the two directions taking turns on the one copy engine"
                                 : "both directions at their full rates while they overlap");
-            not_judged(why, "%d stream%s as fast as the model allows", m->chunks, m->chunks == 1 ? "" : "s");
+            not_judged(why, "%d stream%s as fast as the model allows", m->chunks,
+                       m->chunks == 1 ? "" : "s");
         }
     }
     /* (a speed-up under 1, as with the smallest sizes, is said as what it is: slower) */
     double speedup = seq->median / best->median;
     printf("   best: %d stream%s %s, %.2f ms against %.2f ms in sequence: %.2fx %s (the model "
            "allowed %.2fx)\n",
-           best->streams, best->streams == 1 ? "" : "s", order_name(best->order), best->median, seq->median,
-           speedup, speedup >= 1 ? "faster" : "the sequential speed, slower", f->allowed);
+           best->streams, best->streams == 1 ? "" : "s", order_name(best->order), best->median,
+           seq->median, speedup, speedup >= 1 ? "faster" : "the sequential speed, slower",
+           f->allowed);
     return true;
 }
 
@@ -365,7 +403,8 @@ void step_4_timelines(struct findings *f)
            100 * seq->overlap, 100 * wide->overlap, wide_stage ? "" : "\n");
     if (wide_stage)
         printf(", %.0f%% by stage\n", 100 * wide_stage->overlap);
-    const struct run *better = wide_stage && wide_stage->overlap > wide->overlap ? wide_stage : wide;
+    const struct run *better =
+        wide_stage && wide_stage->overlap > wide->overlap ? wide_stage : wide;
     const struct model *m = model_for(f, maxn);
     double want = 0.5 * (1 - 1.0 / maxn), allowed = seq->median / m->ideal;
     double shortest = shortest_op(m), cost = largest_op_cost(f);
@@ -381,44 +420,55 @@ void step_4_timelines(struct findings *f)
     } else if (L.launch_blocking) {
         claim(wide->overlap < 0.10,
               "CUDA_LAUNCH_BLOCKING=1, per stream: no kernel overlaps a copy (%.0f%%): each launch "
-              "waits for its kernel before the next chunk's copy in is issued", 100 * wide->overlap);
+              "waits for its kernel before the next chunk's copy in is issued",
+              100 * wide->overlap);
         if (wide_stage)
-            claim(wide_stage->overlap >= want,
-                  "CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch, "
-                  "still overlap the kernels: %.0f%% (%.0f%% wanted)",
-                  100 * wide_stage->overlap, 100 * want);
+            claim(
+                wide_stage->overlap >= want,
+                "CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch, "
+                "still overlap the kernels: %.0f%% (%.0f%% wanted)",
+                100 * wide_stage->overlap, 100 * want);
     } else if (allowed < 1.02) {
-        snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%", allowed);
+        snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%",
+                 allowed);
         not_judged(why, "with %d streams copies and kernels overlap", maxn);
     } else if (L.connections == 1) {
         claim(wide->overlap < 0.10,
               "one hardware queue: per stream, kernels wait behind the copies of other streams: "
-              "overlap %.0f%%", 100 * wide->overlap);
+              "overlap %.0f%%",
+              100 * wide->overlap);
         if (wide_stage)
             claim(wide_stage->overlap >= want,
                   "one hardware queue: by stage, copies and kernels still overlap: %.0f%% (%.0f%% "
-                  "wanted)", 100 * wide_stage->overlap, 100 * want);
+                  "wanted)",
+                  100 * wide_stage->overlap, 100 * want);
     } else if (queues_shared(maxn, why, sizeof why)) {
-        not_judged(why, "with %d streams, per stream, copies and kernels overlap as in the model", maxn);
+        not_judged(why, "with %d streams, per stream, copies and kernels overlap as in the model",
+                   maxn);
         if (wide_stage)
             claim(wide_stage->overlap >= want,
                   "%d hardware queues for %d streams: by stage, copies and kernels still overlap: "
-                  "%.0f%% (%.0f%% wanted)", L.connections, maxn, 100 * wide_stage->overlap, 100 * want);
+                  "%.0f%% (%.0f%% wanted)",
+                  L.connections, maxn, 100 * wide_stage->overlap, 100 * want);
     } else if (L.engines < 2) {
         claim(better->overlap >= want,
-              "one asynchronous engine: with %d streams copies and kernels still overlap: %.0f%% %s (%.0f%% "
-              "wanted: half of the 1 - 1/%d a pipeline of equal stages reaches)", maxn,
-              100 * better->overlap, order_name(better->order), 100 * want, maxn);
+              "one asynchronous engine: with %d streams copies and kernels still overlap: %.0f%% "
+              "%s (%.0f%% "
+              "wanted: half of the 1 - 1/%d a pipeline of equal stages reaches)",
+              maxn, 100 * better->overlap, order_name(better->order), 100 * want, maxn);
     } else if (shortest < 20 * cost) {
-        snprintf(why, sizeof why, "the operations take %.0f us or less, under 20 times the %.1f us "
+        snprintf(why, sizeof why,
+                 "the operations take %.0f us or less, under 20 times the %.1f us "
                  "an operation costs: the events' few microseconds of lag are too much of them",
                  1e3 * shortest, 1e3 * cost);
         not_judged(why, "with %d streams copies and kernels overlap as in the model", maxn);
-    } else if (!steady(run_spread(better) > m->spread ? run_spread(better) : m->spread, why, sizeof why)) {
+    } else if (!steady(run_spread(better) > m->spread ? run_spread(better) : m->spread, why,
+                       sizeof why)) {
         /* a pace that moved (a neighbour's copies) changes the balance the model was timed at */
-        not_judged(why, "with %d streams copies and kernels overlap as in the model (%.0f%% %s, the "
-                   "model's timeline %.0f%%)", maxn, 100 * better->overlap,
-                   order_name(better->order), 100 * m->overlap);
+        not_judged(why,
+                   "with %d streams copies and kernels overlap as in the model (%.0f%% %s, the "
+                   "model's timeline %.0f%%)",
+                   maxn, 100 * better->overlap, order_name(better->order), 100 * m->overlap);
     } else {
         /* What to expect of this definition: the model's own timeline of this pipeline (step 3's
          * simulation) has an overlap too; the first copy in and the last copy out run alone. */

@@ -42,7 +42,9 @@ int write_csv(FILE *f)
         for (int i = 0; i < r->streams; i++)
             for (int op = 0; op < OPS; op++, rows++)
                 fprintf(f, "%s,%d,%s,%s,%d,%d,%d,%s,%.4f,%.4f\n", r->label, r->streams,
-                        r->sequential ? "sequential" : r->order == PER_STREAM ? "per-stream" : "by-stage",
+                        r->sequential            ? "sequential"
+                        : r->order == PER_STREAM ? "per-stream"
+                                                 : "by-stage",
                         r->memory == PINNED ? "pinned" : "pageable", r->legacy_between ? 1 : 0,
                         r->sequential ? 0 : i + 1, i, op_name[op], r->span[i][op].start,
                         r->span[i][op].end);

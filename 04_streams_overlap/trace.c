@@ -76,7 +76,8 @@ static struct {
     CUptiResult (*get_version)(uint32_t *);
 #ifdef CUPTI_V2
     CUpti_SubscriberHandle subscriber;
-    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *, CUpti_SubscriberParams *);
+    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+                             CUpti_SubscriberParams *);
     CUptiResult (*unsubscribe)(CUpti_SubscriberHandle);
     CUptiResult (*register_callbacks)(CUpti_SubscriberHandle, CUpti_BuffersCallbackRequestFunc_v2,
                                       CUpti_BuffersCallbackCompleteFunc_v2);
@@ -84,7 +85,8 @@ static struct {
     CUptiResult (*disable)(CUpti_SubscriberHandle, CUpti_ActivityKind, CUpti_ActivityConfig *);
     CUptiResult (*next_record)(CUpti_SubscriberHandle, uint8_t *, size_t, CUpti_Activity **);
 #else
-    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc,
+                                      CUpti_BuffersCallbackCompleteFunc);
     CUptiResult (*enable)(CUpti_ActivityKind);
     CUptiResult (*disable)(CUpti_ActivityKind);
     CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
@@ -103,7 +105,8 @@ static void take_records(uint8_t *buffer, size_t valid)
         if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
             const memcpy_record *m = (const memcpy_record *)rec;
             r.op = m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD   ? OP_H2D
-                   : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? OP_D2H : -1;
+                   : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? OP_D2H
+                                                                    : -1;
             r.start = m->start, r.end = m->end;
         } else if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
             const kernel_record *k = (const kernel_record *)rec;
@@ -170,7 +173,8 @@ static CUptiResult start_recording(void)
     }
     e = C.register_callbacks(C.subscriber, buffer_requested, buffer_completed);
     e = e == CUPTI_SUCCESS ? C.enable(C.subscriber, CUPTI_ACTIVITY_KIND_MEMCPY, NULL) : e;
-    return e == CUPTI_SUCCESS ? C.enable(C.subscriber, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, NULL) : e;
+    return e == CUPTI_SUCCESS ? C.enable(C.subscriber, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, NULL)
+                              : e;
 #else
     CUptiResult e = C.register_callbacks(buffer_requested, buffer_completed);
     e = e == CUPTI_SUCCESS ? C.enable(CUPTI_ACTIVITY_KIND_MEMCPY) : e;
@@ -214,8 +218,10 @@ static const char *open_cupti(void)
             }
     }
     if (!C.lib) {
-        snprintf(why, sizeof why, "%s was not found (the loader's path, $CUDA_PATH, "
-                 "/usr/local/cuda)", soname);
+        snprintf(why, sizeof why,
+                 "%s was not found (the loader's path, $CUDA_PATH, "
+                 "/usr/local/cuda)",
+                 soname);
         return why;
     }
 #ifdef CUPTI_V2
@@ -240,8 +246,9 @@ static const char *open_cupti(void)
         !C.next_record || !C.get_version)
         return "libcupti lacks the activity API";
     if (C.get_version(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
-        snprintf(why, sizeof why, "libcupti's API version %u is not the %u this lesson was built with",
-                 version, (unsigned)CUPTI_API_VERSION);
+        snprintf(why, sizeof why,
+                 "libcupti's API version %u is not the %u this lesson was built with", version,
+                 (unsigned)CUPTI_API_VERSION);
         return why;
     }
     return NULL;
@@ -328,8 +335,10 @@ bool step_7_the_hardwares_own_record(struct findings *f)
     if (e3 != CUPTI_SUCCESS) {
         stop_recording();
         char text[120];
-        snprintf(text, sizeof text, "CUPTI could not start recording (CUptiResult %d): another tool "
-                 "(compute-sanitizer, a profiler) may hold it", (int)e3);
+        snprintf(text, sizeof text,
+                 "CUPTI could not start recording (CUptiResult %d): another tool "
+                 "(compute-sanitizer, a profiler) may hold it",
+                 (int)e3);
         not_judged(text, "the events' picture agrees with CUPTI's");
         return true;
     }
@@ -415,9 +424,11 @@ bool step_7_the_hardwares_own_record(struct findings *f)
         /* An event after an operation is stamped when its stream gets there, a few us after
          * the operation's end; the span before it starts when the engine is free or the
          * stream reached it. Against operations this short, those few us are the picture. */
-        snprintf(shared, sizeof shared, "the operations take %.0f us or less, under 20 times the "
+        snprintf(shared, sizeof shared,
+                 "the operations take %.0f us or less, under 20 times the "
                  "%.1f us an operation costs: the events' few microseconds of lag are too much of "
-                 "them", 1e3 * shortest, 1e3 * cost);
+                 "them",
+                 1e3 * shortest, 1e3 * cost);
         not_judged(shared, "each stage's busy time from the events is within 5%% of CUPTI's");
         not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
         return true;
@@ -431,7 +442,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
                    "each stage's busy time from the events is within 5%% of CUPTI's");
     else
         claim(agree, "each stage's busy time from the events is within 5%% (and two operation "
-              "costs per operation) of CUPTI's, counted as the events count it");
+                     "costs per operation) of CUPTI's, counted as the events count it");
     claim(ev.overlap > cu.overlap - 0.05 && ev.overlap < cu.overlap + 0.05,
           "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev.overlap,
           100 * cu.overlap);

@@ -4,14 +4,14 @@
 #define PTX_MODULE_EMBEDDED_H
 #include <stddef.h>
 
-extern const unsigned char kernels_ptx[];   /* build/kernels.ptx: nvcc -ptx kernels.cu */
+extern const unsigned char kernels_ptx[]; /* build/kernels.ptx: nvcc -ptx kernels.cu */
 extern const size_t kernels_ptx_size;
 extern const unsigned char kernels_cubin[]; /* build/kernels.cubin: nvcc -cubin kernels.cu */
 extern const size_t kernels_cubin_size;
 extern const unsigned char kernels_fatbin[]; /* build/kernels.fatbin: nvcc -fatbin, every ARCH */
 extern const size_t kernels_fatbin_size;
-extern const unsigned char kernels_cu[];    /* kernels.cu itself, for NVRTC */
+extern const unsigned char kernels_cu[]; /* kernels.cu itself, for NVRTC */
 extern const size_t kernels_cu_size;
-extern const int kernels_arch;              /* the XX of the cubin's sm_XX */
+extern const int kernels_arch; /* the XX of the cubin's sm_XX */
 
 #endif

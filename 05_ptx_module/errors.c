@@ -31,7 +31,9 @@ static bool syntax_error(struct lesson *L)
 {
     if (!L->jit_ok) {
         printf("   b) PTX with \"ret;\" misspelt \"rte;\": not tried\n");
-        not_judged(L->jit_why, "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where");
+        not_judged(
+            L->jit_why,
+            "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where");
         return true;
     }
     char *bad_ptx = ptx_edit((const char *)kernels_ptx, NULL, NULL, NULL);
@@ -42,8 +44,10 @@ static bool syntax_error(struct lesson *L)
         return false;
     }
     memcpy(ret, "rte;", 4);
-    CUresult r = load_broken(L, bad_ptx, "b) PTX with \"ret;\" misspelt \"rte;\", cuModuleLoadDataEx");
-    claim(r == CUDA_ERROR_INVALID_PTX && L->log->error[0], "a PTX syntax error is CUDA_ERROR_INVALID_PTX, "
+    CUresult r =
+        load_broken(L, bad_ptx, "b) PTX with \"ret;\" misspelt \"rte;\", cuModuleLoadDataEx");
+    claim(r == CUDA_ERROR_INVALID_PTX && L->log->error[0],
+          "a PTX syntax error is CUDA_ERROR_INVALID_PTX, "
           "and only the error log says where");
     return true;
 }
@@ -94,7 +98,8 @@ bool step_6_errors_you_will_meet(struct lesson *L)
     CUfunction missing = NULL;
     r = cuModuleGetFunction(&missing, L->mod[M_FATBIN], "saxpy");
     printf("   c) cuModuleGetFunction(module, \"saxpy\") -> %s (%d)\n", cu_name(r), (int)r);
-    claim(r == CUDA_ERROR_NOT_FOUND, "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND");
+    claim(r == CUDA_ERROR_NOT_FOUND,
+          "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND");
 
     /* d) a PTX ISA version newer than this driver's JIT knows. */
     r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".version", ".version 99.9", NULL),
@@ -109,12 +114,14 @@ bool step_6_errors_you_will_meet(struct lesson *L)
         if (known_sm[i] > L->card_sm)
             newer = known_sm[i];
     if (newer && !L->jit_ok) {
-        printf("   e) the same PTX marked \".target sm_%d\" on this sm_%d card: not tried\n", newer, L->card_sm);
+        printf("   e) the same PTX marked \".target sm_%d\" on this sm_%d card: not tried\n", newer,
+               L->card_sm);
         not_judged(L->jit_why, "PTX for a newer architecture than the card's does not load");
     } else if (newer) {
         char target[32], what[128];
         snprintf(target, sizeof target, ".target sm_%d", newer);
-        snprintf(what, sizeof what, "e) the same PTX marked \"%s\" on this sm_%d card", target, L->card_sm);
+        snprintf(what, sizeof what, "e) the same PTX marked \"%s\" on this sm_%d card", target,
+                 L->card_sm);
         r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".target", target, NULL), what);
         claim(r != CUDA_SUCCESS, "PTX for a newer architecture than the card's does not load");
     }

@@ -9,8 +9,8 @@
 
 #include "ptx_module.h"
 
-void launch_empty_runtime(void);                       /* kernels.cu */
-void launch_empty_runtime_on(cudaStream_t stream);     /* kernels.cu */
+void launch_empty_runtime(void);                   /* kernels.cu */
+void launch_empty_runtime_on(cudaStream_t stream); /* kernels.cu */
 
 enum { GRAPH_MAX = 20000, GRAPH_MIN_JUDGED = 1000 };
 
@@ -43,8 +43,8 @@ static bool capture_driver(CUfunction f, long n, CUstream s, CUgraph *g, CUgraph
 }
 
 /* One timed run of way `w` (n kernels, start to finish), in us per kernel; < 0 on failure. */
-static double one_run(int w, CUfunction f, long n, cudaGraphExec_t rge, cudaStream_t rs, CUgraphExec dge,
-                      CUstream ds)
+static double one_run(int w, CUfunction f, long n, cudaGraphExec_t rge, cudaStream_t rs,
+                      CUgraphExec dge, CUstream ds)
 {
     bool ok = true;
     CUresult first = CUDA_SUCCESS;
@@ -63,8 +63,12 @@ static double one_run(int w, CUfunction f, long n, cudaGraphExec_t rge, cudaStre
             launch_empty_runtime();
         ok = checkRuntime(cudaGetLastError()) && checkRuntime(cudaDeviceSynchronize());
         break;
-    case 2: ok = checkRuntime(cudaGraphLaunch(rge, rs)) && checkRuntime(cudaStreamSynchronize(rs)); break;
-    default: ok = checkDriver(cuGraphLaunch(dge, ds)) && checkDriver(cuStreamSynchronize(ds)); break;
+    case 2:
+        ok = checkRuntime(cudaGraphLaunch(rge, rs)) && checkRuntime(cudaStreamSynchronize(rs));
+        break;
+    default:
+        ok = checkDriver(cuGraphLaunch(dge, ds)) && checkDriver(cuStreamSynchronize(ds));
+        break;
     }
     return ok ? (host_ms() - t0) * 1e3 / (double)n : -1.0;
 }
@@ -88,22 +92,30 @@ bool launch_cost_graphs(struct lesson *L)
     ok = ok && capture_driver(L->empty_fn, n, ds, &dg, &dge);
     double cu_build_ms = host_ms() - t0;
     /* one warm-up run of each graph (the first launch uploads it to the GPU), then REPEATS */
-    ok = ok && one_run(2, NULL, n, rge, rs, dge, ds) >= 0 && one_run(3, NULL, n, rge, rs, dge, ds) >= 0;
+    ok = ok && one_run(2, NULL, n, rge, rs, dge, ds) >= 0 &&
+         one_run(3, NULL, n, rge, rs, dge, ds) >= 0;
     for (int k = 0; k < REPEATS && ok; k++)
         for (int w = 0; w < 4 && ok; w++)
             ok = (us[w][k] = one_run(w, L->empty_fn, n, rge, rs, dge, ds)) >= 0;
     if (ok) {
-        printf("   the same %ld launches, start to finish (synchronised), per kernel (median, min-max):\n", n);
-        double one_cu = print_median("      cuLaunchKernel, one by one         ", us[0], 6, 2, "us");
-        double one_rt = print_median("      <<<>>>, one by one                 ", us[1], 6, 2, "us");
+        printf("   the same %ld launches, start to finish (synchronised), per kernel (median, "
+               "min-max):\n",
+               n);
+        double one_cu =
+            print_median("      cuLaunchKernel, one by one         ", us[0], 6, 2, "us");
+        double one_rt =
+            print_median("      <<<>>>, one by one                 ", us[1], 6, 2, "us");
         double g_rt = print_median("      graph, runtime stream capture      ", us[2], 6, 2, "us");
         double g_cu = print_median("      graph, Driver API stream capture   ", us[3], 6, 2, "us");
-        printf("      (capture + instantiate, once: runtime %.3f ms, Driver API %.3f ms)\n", rt_build_ms,
-               cu_build_ms);
+        printf("      (capture + instantiate, once: runtime %.3f ms, Driver API %.3f ms)\n",
+               rt_build_ms, cu_build_ms);
         double one = one_cu < one_rt ? one_cu : one_rt, graph = g_rt > g_cu ? g_rt : g_cu;
         if (n >= GRAPH_MIN_JUDGED)
-            timing_claim(L, graph < one, "a graph runs the same kernels at less cost per kernel (%.2f us, the dearer "
-                  "graph) than launching them one by one (%.2f us, the cheaper way)", graph, one);
+            timing_claim(
+                L, graph < one,
+                "a graph runs the same kernels at less cost per kernel (%.2f us, the dearer "
+                "graph) than launching them one by one (%.2f us, the cheaper way)",
+                graph, one);
         else
             not_judged("fewer than 1000 launches: the graph's own launch cost is not spread thin",
                        "a graph costs less per kernel than launching one by one");

@@ -13,13 +13,12 @@
 
 #if CUDA_VERSION >= 12040
 /* Each thread spins for `cycles` clock cycles: work that takes an SM's time, not memory's. */
-static const char spin_source[] =
-    "extern \"C\" __global__ void spin(long long cycles)\n"
-    "{\n"
-    "    long long t0 = clock64();\n"
-    "    while (clock64() - t0 < cycles) {\n"
-    "    }\n"
-    "}\n";
+static const char spin_source[] = "extern \"C\" __global__ void spin(long long cycles)\n"
+                                  "{\n"
+                                  "    long long t0 = clock64();\n"
+                                  "    while (clock64() - t0 < cycles) {\n"
+                                  "    }\n"
+                                  "}\n";
 
 enum { SPIN_THREADS = 1024, WAVES_PER_SM = 16, SPIN_RUNS = 3 };
 
@@ -32,11 +31,13 @@ static double time_spin(const char *ptx, unsigned blocks)
     long long cycles = 100000;
     void *args[] = {&cycles};
     double ms[SPIN_RUNS];
-    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)) && checkDriver(cuModuleGetFunction(&f, mod, "spin"));
+    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)) &&
+              checkDriver(cuModuleGetFunction(&f, mod, "spin"));
     for (int k = -1; k < SPIN_RUNS && ok; k++) {
         double t0 = host_ms();
-        ok = checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
-             checkDriver(cuCtxSynchronize());
+        ok =
+            checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
+            checkDriver(cuCtxSynchronize());
         if (k >= 0)
             ms[k] = host_ms() - t0;
     }
@@ -70,7 +71,8 @@ static bool make_green(struct lesson *L, unsigned *all_sms, unsigned *part_sms, 
 
 bool step_8_a_part_of_the_gpu(struct lesson *L)
 {
-    printf("\n8. A part of the GPU: a green context on some of its SMs (cuGreenCtxCreate, CUDA 12.4)\n");
+    printf("\n8. A part of the GPU: a green context on some of its SMs (cuGreenCtxCreate, CUDA "
+           "12.4)\n");
 #if CUDA_VERSION >= 12040
     unsigned all_sms = 0, part_sms = 0;
     CUgreenCtx green = NULL;
@@ -83,7 +85,8 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     }
     if (why) {
         printf("   the green context could not be made here: %s\n", why);
-        not_judged("green contexts are not available here", "a kernel on a part of the SMs takes longer");
+        not_judged("green contexts are not available here",
+                   "a kernel on a part of the SMs takes longer");
         free(ptx);
         return !green || checkDriver(cuGreenCtxDestroy(green));
     }
@@ -100,23 +103,29 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     if (!ok)
         return false;
     double whole = (before + after) / 2, model = (double)all_sms / part_sms, ratio = part / whole;
-    printf("   cuDeviceGetDevResource: %u SMs; cuDevSmResourceSplitByCount(min %u): a group of %u SMs;\n"
+    printf("   cuDeviceGetDevResource: %u SMs; cuDevSmResourceSplitByCount(min %u): a group of %u "
+           "SMs;\n"
            "   cuDevResourceGenerateDesc, cuGreenCtxCreate, cuCtxFromGreenCtx\n"
            "   spin(100000 cycles) in %u blocks of %d threads, median of %d runs:\n"
-           "      the whole GPU (primary context)     %8.3f ms   (before the part: %.3f, after: %.3f)\n"
-           "      %u of %u SMs (green context)       %8.3f ms   %.2fx as long; the SM ratio is %.2fx\n",
-           all_sms, all_sms / 4, part_sms, blocks, SPIN_THREADS, SPIN_RUNS, whole, before, after, part_sms,
-           all_sms, part, ratio, model);
+           "      the whole GPU (primary context)     %8.3f ms   (before the part: %.3f, after: "
+           "%.3f)\n"
+           "      %u of %u SMs (green context)       %8.3f ms   %.2fx as long; the SM ratio is "
+           "%.2fx\n",
+           all_sms, all_sms / 4, part_sms, blocks, SPIN_THREADS, SPIN_RUNS, whole, before, after,
+           part_sms, all_sms, part, ratio, model);
     if (after > 1.15 * before || before > 1.15 * after) {
         char why[200];
-        snprintf(why, sizeof why, "the whole GPU took %.3f ms before the part and %.3f ms after: "
-                 "something else (another program on this GPU?) changed what the kernel gets", before, after);
+        snprintf(why, sizeof why,
+                 "the whole GPU took %.3f ms before the part and %.3f ms after: "
+                 "something else (another program on this GPU?) changed what the kernel gets",
+                 before, after);
         not_judged(why, "a kernel on a part of the SMs takes as much longer as the SM ratio says");
         return true;
     }
-    timing_claim(L, ratio > 0.75 * model && ratio < 1.33 * model,
-          "on %u of %u SMs the kernel took %.2fx as long, within a third of the SM ratio (%.2fx)", part_sms,
-          all_sms, ratio, model);
+    timing_claim(
+        L, ratio > 0.75 * model && ratio < 1.33 * model,
+        "on %u of %u SMs the kernel took %.2fx as long, within a third of the SM ratio (%.2fx)",
+        part_sms, all_sms, ratio, model);
     return true;
 #else
     (void)L;

@@ -22,9 +22,7 @@ extern "C" __global__ void axpy(float a, const float *x, float *y, int n)
 }
 
 // Does nothing: what a launch costs when the kernel costs nothing.
-extern "C" __global__ void empty(void)
-{
-}
+extern "C" __global__ void empty(void) {}
 
 #ifdef KERNELS_FATBIN
 // Only in build/kernels.fatbin (the Makefile's -DKERNELS_FATBIN): one variable more makes its

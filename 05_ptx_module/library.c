@@ -65,9 +65,12 @@ static bool module_in_another_context(struct lesson *L, CUcontext other)
     bool ok = checkDriver(cuCtxSetCurrent(other));
     if (ok)
         small_axpy(L->fn[M_FATBIN], &launch);
-    printf("   a) the fatbin's module, loaded in step 2 into the primary context, launched in a user\n"
-           "      context created since: cuLaunchKernel -> %s (%d)\n", cu_name(launch), (int)launch);
-    claim(launch != CUDA_SUCCESS, "a module's function does not run in another context: one module per context");
+    printf(
+        "   a) the fatbin's module, loaded in step 2 into the primary context, launched in a user\n"
+        "      context created since: cuLaunchKernel -> %s (%d)\n",
+        cu_name(launch), (int)launch);
+    claim(launch != CUDA_SUCCESS,
+          "a module's function does not run in another context: one module per context");
     CUmodule again = NULL;
     CUfunction f;
     ok = ok && checkDriver(cuModuleLoadData(&again, kernels_fatbin)) &&
@@ -79,7 +82,8 @@ static bool module_in_another_context(struct lesson *L, CUcontext other)
     if (again)
         ok = checkDriver(cuModuleUnload(again)) && ok;
     if (ok)
-        printf("      cuModuleLoadData again, in that context: %d floats, %d wrong\n", SMALL, wrong);
+        printf("      cuModuleLoadData again, in that context: %d floats, %d wrong\n", SMALL,
+               wrong);
     return ok;
 }
 
@@ -96,20 +100,23 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
     double load_ms = host_ms() - t0;
     ok = ok && new_context(L->dev, &after);
     if (ok)
-        printf("   b) cuLibraryLoadData(kernels_fatbin) once (%.3f ms), cuLibraryGetKernel(\"%s\"); then in\n"
-               "      each context cuKernelGetFunction and cuLaunchKernel on %d floats:\n", load_ms, L->kernel,
-               SMALL);
+        printf("   b) cuLibraryLoadData(kernels_fatbin) once (%.3f ms), "
+               "cuLibraryGetKernel(\"%s\"); then in\n"
+               "      each context cuKernelGetFunction and cuLaunchKernel on %d floats:\n",
+               load_ms, L->kernel, SMALL);
     int good = 0;
     for (int c = 0; c <= n && ok; c++) {
         CUfunction f;
         int wrong = -1;
-        ok = checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) && checkDriver(cuKernelGetFunction(&f, kernel));
+        ok = checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) &&
+             checkDriver(cuKernelGetFunction(&f, kernel));
         if (ok) {
             wrong = small_axpy(f, &launch);
             ok = checkDriver(launch) && wrong >= 0;
         }
         if (ok)
-            printf("      %-44s %d wrong\n", c < n ? what[c] : "user context created after the load", wrong);
+            printf("      %-44s %d wrong\n",
+                   c < n ? what[c] : "user context created after the load", wrong);
         good += ok && wrong == 0;
     }
     if (lib)
@@ -117,7 +124,8 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
     if (after)
         ok = checkDriver(cuCtxDestroy(after)) && ok;
     if (ok)
-        claim(good == n + 1, "one cuLibraryLoadData served all %d contexts on %d GPU(s), one created after it too",
+        claim(good == n + 1,
+              "one cuLibraryLoadData served all %d contexts on %d GPU(s), one created after it too",
               n + 1, gpus);
     return ok;
 }
@@ -151,7 +159,8 @@ static bool runtime_library(struct lesson *L)
         claim(wrong == 0, "the runtime loaded PTX and launched a kernel from it (CUDA 12.8)");
     } else {
         not_judged(L->jit_why, "the runtime loads PTX with cudaLibraryLoadData");
-        claim(wrong == 0, "the runtime loaded a library (the fatbin's SASS) and launched a kernel from it (CUDA 12.8)");
+        claim(wrong == 0, "the runtime loaded a library (the fatbin's SASS) and launched a kernel "
+                          "from it (CUDA 12.8)");
     }
     return true;
 }
@@ -165,14 +174,19 @@ static bool runtime_kernel_to_driver(struct lesson *L)
     float a = AXPY_A;
     void *params[] = {&a, &L->d.dx, &L->d.dy, &n};
     bool ok = checkRuntime(cudaGetFuncBySymbol(&func, axpy_symbol())) &&
-              checkDriver(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, func)) && axpy_reset(&L->d) &&
-              checkDriver(cuLaunchKernel(func, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL)) &&
+              checkDriver(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, func)) &&
+              axpy_reset(&L->d) &&
+              checkDriver(cuLaunchKernel(func, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL,
+                                         params, NULL)) &&
               (wrong = axpy_wrong(&L->d)) >= 0;
     if (!ok)
         return false;
-    printf("   d) the other way: cudaGetFuncBySymbol(&f, axpy) gives the CUfunction of the <<<>>> kernel:\n"
-           "      cuFuncGetAttribute: %d registers; cuLaunchKernel(f, ...): %d wrong\n", regs, wrong);
-    claim(regs > 0 && wrong == 0, "a kernel compiled into the program is a CUfunction the Driver API can query and launch");
+    printf("   d) the other way: cudaGetFuncBySymbol(&f, axpy) gives the CUfunction of the <<<>>> "
+           "kernel:\n"
+           "      cuFuncGetAttribute: %d registers; cuLaunchKernel(f, ...): %d wrong\n",
+           regs, wrong);
+    claim(regs > 0 && wrong == 0,
+          "a kernel compiled into the program is a CUfunction the Driver API can query and launch");
 #if CUDART_VERSION >= 12080
     /* The Runtime API documents cudaKernel_t and CUkernel as one type, to be cast from one to
      * the other ("Interactions with the CUDA Driver API"), from CUDA 12.8, the release that gave
@@ -181,13 +195,17 @@ static bool runtime_kernel_to_driver(struct lesson *L)
     CUfunction f2;
     ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) &&
          checkDriver(cuKernelGetFunction(&f2, (CUkernel)kernel)) && axpy_reset(&L->d) &&
-         checkDriver(cuLaunchKernel(f2, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL)) &&
+         checkDriver(cuLaunchKernel(f2, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params,
+                                    NULL)) &&
          (wrong = axpy_wrong(&L->d)) >= 0;
     if (!ok)
         return false;
-    printf("      cudaGetKernel(&k, axpy) gives its CUkernel; cuKernelGetFunction(k) in this context is\n"
-           "      %s CUfunction; cuLaunchKernel with it: %d wrong\n", f2 == func ? "the same" : "another", wrong);
-    claim(wrong == 0, "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it (CUDA 12.8)");
+    printf("      cudaGetKernel(&k, axpy) gives its CUkernel; cuKernelGetFunction(k) in this "
+           "context is\n"
+           "      %s CUfunction; cuLaunchKernel with it: %d wrong\n",
+           f2 == func ? "the same" : "another", wrong);
+    claim(wrong == 0,
+          "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it (CUDA 12.8)");
 #elif CUDART_VERSION >= 12010 /* cudaKernel_t and cudaGetKernel: CUDA 12.1 */
     /* Before 12.8 a cudaKernel_t is the runtime's own handle: a 12.4 runtime's, given to
      * cuKernelGetFunction, was answered CUDA_ERROR_INVALID_HANDLE. It is not passed on here. */
@@ -195,9 +213,12 @@ static bool runtime_kernel_to_driver(struct lesson *L)
     char why[200];
     if (!checkRuntime(cudaGetKernel(&kernel, axpy_symbol())))
         return false;
-    snprintf(why, sizeof why, "built with CUDA runtime %d.%d; the runtime documents its cudaKernel_t as a CUkernel "
-             "from CUDA 12.8", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    printf("      cudaGetKernel(&k, axpy) gives a cudaKernel_t, a handle for the runtime's own calls here\n");
+    snprintf(why, sizeof why,
+             "built with CUDA runtime %d.%d; the runtime documents its cudaKernel_t as a CUkernel "
+             "from CUDA 12.8",
+             CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    printf("      cudaGetKernel(&k, axpy) gives a cudaKernel_t, a handle for the runtime's own "
+           "calls here\n");
     not_judged(why, "the runtime's cudaKernel_t is a CUkernel: the Driver API takes it");
 #endif
     return ok;
@@ -220,7 +241,8 @@ bool step_7_one_load_for_every_context(struct lesson *L)
     int retained = 0;
     for (int d = 0; d < count && ok; d++) { /* the primary context of every visible device */
         CUdevice dev;
-        ok = checkDriver(cuDeviceGet(&dev, d)) && checkDriver(cuDevicePrimaryCtxRetain(&ctx[retained], dev));
+        ok = checkDriver(cuDeviceGet(&dev, d)) &&
+             checkDriver(cuDevicePrimaryCtxRetain(&ctx[retained], dev));
         snprintf(names[retained], sizeof names[retained], "device %d, primary context", d);
         what[retained] = names[retained];
         retained += ok;
@@ -228,10 +250,12 @@ bool step_7_one_load_for_every_context(struct lesson *L)
     what[retained] = "user context created before the load";
     ok = ok && new_context(L->dev, &ctx[retained]); /* after step 2's module, before the library */
     int n_ctx = retained + (ctx[retained] != NULL);
-    printf("   contexts: the primary context of each of the %d visible device(s), and on device %ld\n"
-           "   user contexts created after step 2's module: one before the library below, one after\n",
-           count, L->device);
-    ok = ok && module_in_another_context(L, ctx[retained]) && one_library(L, ctx, what, n_ctx, count);
+    printf(
+        "   contexts: the primary context of each of the %d visible device(s), and on device %ld\n"
+        "   user contexts created after step 2's module: one before the library below, one after\n",
+        count, L->device);
+    ok = ok && module_in_another_context(L, ctx[retained]) &&
+         one_library(L, ctx, what, n_ctx, count);
     if (ok && count < 2)
         not_judged("one GPU is visible; this needs two", "the same library serves a second GPU");
     ok = checkDriver(cuCtxSetCurrent(L->primary)) && ok; /* for the runtime and the rest */
@@ -247,7 +271,8 @@ bool step_7_one_load_for_every_context(struct lesson *L)
 #if CUDART_VERSION >= 12080 /* cudaLibraryLoadData and friends: CUDA 12.8 */
     ok = ok && runtime_library(L);
 #else
-    not_judged("built with a CUDA runtime older than 12.8", "the runtime loads PTX with cudaLibraryLoadData");
+    not_judged("built with a CUDA runtime older than 12.8",
+               "the runtime loads PTX with cudaLibraryLoadData");
 #endif
     return ok && runtime_kernel_to_driver(L);
 }

@@ -91,27 +91,39 @@ static bool can_the_driver_jit(struct lesson *L, const struct ptx_facts *facts)
     if (!checkNvrtc(nvrtcVersion(&nv_major, &nv_minor)))
         return false;
     int nvrtc_isa = platform_ptx_isa(nv_major * 1000 + nv_minor * 10);
-    L->ptx_isa = sscanf(facts->version, "%d.%d", &isa_major, &isa_minor) == 2 ? isa_major * 10 + isa_minor : 0;
+    L->ptx_isa = sscanf(facts->version, "%d.%d", &isa_major, &isa_minor) == 2
+                     ? isa_major * 10 + isa_minor
+                     : 0;
     L->driver_isa = platform_ptx_isa(L->driver_version);
     int newest = L->ptx_isa > nvrtc_isa ? L->ptx_isa : nvrtc_isa; /* the newer of the two */
     L->jit_ok = newest <= L->driver_isa;
     snprintf(L->jit_why, sizeof L->jit_why,
-             "the driver (CUDA %d.%d, JIT up to PTX ISA %d.%d) cannot compile this toolkit's PTX (ISA %d.%d): "
-             "update the driver, or build with the toolkit it came with", L->driver_version / 1000,
-             L->driver_version % 1000 / 10, L->driver_isa / 10, L->driver_isa % 10, newest / 10, newest % 10);
-    printf("   the driver's JIT reads PTX up to ISA %d.%d (CUDA %d.%d); this build's PTX is ISA %s, NVRTC %d.%d\n"
-           "   writes ISA %d.%d (built with CUDA %d.%d): %s\n", L->driver_isa / 10, L->driver_isa % 10,
-           L->driver_version / 1000, L->driver_version % 1000 / 10, facts->version, nv_major, nv_minor,
-           nvrtc_isa / 10, nvrtc_isa % 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
+             "the driver (CUDA %d.%d, JIT up to PTX ISA %d.%d) cannot compile this toolkit's PTX "
+             "(ISA %d.%d): "
+             "update the driver, or build with the toolkit it came with",
+             L->driver_version / 1000, L->driver_version % 1000 / 10, L->driver_isa / 10,
+             L->driver_isa % 10, newest / 10, newest % 10);
+    printf("   the driver's JIT reads PTX up to ISA %d.%d (CUDA %d.%d); this build's PTX is ISA "
+           "%s, NVRTC %d.%d\n"
+           "   writes ISA %d.%d (built with CUDA %d.%d): %s\n",
+           L->driver_isa / 10, L->driver_isa % 10, L->driver_version / 1000,
+           L->driver_version % 1000 / 10, facts->version, nv_major, nv_minor, nvrtc_isa / 10,
+           nvrtc_isa % 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
            L->jit_ok ? "the driver can compile it" : "too new for it");
     if (L->driver_version / 1000 < CUDART_VERSION / 1000)
-        printf("   This driver is of an older major version than the toolkit: it cannot run this toolkit's\n"
-               "   programs at all (minor version compatibility holds within one major version): update it.\n");
+        printf("   This driver is of an older major version than the toolkit: it cannot run this "
+               "toolkit's\n"
+               "   programs at all (minor version compatibility holds within one major version): "
+               "update it.\n");
     else if (!L->jit_ok)
-        printf("   This driver can run this toolkit's programs (their SASS) but cannot compile their PTX: update\n"
-               "   the driver, or build with the toolkit the driver came with. Until then every step below\n"
-               "   loads SASS (the cubin, the fatbin, NVRTC's cubin), and what needs the JIT is not judged.\n");
-    snprintf(L->arch_opt, sizeof L->arch_opt, "--gpu-architecture=%s_%d", L->jit_ok ? "compute" : "sm", L->card_sm);
+        printf("   This driver can run this toolkit's programs (their SASS) but cannot compile "
+               "their PTX: update\n"
+               "   the driver, or build with the toolkit the driver came with. Until then every "
+               "step below\n"
+               "   loads SASS (the cubin, the fatbin, NVRTC's cubin), and what needs the JIT is "
+               "not judged.\n");
+    snprintf(L->arch_opt, sizeof L->arch_opt, "--gpu-architecture=%s_%d",
+             L->jit_ok ? "compute" : "sm", L->card_sm);
     return true;
 }
 
@@ -130,7 +142,8 @@ bool step_1_what_the_build_made(struct lesson *L)
         return false;
     }
     if (L->device >= count) {
-        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
+        fprintf(stderr,
+                "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
                 lesson_prog, L->device, count, count - 1);
         L->exit_code = EXIT_USAGE;
         return false;
@@ -140,8 +153,10 @@ bool step_1_what_the_build_made(struct lesson *L)
     CUmoduleLoadingMode mode;
     if (!checkDriver(cuDeviceGet(&L->dev, (int)L->device)) ||
         !checkDriver(cuDeviceGetName(name, sizeof name, L->dev)) ||
-        !checkDriver(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, L->dev)) ||
-        !checkDriver(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, L->dev)) ||
+        !checkDriver(
+            cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, L->dev)) ||
+        !checkDriver(
+            cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, L->dev)) ||
         !checkDriver(cuDriverGetVersion(&driver_version))) {
         L->exit_code = verdict(false);
         return false;
@@ -150,13 +165,16 @@ bool step_1_what_the_build_made(struct lesson *L)
     L->driver_version = driver_version;
     struct ptx_facts facts;
     read_ptx_facts((const char *)kernels_ptx, &facts);
-    printf("   device %ld: \"%s\", compute capability %d.%d (sm_%d); the driver supports CUDA %d.%d\n",
-           L->device, name, major, minor, L->card_sm, driver_version / 1000, driver_version % 1000 / 10);
+    printf(
+        "   device %ld: \"%s\", compute capability %d.%d (sm_%d); the driver supports CUDA %d.%d\n",
+        L->device, name, major, minor, L->card_sm, driver_version / 1000,
+        driver_version % 1000 / 10);
     printf("   kernels.ptx    %zu bytes: PTX ISA %s, .target %s, entries: %s\n", kernels_ptx_size,
            facts.version, facts.target, facts.entries);
     printf("   kernels.cubin  %zu bytes: SASS for sm_%d, ready to run on such a card as it is\n",
            kernels_cubin_size, kernels_arch);
-    printf("   both lie next to the program, and the program carries a copy of each (embedded.c)\n");
+    printf(
+        "   both lie next to the program, and the program carries a copy of each (embedded.c)\n");
     /* Decided from the versions alone, before any context: */
     if (!can_the_driver_jit(L, &facts)) {
         L->exit_code = verdict(false);
@@ -170,22 +188,24 @@ bool step_1_what_the_build_made(struct lesson *L)
     if (!checkDriver(cuCtxSetCurrent(L->primary)))
         return false;
     /* The first runtime call: a driver of an older major version than the runtime is exit 77. */
-    if (!requireRuntime(cudaSetDevice((int)L->device)) || !checkDriver(cuModuleGetLoadingMode(&mode)))
+    if (!requireRuntime(cudaSetDevice((int)L->device)) ||
+        !checkDriver(cuModuleGetLoadingMode(&mode)))
         return false;
     printf("   JIT cache: CUDA_CACHE_PATH set to a new empty directory (removed at exit)\n");
     print_environment(L, mode, count);
     claim(has_word(facts.entries, "axpy") && has_word(facts.entries, "empty"),
           "the PTX names the entry points axpy and empty: extern \"C\" kept the names plain");
     claim(facts.target_sm > 0 && facts.target_sm <= L->card_sm,
-          "its target (%s) is not newer than the card (sm_%d), so code made from it can run here", facts.target,
-          L->card_sm);
+          "its target (%s) is not newer than the card (sm_%d), so code made from it can run here",
+          facts.target, L->card_sm);
     return true;
 }
 
 /* Why a file named on the command line cannot be used, from read_file's errno. */
 static const char *file_error(int err)
 {
-    return err == EINVAL ? "not a regular file (a FIFO, a device or a socket): name a file" : strerror(err);
+    return err == EINVAL ? "not a regular file (a FIFO, a device or a socket): name a file"
+                         : strerror(err);
 }
 
 /* The command line into L. Returns -1 to go on, or the exit code (0 for --help, 2 for a bad
@@ -196,8 +216,7 @@ static int parse_options(int argc, char **argv, struct lesson *L)
         {"device", required_argument, NULL, 'd'},   {"ptx", required_argument, NULL, 'p'},
         {"kernel", required_argument, NULL, 'k'},   {"nvrtc", required_argument, NULL, 'n'},
         {"launches", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-        {"skip-errors", no_argument, NULL, 's'},
-        {NULL, 0, NULL, 0},
+        {"skip-errors", no_argument, NULL, 's'},    {NULL, 0, NULL, 0},
     };
     int opt;
     while ((opt = getopt_long(argc, argv, "d:p:k:n:l:sh", options, NULL)) != -1) {
@@ -214,7 +233,9 @@ static int parse_options(int argc, char **argv, struct lesson *L)
         }
         if ((opt == 'p' || opt == 'k' || opt == 'n') && *optarg == '\0') {
             fprintf(stderr, "%s: --%s needs a non-empty value\n", lesson_prog,
-                    opt == 'p' ? "ptx" : opt == 'k' ? "kernel" : "nvrtc");
+                    opt == 'p'   ? "ptx"
+                    : opt == 'k' ? "kernel"
+                                 : "nvrtc");
             good = false;
         }
         if (!good) {
@@ -236,8 +257,8 @@ static int parse_options(int argc, char **argv, struct lesson *L)
     }
     if (L->nvrtc_arg && !(L->nvrtc_src = read_file(L->nvrtc_arg, NVRTC_SOURCE_LIMIT, NULL))) {
         if (errno == EFBIG)
-            fprintf(stderr, "%s: --nvrtc %s: more than %zu MiB: not a CUDA source file\n", lesson_prog,
-                    L->nvrtc_arg, NVRTC_SOURCE_LIMIT >> 20);
+            fprintf(stderr, "%s: --nvrtc %s: more than %zu MiB: not a CUDA source file\n",
+                    lesson_prog, L->nvrtc_arg, NVRTC_SOURCE_LIMIT >> 20);
         else
             fprintf(stderr, "%s: --nvrtc %s: %s\n", lesson_prog, L->nvrtc_arg, file_error(errno));
         usage(stderr);

@@ -38,16 +38,16 @@ struct lesson {
     const char *ptx_arg, *kernel, *nvrtc_arg;
     char *nvrtc_src; /* the --nvrtc file's text, read before any CUDA call */
     bool skip_errors;
-    int exit_code;   /* >= 0: step 1 ended the program early with this code */
-    bool cache_off;  /* CUDA_CACHE_DISABLE=1: the driver keeps no JIT cache */
-    char tool[256];  /* "": no tool; else why timings cannot be judged (under_tool) */
+    int exit_code;  /* >= 0: step 1 ended the program early with this code */
+    bool cache_off; /* CUDA_CACHE_DISABLE=1: the driver keeps no JIT cache */
+    char tool[256]; /* "": no tool; else why timings cannot be judged (under_tool) */
     /* Can the driver compile (JIT) this build's PTX? Decided in step 1 from the versions (and
      * again in step 2a if the driver answers CUDA_ERROR_UNSUPPORTED_PTX_VERSION). When it
      * cannot, every module is loaded from SASS (the cubin, the fatbin, NVRTC's cubin). */
     bool jit_ok;
-    int driver_version;          /* cuDriverGetVersion: 13000 */
-    int ptx_isa, driver_isa;     /* PTX ISA x 10: this build's PTX (95), the driver's JIT (90) */
-    char jit_why[400];           /* why not, in a student's words, with the versions read */
+    int driver_version;      /* cuDriverGetVersion: 13000 */
+    int ptx_isa, driver_isa; /* PTX ISA x 10: this build's PTX (95), the driver's JIT (90) */
+    char jit_why[400];       /* why not, in a student's words, with the versions read */
     /* the device and its primary context */
     CUdevice dev;
     CUcontext primary;
@@ -58,7 +58,7 @@ struct lesson {
     CUfunction fn[M_COUNT], empty_fn;
     double load_ms[M_COUNT], get_ms[M_COUNT];
     bool fatbin_has_sass; /* the fatbin holds SASS this card can run */
-    int log_regs; /* registers for the kernel, read from the JIT's info log (-1: none) */
+    int log_regs;         /* registers for the kernel, read from the JIT's info log (-1: none) */
     struct jit_log *log;
     struct data d;
     /* step 4: NVRTC */
@@ -69,21 +69,21 @@ struct lesson {
 
 /* launching.c: axpy's data on the host and the device of the current context. */
 bool prepare_axpy_data(struct lesson *L);
-bool axpy_reset(struct data *d);  /* y back to y0 before a launch */
-int axpy_wrong(struct data *d);   /* sync, copy y back, count wrong elements (-1: a call failed) */
+bool axpy_reset(struct data *d); /* y back to y0 before a launch */
+int axpy_wrong(struct data *d);  /* sync, copy y back, count wrong elements (-1: a call failed) */
 
 /* The steps, in the order main() calls them (README.md follows the same order). Each returns
  * false when a CUDA call failed (reported on stderr), and prints its own claims. */
-bool step_1_what_the_build_made(struct lesson *L);                  /* main.c */
-bool step_2_loading_the_module(struct lesson *L);                   /* loading.c */
-bool step_3_get_function_and_launch(struct lesson *L);              /* launching.c */
-bool step_4_ptx_made_at_run_time(struct lesson *L);                 /* launching.c */
-bool step_5_what_a_launch_costs(struct lesson *L);                  /* launching.c */
-bool launch_cost_graphs(struct lesson *L);                          /* graphs.c, end of step 5 */
-bool step_6_errors_you_will_meet(struct lesson *L);                 /* errors.c */
-bool seeds_slips(struct lesson *L);                                 /* seeds.c, end of step 6 */
-bool step_7_one_load_for_every_context(struct lesson *L);           /* library.c */
-bool step_8_a_part_of_the_gpu(struct lesson *L);                    /* green.c */
+bool step_1_what_the_build_made(struct lesson *L);        /* main.c */
+bool step_2_loading_the_module(struct lesson *L);         /* loading.c */
+bool step_3_get_function_and_launch(struct lesson *L);    /* launching.c */
+bool step_4_ptx_made_at_run_time(struct lesson *L);       /* launching.c */
+bool step_5_what_a_launch_costs(struct lesson *L);        /* launching.c */
+bool launch_cost_graphs(struct lesson *L);                /* graphs.c, end of step 5 */
+bool step_6_errors_you_will_meet(struct lesson *L);       /* errors.c */
+bool seeds_slips(struct lesson *L);                       /* seeds.c, end of step 6 */
+bool step_7_one_load_for_every_context(struct lesson *L); /* library.c */
+bool step_8_a_part_of_the_gpu(struct lesson *L);          /* green.c */
 
 /* ---- tools.c: the apparatus ----------------------------------------------------------- */
 
@@ -98,9 +98,9 @@ bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
  * not NULL. Caller frees both; NULL when a call failed. */
 char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx);
 
-
 /* A timing claim: judged (claim) unless a tool slows the calls (not judged, L->tool says why). */
-bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData), at most
  * `limit` bytes; NULL with errno set when it cannot be read (EISDIR: a directory; EINVAL: not
@@ -108,7 +108,7 @@ bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...) __att
  * EFBIG: more than `limit` bytes). */
 char *read_file(const char *path, size_t limit, size_t *size);
 #define NVRTC_SOURCE_LIMIT ((size_t)16 << 20) /* --nvrtc: 16 MiB of source is plenty */
-#define PTX_FILE_LIMIT ((size_t)1 << 30)      /* --ptx, read again for the JIT's log */
+#define PTX_FILE_LIMIT     ((size_t)1 << 30)  /* --ptx, read again for the JIT's log */
 
 /* Can `path` be opened for reading, and is it a regular file? errno says why not (EISDIR,
  * EINVAL for a FIFO, a device or a socket). Opening does not wait for a FIFO's writer. */

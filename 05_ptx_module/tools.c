@@ -17,9 +17,12 @@
 #include "ptx_module.h"
 
 const char *const module_what[M_COUNT] = {
-    "PTX file, cuModuleLoad", "embedded PTX, cuModuleLoadData",
-    "embedded PTX, cuModuleLoadDataEx", "embedded cubin, cuModuleLoadData",
-    "embedded fatbin, cuModuleLoadData", "NVRTC's PTX",
+    "PTX file, cuModuleLoad",
+    "embedded PTX, cuModuleLoadData",
+    "embedded PTX, cuModuleLoadDataEx",
+    "embedded cubin, cuModuleLoadData",
+    "embedded fatbin, cuModuleLoadData",
+    "NVRTC's PTX",
 };
 
 const char *cu_name(CUresult r)
@@ -49,11 +52,12 @@ char *nvrtc_compile(const char *source, const char *name, const struct lesson *L
     size_t size = 0, cubin_size = 0;
     char *text = NULL, *cubin = NULL;
     bool ok = checkNvrtc(nvrtcCreateProgram(&p, source, name, 0, NULL, NULL)) &&
-              checkNvrtc(nvrtcCompileProgram(p, 1, opts)) && checkNvrtc(nvrtcGetPTXSize(p, &size)) &&
-              (text = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetPTX(p, text));
+              checkNvrtc(nvrtcCompileProgram(p, 1, opts)) &&
+              checkNvrtc(nvrtcGetPTXSize(p, &size)) && (text = malloc(size + 1)) != NULL &&
+              checkNvrtc(nvrtcGetPTX(p, text));
     if (ok && !L->jit_ok) /* SASS for this card: nvrtcGetCUBIN, with -arch=sm_XX */
-        ok = checkNvrtc(nvrtcGetCUBINSize(p, &cubin_size)) && (cubin = malloc(cubin_size)) != NULL &&
-             checkNvrtc(nvrtcGetCUBIN(p, cubin));
+        ok = checkNvrtc(nvrtcGetCUBINSize(p, &cubin_size)) &&
+             (cubin = malloc(cubin_size)) != NULL && checkNvrtc(nvrtcGetCUBIN(p, cubin));
     if (p)
         ok = checkNvrtc(nvrtcDestroyProgram(&p)) && ok;
     if (!ok) {
@@ -101,7 +105,10 @@ static FILE *open_regular(const char *path)
     if (fd < 0)
         return NULL;
     struct stat st;
-    int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    int err = fstat(fd, &st) != 0    ? errno
+              : S_ISDIR(st.st_mode)  ? EISDIR
+              : !S_ISREG(st.st_mode) ? EINVAL
+                                     : 0;
     FILE *f = NULL;
     if (!err && (fcntl(fd, F_SETFL, 0) != 0 || (f = fdopen(fd, "rb")) == NULL))
         err = errno;
@@ -266,7 +273,8 @@ int fatbin_list(const void *image, size_t size, struct fatbin_entry *e, int max)
 void read_ptx_facts(const char *ptx, struct ptx_facts *f)
 {
     memset(f, 0, sizeof *f);
-    for (const char *line = ptx; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    for (const char *line = ptx; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         const char *s = line + strspn(line, " \t");
         if (strncmp(s, ".version", 8) == 0)
             sscanf(s + 8, "%15s", f->version);
@@ -296,10 +304,10 @@ bool has_word(const char *list, const char *word)
     return false;
 }
 
-char *ptx_edit(const char *ptx, const char *line_start, const char *replacement,
-              const char *extra)
+char *ptx_edit(const char *ptx, const char *line_start, const char *replacement, const char *extra)
 {
-    size_t len = strlen(ptx), add = (replacement ? strlen(replacement) : 0) + (extra ? strlen(extra) : 0);
+    size_t len = strlen(ptx),
+           add = (replacement ? strlen(replacement) : 0) + (extra ? strlen(extra) : 0);
     char *out = malloc(len + add + 2);
     if (!out)
         return NULL;
@@ -342,12 +350,16 @@ CUresult load_with_log(CUmodule *module, const void *image, struct jit_log *log)
         CU_JIT_WALL_TIME,
     };
     void *val[] = {
-        log->info,                       (void *)(uintptr_t)(LOG_SIZE - 1),
-        log->error,                      (void *)(uintptr_t)(LOG_SIZE - 1),
-        (void *)(uintptr_t)1,            (void *)(uintptr_t)4,
+        log->info,
+        (void *)(uintptr_t)(LOG_SIZE - 1),
+        log->error,
+        (void *)(uintptr_t)(LOG_SIZE - 1),
+        (void *)(uintptr_t)1,
+        (void *)(uintptr_t)4,
         NULL,
     };
-    CUresult r = cuModuleLoadDataEx(module, image, (unsigned)(sizeof opt / sizeof opt[0]), opt, val);
+    CUresult r =
+        cuModuleLoadDataEx(module, image, (unsigned)(sizeof opt / sizeof opt[0]), opt, val);
     /* CU_JIT_WALL_TIME: the driver overwrites the option's value slot with a float. */
     memcpy(&log->wall_ms, &val[6], sizeof log->wall_ms);
     return r;

@@ -14,7 +14,10 @@
 
 /* ---- reports ------------------------------------------------------------------------ */
 
-static const char *or_default(const char *s, const char *dflt) { return s ? s : dflt; }
+static const char *or_default(const char *s, const char *dflt)
+{
+    return s ? s : dflt;
+}
 
 static void report(const char *file, int line, const char *call, const char *name, int number,
                    const char *message)
@@ -47,8 +50,7 @@ bool check_driver_(CUresult err, const char *call, const char *file, int line)
 static void cannot_run(const char *why, const char *what_to_do)
 {
     fflush(stdout);
-    fprintf(stderr, "%s: cannot run here: %s\n%s: %s\n", lesson_prog, why, lesson_prog,
-            what_to_do);
+    fprintf(stderr, "%s: cannot run here: %s\n%s: %s\n", lesson_prog, why, lesson_prog, what_to_do);
     exit(EXIT_CANNOT_RUN);
 }
 
@@ -83,8 +85,7 @@ static void explain(enum unavailable kind)
                  "update the NVIDIA driver to one that supports CUDA %d.%d or later "
                  "(see `nvidia-smi`), or build with an older CUDA toolkit.",
                  runtime / 1000, runtime % 1000 / 10);
-        cannot_run("the installed NVIDIA driver is older than this program's CUDA runtime.",
-                   buf);
+        cannot_run("the installed NVIDIA driver is older than this program's CUDA runtime.", buf);
         break;
     }
     case NO_DEVICE:
@@ -98,8 +99,7 @@ static void explain(enum unavailable kind)
         cannot_run("the GPU is busy or unavailable (exclusive compute mode or in use).",
                    "wait for the other process to finish, or choose another --device.");
         break;
-    case AVAILABLE:
-        break;
+    case AVAILABLE: break;
     }
 }
 
@@ -215,8 +215,8 @@ bool parse_long(const char *text, long min, long max, const char *what, long *ou
     bool plain = text && plain_integer(text, min < 0);
     long v = plain ? strtol(text, &end, 10) : 0;
     if (!plain || end == text || *end != '\0' || errno == ERANGE || v < min || v > max) {
-        fprintf(stderr, "%s: %s must be an integer from %ld to %ld, not '%s'\n", lesson_prog,
-                what, min, max, text ? text : "");
+        fprintf(stderr, "%s: %s must be an integer from %ld to %ld, not '%s'\n", lesson_prog, what,
+                min, max, text ? text : "");
         return false;
     }
     *out = v;
@@ -234,9 +234,21 @@ bool parse_bytes(const char *text, size_t min, size_t max, const char *what, siz
     if (ok && errno == 0) {
         const char *s = end;
         switch (*s) {
-        case 'k': case 'K': shift = 10; s++; break;
-        case 'm': case 'M': shift = 20; s++; break;
-        case 'g': case 'G': shift = 30; s++; break;
+        case 'k':
+        case 'K':
+            shift = 10;
+            s++;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            s++;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            s++;
+            break;
         default: break;
         }
         if (shift && (strcmp(s, "iB") == 0 || strcmp(s, "B") == 0))
@@ -249,7 +261,8 @@ bool parse_bytes(const char *text, size_t min, size_t max, const char *what, siz
     }
     size_t bytes = ok ? (size_t)(v << shift) : 0;
     if (!ok || bytes < min || bytes > max) {
-        fprintf(stderr, "%s: %s must be a size from %s to %s (like 4096, 64K, 256M, 1G), not '%s'\n",
+        fprintf(stderr,
+                "%s: %s must be a size from %s to %s (like 4096, 64K, 256M, 1G), not '%s'\n",
                 lesson_prog, what, format_bytes(min, min_s, sizeof min_s),
                 format_bytes(max, max_s, sizeof max_s), text ? text : "");
         return false;

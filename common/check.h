@@ -43,10 +43,10 @@ extern "C" {
 
 /* Exit codes, the same in every lesson. */
 enum {
-    EXIT_OK = 0,          /* every check passed */
-    EXIT_CHECK = 1,       /* a CUDA call or a data check failed */
-    EXIT_USAGE = 2,       /* bad command line; usage on stderr */
-    EXIT_CANNOT_RUN = 77  /* no driver, no device, stub driver: cannot run here */
+    EXIT_OK = 0,         /* every check passed */
+    EXIT_CHECK = 1,      /* a CUDA call or a data check failed */
+    EXIT_USAGE = 2,      /* bad command line; usage on stderr */
+    EXIT_CANNOT_RUN = 77 /* no driver, no device, stub driver: cannot run here */
 };
 
 bool check_runtime_(cudaError_t err, const char *call, const char *file, int line);
@@ -54,10 +54,10 @@ bool check_driver_(CUresult err, const char *call, const char *file, int line);
 bool require_runtime_(cudaError_t err, const char *call, const char *file, int line);
 bool require_driver_(CUresult err, const char *call, const char *file, int line);
 
-#define checkRuntime(op) check_runtime_((op), #op, __FILE__, __LINE__)
-#define checkDriver(op) check_driver_((op), #op, __FILE__, __LINE__)
+#define checkRuntime(op)   check_runtime_((op), #op, __FILE__, __LINE__)
+#define checkDriver(op)    check_driver_((op), #op, __FILE__, __LINE__)
 #define requireRuntime(op) require_runtime_((op), #op, __FILE__, __LINE__)
-#define requireDriver(op) require_driver_((op), #op, __FILE__, __LINE__)
+#define requireDriver(op)  require_driver_((op), #op, __FILE__, __LINE__)
 
 /* ---- command line ---------------------------------------------------------------- */
 

@@ -147,8 +147,10 @@ static inline void harness_kernel_case(CUfunction f, void **params, CUdeviceptr 
     if (ok) {
         harness_fill(y, n, seed, k);
         ok = cuMemcpyHtoD(*dy, y, n * sizeof(float)) == CUDA_SUCCESS &&
-             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, params, NULL)) &&
-             checkDriver(cuCtxSynchronize()) && cuMemcpyDtoH(y, *dy, n * sizeof(float)) == CUDA_SUCCESS;
+             checkDriver(cuLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL,
+                                        params, NULL)) &&
+             checkDriver(cuCtxSynchronize()) &&
+             cuMemcpyDtoH(y, *dy, n * sizeof(float)) == CUDA_SUCCESS;
     }
     harness_case(k, ok, y, n, "failed");
     if (*dy)
@@ -165,7 +167,8 @@ static inline int harness_stack_depth(CUcontext *top)
     *top = NULL;
     while (depth < 16) {
         CUcontext c = NULL;
-        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c || cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
+        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c ||
+            cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
             break;
         depth++;
     }

@@ -41,7 +41,8 @@ extern "C" bool gate_open(struct gate *g, int device)
         return true;
     }
     if (lb && strcmp(lb, "1") == 0) {
-        snprintf(g->off, sizeof g->off, "CUDA_LAUNCH_BLOCKING=1: the gate's own launch would wait "
+        snprintf(g->off, sizeof g->off,
+                 "CUDA_LAUNCH_BLOCKING=1: the gate's own launch would wait "
                  "for it");
         return true;
     }
@@ -98,8 +99,10 @@ extern "C" bool gate_check(struct gate *g)
     if (!g->expired || !*g->expired)
         return true;
     *g->expired = 0;
-    snprintf(g->off, sizeof g->off, "the GPU waited more than %.0f s for the host to queue one "
-             "repetition", GATE_WAIT_NS / 1e9);
+    snprintf(g->off, sizeof g->off,
+             "the GPU waited more than %.0f s for the host to queue one "
+             "repetition",
+             GATE_WAIT_NS / 1e9);
     printf("   (timings: %s; the repetitions from here on are timed as the host queues them)\n",
            g->off);
     return false;

@@ -38,8 +38,8 @@ struct gate {
     volatile int *flag;    /* mapped host memory: 0 hold, 1 go */
     volatile int *expired; /* mapped host memory: set by a kernel that gave up waiting */
     int *flag_dev, *expired_dev;
-    bool held;             /* a kernel is queued and the flag not yet opened */
-    char off[300];         /* empty: the gate works; else why it is off */
+    bool held;     /* a kernel is queued and the flag not yet opened */
+    char off[300]; /* empty: the gate works; else why it is off */
 };
 
 #ifdef __cplusplus

@@ -28,10 +28,12 @@ struct nvml_memory_v2 { /* nvmlMemory_v2_t */
     unsigned int version;
     unsigned long long total, reserved, free, used;
 };
-struct nvml_utilization { unsigned int gpu, memory; }; /* percent of the last sample period */
+struct nvml_utilization {
+    unsigned int gpu, memory;
+}; /* percent of the last sample period */
 
-#define COMPANY_MIB 64    /* memory in use before this program's context: someone else's */
-#define TRAFFIC_GBPS 1.0  /* PCIe traffic while this program copies nothing: someone else's */
+#define COMPANY_MIB   64  /* memory in use before this program's context: someone else's */
+#define TRAFFIC_GBPS  1.0 /* PCIe traffic while this program copies nothing: someone else's */
 #define START_DEVICES 64
 
 /* What the GPUs showed when this program started, before it made a context (the utilisation
@@ -81,9 +83,10 @@ __attribute__((constructor)) static void gpu_shared_at_start(void)
         s->memory_known = memory_used(s->device, &s->used);
         s->util_known = util && util(s->device, &s->util) == 0;
         if (tracing())
-            fprintf(stderr, "gpu_shared: at start, NVML device %u: %llu MiB used, utilisation "
-                    "%u%% (kernels) %u%% (memory)\n", i, s->used >> 20, s->util.gpu,
-                    s->util.memory);
+            fprintf(stderr,
+                    "gpu_shared: at start, NVML device %u: %llu MiB used, utilisation "
+                    "%u%% (kernels) %u%% (memory)\n",
+                    i, s->used >> 20, s->util.gpu, s->util.memory);
         at_start_count++;
     }
 }
@@ -125,7 +128,10 @@ static void open_nvml(void)
     N.blind = N.in_namespace;
 }
 
-void gpu_shared_stop_sampling(void) { N.stopped = true; }
+void gpu_shared_stop_sampling(void)
+{
+    N.stopped = true;
+}
 
 void gpu_shared_sample(void)
 {
@@ -169,8 +175,10 @@ bool gpu_shared(char *why, size_t len)
 {
     gpu_shared_sample();
     if (N.seen >= 2) {
-        snprintf(why, len, "NVML listed %u processes on this GPU during the run: another "
-                 "program shares it, and timings taken seconds apart are not comparable", N.seen);
+        snprintf(why, len,
+                 "NVML listed %u processes on this GPU during the run: another "
+                 "program shares it, and timings taken seconds apart are not comparable",
+                 N.seen);
         return true;
     }
     if (!N.blind)
@@ -180,13 +188,17 @@ bool gpu_shared(char *why, size_t len)
                       "comparable";
     const struct start *s = N.start;
     if (s && s->memory_known && s->used >= (unsigned long long)COMPANY_MIB << 20) {
-        snprintf(why, len, "%s %llu MiB of the GPU's memory were in use before this program "
-                 "started: %s", blind, s->used >> 20, end);
+        snprintf(why, len,
+                 "%s %llu MiB of the GPU's memory were in use before this program "
+                 "started: %s",
+                 blind, s->used >> 20, end);
         return true;
     }
     if (N.traffic_gbps >= TRAFFIC_GBPS) {
-        snprintf(why, len, "%s the PCIe link carried %.1f GB/s while this program copied "
-                 "nothing: %s", blind, N.traffic_gbps, end);
+        snprintf(why, len,
+                 "%s the PCIe link carried %.1f GB/s while this program copied "
+                 "nothing: %s",
+                 blind, N.traffic_gbps, end);
         return true;
     }
     return false;
@@ -197,9 +209,11 @@ bool gpu_shared_blind(char *why, size_t len)
     char company[512];
     if (gpu_shared(company, sizeof company) || !N.blind)
         return false; /* company seen (gpu_shared says so), or NVML can see */
-    snprintf(why, len, "cannot tell whether another program shares this GPU: NVML cannot see "
-             "processes outside this container's PID namespace; %s", N.start ?
-             "neither the GPU's memory in use at the start nor its PCIe traffic showed one"
-             : "its PCIe traffic showed none");
+    snprintf(why, len,
+             "cannot tell whether another program shares this GPU: NVML cannot see "
+             "processes outside this container's PID namespace; %s",
+             N.start
+                 ? "neither the GPU's memory in use at the start nor its PCIe traffic showed one"
+                 : "its PCIe traffic showed none");
     return true;
 }

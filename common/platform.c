@@ -87,8 +87,10 @@ static bool find_tool(char *why, size_t len)
     if (!tool)
         return false;
     if (tool[0] == 'a')
-        snprintf(why, len, "this run is under %s (%s), which %s: timings say nothing about the "
-                 "GPU", tool, injected(), effect);
+        snprintf(why, len,
+                 "this run is under %s (%s), which %s: timings say nothing about the "
+                 "GPU",
+                 tool, injected(), effect);
     else
         snprintf(why, len, "this run is under %s, which %s: timings say nothing about the GPU",
                  tool, effect);
@@ -286,7 +288,8 @@ void platform_read_link(struct platform *p)
                 v[i] = (int)u;
         }
         if (v[0] > 0 && v[1] > 0 && v[2] > 0 && v[3] > 0) {
-            p->link_gen = v[0], p->link_width = v[1], p->link_gen_max = v[2], p->link_width_max = v[3];
+            p->link_gen = v[0], p->link_width = v[1], p->link_gen_max = v[2],
+            p->link_width_max = v[3];
             p->link_source = "NVML";
             return;
         }
@@ -300,8 +303,14 @@ void platform_read_link(struct platform *p)
 
 /* ---- the facts ------------------------------------------------------------------------- */
 
-struct nvml_memory { unsigned long long total, free, used; }; /* nvmlMemory_t */
-struct nvml_process { unsigned int pid; unsigned long long used; unsigned int gi, ci; };
+struct nvml_memory {
+    unsigned long long total, free, used;
+}; /* nvmlMemory_t */
+struct nvml_process {
+    unsigned int pid;
+    unsigned long long used;
+    unsigned int gi, ci;
+};
 
 static void read_nvml(struct platform *p)
 {
@@ -371,15 +380,17 @@ CUresult platform_read(int ordinal, struct platform *p)
         p->name[0] = '\0';
     if (strstr(p->name, " MIG ")) /* a MIG slice's name: "NVIDIA A100-SXM4-40GB MIG 1g.5gb" */
         p->mig = 1;
-    struct { CUdevice_attribute a; int *v; } attrs[] = {
+    struct {
+        CUdevice_attribute a;
+        int *v;
+    } attrs[] = {
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &p->cc_major},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &p->cc_minor},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, &p->compute_mode},
         {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, &p->async_engines},
         {CU_DEVICE_ATTRIBUTE_INTEGRATED, &p->integrated},
         {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, &p->pageable_access},
-        {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
-         &p->host_page_tables},
+        {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, &p->host_page_tables},
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         if (cuDeviceGetAttribute(attrs[i].v, attrs[i].a, dev) != CUDA_SUCCESS)
@@ -431,15 +442,12 @@ static void version_text(int v, char *buf, size_t len)
 static const char *compute_mode_text(int mode)
 {
     switch (mode) {
-    case CU_COMPUTEMODE_DEFAULT:
-        return "Default: any number of processes may use the GPU at once";
+    case CU_COMPUTEMODE_DEFAULT: return "Default: any number of processes may use the GPU at once";
     case CU_COMPUTEMODE_EXCLUSIVE_PROCESS:
         return "Exclusive-process: one process at a time may hold a context on this GPU; a "
                "second one is refused";
-    case CU_COMPUTEMODE_PROHIBITED:
-        return "Prohibited: no process may use this GPU";
-    default:
-        return "unknown";
+    case CU_COMPUTEMODE_PROHIBITED: return "Prohibited: no process may use this GPU";
+    default: return "unknown";
     }
 }
 
@@ -463,7 +471,8 @@ static void describe_numa(const struct platform *p)
                p->numa_nodes);
     else
         printf("   NUMA: the GPU hangs off node %d of %d; %d of the %d CPUs this process may use "
-               "are on it%s%s%s\n", p->numa_node, p->numa_nodes, p->cpus_near, p->cpus_allowed,
+               "are on it%s%s%s\n",
+               p->numa_node, p->numa_nodes, p->cpus_near, p->cpus_allowed,
                p->cpus_near < p->cpus_allowed ? " (" : "",
                p->cpus_near < p->cpus_allowed ? bind : "",
                p->cpus_near < p->cpus_allowed ? ")" : "");
@@ -490,29 +499,33 @@ void platform_describe(const struct platform *p, unsigned facts)
     if (facts & PF_DRIVER) {
         version_text(p->driver_version, a, sizeof a);
         version_text(p->built_with, b, sizeof b);
-        printf("   driver %s%s(%s); this program was built with %s%s\n", p->driver_release,
-               *p->driver_release ? " " : "", a, b,
-               platform_driver_can_jit(p) ? ""
-               : ": the driver is older than the toolkit, so it runs the program's machine code "
-                 "(SASS) but cannot compile (JIT) its PTX");
+        printf(
+            "   driver %s%s(%s); this program was built with %s%s\n", p->driver_release,
+            *p->driver_release ? " " : "", a, b,
+            platform_driver_can_jit(p)
+                ? ""
+                : ": the driver is older than the toolkit, so it runs the program's machine code "
+                  "(SASS) but cannot compile (JIT) its PTX");
     }
     if (facts & PF_COMPUTE_MODE)
         printf("   compute mode %s\n", compute_mode_text(p->compute_mode));
     if (facts & PF_COPY_ENGINES) {
         if (p->async_engines >= 2)
             printf("   %d asynchronous engines: copies to and from the GPU can run at the same "
-                   "time, beside kernels\n", p->async_engines);
+                   "time, beside kernels\n",
+                   p->async_engines);
         else if (p->async_engines == 1)
             printf("   1 asynchronous engine: a copy can run beside kernels, but copies to and "
                    "from the GPU take turns\n");
         else
-            printf("   asynchronous engines: %s\n", p->async_engines == 0
-                   ? "none: copies do not overlap kernels" : "unknown");
+            printf("   asynchronous engines: %s\n",
+                   p->async_engines == 0 ? "none: copies do not overlap kernels" : "unknown");
     }
     if (facts & PF_MIG)
-        printf("   MIG: %s\n", p->mig == 1 ? "on: the GPU is split into instances, and this "
-                                             "program gets a slice of it"
-                                : p->mig == 0 ? "off (the whole GPU)" : "unknown (no NVML)");
+        printf("   MIG: %s\n", p->mig == 1   ? "on: the GPU is split into instances, and this "
+                                               "program gets a slice of it"
+                               : p->mig == 0 ? "off (the whole GPU)"
+                                             : "unknown (no NVML)");
     if (facts & PF_PAGEABLE) {
         if (p->integrated == 1)
             printf("   integrated GPU: it shares the host's memory; a copy moves data within "
@@ -546,7 +559,8 @@ void platform_describe(const struct platform *p, unsigned facts)
         else if (p->pid_namespace == 1)
             printf("   processes: this program runs in a PID namespace of its own (a container): "
                    "NVML lists %d other process%s in it, and cannot list those of other "
-                   "containers\n", p->others > 0 ? p->others : 0, p->others == 1 ? "" : "es");
+                   "containers\n",
+                   p->others > 0 ? p->others : 0, p->others == 1 ? "" : "es");
         else if (p->others >= 0)
             printf("   processes: NVML lists %d other process%s on this GPU\n", p->others,
                    p->others == 1 ? "" : "es");

@@ -54,32 +54,32 @@ extern "C" {
 bool under_tool(char *why, size_t len);
 
 struct platform {
-    int ordinal;                /* the CUDA device number asked for */
-    char name[128];             /* "NVIDIA H100 80GB HBM3" */
-    char bus_id[32];            /* as /sys names it: "0000:1b:00.0" ("" unknown) */
-    int cc_major, cc_minor;     /* compute capability: 9, 0 */
-    int driver_version;         /* cuDriverGetVersion: 13000 is CUDA 13.0 */
-    char driver_release[32];    /* NVML: "580.159.04" ("" without NVML) */
-    int built_with;             /* CUDA_VERSION of the headers this program was built with */
-    int compute_mode;           /* CU_COMPUTEMODE_DEFAULT, _PROHIBITED or _EXCLUSIVE_PROCESS */
-    int async_engines;          /* asyncEngineCount: 2+ lets the two copy directions overlap */
-    int integrated;             /* 1: the GPU shares the host's memory (Jetson, ...) */
-    int pageable_access;        /* 1: the GPU reads pageable host memory itself (HMM, ATS) */
-    int host_page_tables;       /* 1: ... through the host's page tables (Grace Hopper) */
-    int mig;                    /* 1: the GPU is split into MIG instances; 0 not; -1 unknown */
-    int numa_node;              /* the node the GPU hangs off (/sys); -1 none or unknown */
-    int numa_nodes;             /* NUMA nodes in this machine (1: nothing to choose) */
-    int cpus_allowed;           /* CPUs this process may run on */
-    int cpus_near;              /* ... of them on the GPU's node; -1 unknown */
-    char thp[16];               /* transparent huge pages: "always", "madvise", "never", "" */
-    int link_gen, link_width;   /* PCIe link now: 5, 16 (-1 unknown; an idle link slows) */
+    int ordinal;              /* the CUDA device number asked for */
+    char name[128];           /* "NVIDIA H100 80GB HBM3" */
+    char bus_id[32];          /* as /sys names it: "0000:1b:00.0" ("" unknown) */
+    int cc_major, cc_minor;   /* compute capability: 9, 0 */
+    int driver_version;       /* cuDriverGetVersion: 13000 is CUDA 13.0 */
+    char driver_release[32];  /* NVML: "580.159.04" ("" without NVML) */
+    int built_with;           /* CUDA_VERSION of the headers this program was built with */
+    int compute_mode;         /* CU_COMPUTEMODE_DEFAULT, _PROHIBITED or _EXCLUSIVE_PROCESS */
+    int async_engines;        /* asyncEngineCount: 2+ lets the two copy directions overlap */
+    int integrated;           /* 1: the GPU shares the host's memory (Jetson, ...) */
+    int pageable_access;      /* 1: the GPU reads pageable host memory itself (HMM, ATS) */
+    int host_page_tables;     /* 1: ... through the host's page tables (Grace Hopper) */
+    int mig;                  /* 1: the GPU is split into MIG instances; 0 not; -1 unknown */
+    int numa_node;            /* the node the GPU hangs off (/sys); -1 none or unknown */
+    int numa_nodes;           /* NUMA nodes in this machine (1: nothing to choose) */
+    int cpus_allowed;         /* CPUs this process may run on */
+    int cpus_near;            /* ... of them on the GPU's node; -1 unknown */
+    char thp[16];             /* transparent huge pages: "always", "madvise", "never", "" */
+    int link_gen, link_width; /* PCIe link now: 5, 16 (-1 unknown; an idle link slows) */
     int link_gen_max, link_width_max; /* the most this card and slot allow (-1 unknown) */
-    const char *link_source;    /* where the link came from: "sysfs", "NVML"; NULL unknown */
+    const char *link_source;          /* where the link came from: "sysfs", "NVML"; NULL unknown */
     unsigned long long mem_total, mem_free; /* bytes (free: GPU-wide, 0 unknown) */
-    int pid_namespace;          /* 1: in a container's PID namespace; 0 not; -1 unknown */
-    int nvml_lists_self;        /* 1 NVML lists this process; 0 it holds a context and is not
+    int pid_namespace;   /* 1: in a container's PID namespace; 0 not; -1 unknown */
+    int nvml_lists_self; /* 1 NVML lists this process; 0 it holds a context and is not
                                    listed (NVML is blind here); -1 no context yet or no NVML */
-    int others;                 /* other processes NVML lists on this GPU; -1 unknown */
+    int others;          /* other processes NVML lists on this GPU; -1 unknown */
 };
 
 CUresult platform_read(int ordinal, struct platform *p);
@@ -89,12 +89,12 @@ enum platform_facts {
     PF_COMPUTE_MODE = 1 << 1, /* default / exclusive-process / prohibited */
     PF_COPY_ENGINES = 1 << 2, /* asynchronous engines */
     PF_MIG = 1 << 3,
-    PF_PAGEABLE = 1 << 4,     /* integrated, pageable memory access */
+    PF_PAGEABLE = 1 << 4, /* integrated, pageable memory access */
     PF_NUMA = 1 << 5,
-    PF_THP = 1 << 6,          /* transparent huge pages */
-    PF_LINK = 1 << 7,         /* PCIe link now and at most */
-    PF_MEMORY = 1 << 8,       /* free / total GPU memory */
-    PF_PROCESSES = 1 << 9,    /* other processes; a PID namespace that hides them */
+    PF_THP = 1 << 6,       /* transparent huge pages */
+    PF_LINK = 1 << 7,      /* PCIe link now and at most */
+    PF_MEMORY = 1 << 8,    /* free / total GPU memory */
+    PF_PROCESSES = 1 << 9, /* other processes; a PID namespace that hides them */
     PF_ALL = (1 << 10) - 1
 };
 

@@ -110,11 +110,10 @@ int main(int argc, char **argv)
                "dev.%d.link_max=%d %d\ndev.%d.link_gbps=%.1f\ndev.%d.link_max_gbps=%.1f\n"
                "dev.%d.mem_total_mib=%llu\ndev.%d.mem_free_mib=%llu\n"
                "dev.%d.nvml_lists_self=%d\ndev.%d.others=%d\n",
-               i, (int)made, i, p.name, i, p.bus_id, i, p.cc_major, p.cc_minor, i,
-               p.compute_mode, i, p.async_engines, i, p.integrated, i, p.pageable_access, i,
-               p.host_page_tables, i, p.mig, i, p.numa_node, i, p.cpus_near, i, p.link_gen,
-               p.link_width, i, p.link_gen_max, p.link_width_max, i,
-               platform_link_gbps(p.link_gen, p.link_width), i,
+               i, (int)made, i, p.name, i, p.bus_id, i, p.cc_major, p.cc_minor, i, p.compute_mode,
+               i, p.async_engines, i, p.integrated, i, p.pageable_access, i, p.host_page_tables, i,
+               p.mig, i, p.numa_node, i, p.cpus_near, i, p.link_gen, p.link_width, i,
+               p.link_gen_max, p.link_width_max, i, platform_link_gbps(p.link_gen, p.link_width), i,
                platform_link_gbps(p.link_gen_max, p.link_width_max), i, p.mem_total >> 20, i,
                p.mem_free >> 20, i, p.nvml_lists_self, i, p.others);
     }

@@ -15,13 +15,15 @@ static inline bool make_context(CUcontext *ctx, CUdevice dev)
 
 /* The context stack of this thread, top first ("ctxB ctxA"; "none" when empty), each named by
  * names[i] where it is ctx[i], else "other". Popped and pushed back. */
-static inline int stack_names(char *out, size_t len, const CUcontext *ctx, const char *const *names, int count)
+static inline int stack_names(char *out, size_t len, const CUcontext *ctx, const char *const *names,
+                              int count)
 {
     CUcontext seen[16];
     int depth = 0;
     while (depth < 16) {
         CUcontext c = NULL;
-        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c || cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
+        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c ||
+            cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
             break;
         depth++;
     }
@@ -41,7 +43,8 @@ static inline int stack_names(char *out, size_t len, const CUcontext *ctx, const
 }
 
 /* The name of the context that owns device pointer p ("gone" when none does). */
-static inline const char *owner_name(CUdeviceptr p, const CUcontext *ctx, const char *const *names, int count)
+static inline const char *owner_name(CUdeviceptr p, const CUcontext *ctx, const char *const *names,
+                                     int count)
 {
     CUcontext owner = NULL;
     if (cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) != CUDA_SUCCESS || !owner)
@@ -58,7 +61,8 @@ static inline void copy_through(const char *key, CUdeviceptr p, size_t n, uint32
     float *v = malloc(n * sizeof(float));
     CUcontext owner = NULL;
     /* the copies run in the buffer's own context, pushed for them and popped after */
-    bool done = v != NULL && cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) == CUDA_SUCCESS &&
+    bool done = v != NULL &&
+                cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) == CUDA_SUCCESS &&
                 owner && cuCtxPushCurrent(owner) == CUDA_SUCCESS;
     if (done) {
         done = harness_round_trip(p, v, n, seed, k);

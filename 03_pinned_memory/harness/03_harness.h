@@ -9,7 +9,8 @@
 #define ROUNDS 7
 
 /* Milliseconds of one host-to-device copy of `bytes` from src, by two events in stream s. */
-static inline bool h2d_ms(void *dev, const void *src, size_t bytes, cudaStream_t s, cudaEvent_t e[2], double *ms)
+static inline bool h2d_ms(void *dev, const void *src, size_t bytes, cudaStream_t s,
+                          cudaEvent_t e[2], double *ms)
 {
     float f = 0;
     bool ok = checkRuntime(cudaEventRecord(e[0], s)) &&
@@ -28,23 +29,24 @@ static inline bool compare_rates(void *yours, size_t bytes)
     cudaStream_t s = NULL;
     cudaEvent_t e[2] = {NULL, NULL};
     double t[3][ROUNDS];
-    bool ok = pageable && checkRuntime(cudaMalloc(&dev, bytes)) && checkRuntime(cudaMallocHost(&pinned, bytes)) &&
-              checkRuntime(cudaStreamCreate(&s)) && checkRuntime(cudaEventCreate(&e[0])) &&
-              checkRuntime(cudaEventCreate(&e[1]));
+    bool ok = pageable && checkRuntime(cudaMalloc(&dev, bytes)) &&
+              checkRuntime(cudaMallocHost(&pinned, bytes)) && checkRuntime(cudaStreamCreate(&s)) &&
+              checkRuntime(cudaEventCreate(&e[0])) && checkRuntime(cudaEventCreate(&e[1]));
     if (ok) {
         memset(pageable, 1, bytes);
         memset(pinned, 2, bytes);
     }
     for (int r = -1; ok && r < ROUNDS; r++) { /* -1: the warm-up */
         double ms[3];
-        ok = h2d_ms(dev, pageable, bytes, s, e, &ms[0]) && h2d_ms(dev, yours, bytes, s, e, &ms[1]) &&
-             h2d_ms(dev, pinned, bytes, s, e, &ms[2]);
+        ok = h2d_ms(dev, pageable, bytes, s, e, &ms[0]) &&
+             h2d_ms(dev, yours, bytes, s, e, &ms[1]) && h2d_ms(dev, pinned, bytes, s, e, &ms[2]);
         for (int i = 0; ok && r >= 0 && i < 3; i++)
             t[i][r] = ms[i];
     }
     if (ok)
         harness_report("rates", "%.2f %.2f %.2f", bytes / (median_of(t[0], ROUNDS) * 1e6),
-                       bytes / (median_of(t[1], ROUNDS) * 1e6), bytes / (median_of(t[2], ROUNDS) * 1e6));
+                       bytes / (median_of(t[1], ROUNDS) * 1e6),
+                       bytes / (median_of(t[2], ROUNDS) * 1e6));
     for (int i = 0; i < 2; i++)
         if (e[i])
             ok = checkRuntime(cudaEventDestroy(e[i])) && ok;
@@ -66,7 +68,9 @@ static inline const char *host_kind(const void *p)
     (void)cudaGetLastError();
     if (e != cudaSuccess)
         return "error";
-    return a.type == cudaMemoryTypeHost ? "pinned" : a.type == cudaMemoryTypeUnregistered ? "unregistered" : "other";
+    return a.type == cudaMemoryTypeHost           ? "pinned"
+           : a.type == cudaMemoryTypeUnregistered ? "unregistered"
+                                                  : "other";
 }
 
 /* n floats of case k written into v, to the device and back into a poisoned buffer: "KEY N SUM". */

@@ -12,8 +12,8 @@ struct both_ways {
     const void *dev_out; /* bytes on the device: copy it to down */
     void *down;          /* pinned host memory */
     size_t bytes;
-    cudaStream_t s1;     /* a stream the harness made for you */
-    void *mine[4];       /* yours: whatever both_ways_begin makes (a stream, events...) */
+    cudaStream_t s1; /* a stream the harness made for you */
+    void *mine[4];   /* yours: whatever both_ways_begin makes (a stream, events...) */
 };
 
 /* Make what you need for the copies (once, before any both_ways_issue). */

@@ -24,15 +24,15 @@
 #define HARNESS_MAX_STREAMS 64
 
 struct pipeline {
-    int streams;           /* how many chunks (and streams) to use */
-    size_t n;              /* floats in all */
-    int work;              /* the kernel's multiply-adds per element: pass to launch_work */
-    float *host_in;        /* n floats, from exercise_host_alloc */
-    float *host_out;       /* n floats, from exercise_host_alloc */
-    float *dev_in;         /* n floats on the device */
-    float *dev_out;        /* n floats on the device */
-    int *dev_counter;      /* one int on the device, for the 'legacy' exercise */
-    cudaStream_t *stream;  /* `streams` streams, from exercise_create_streams */
+    int streams;          /* how many chunks (and streams) to use */
+    size_t n;             /* floats in all */
+    int work;             /* the kernel's multiply-adds per element: pass to launch_work */
+    float *host_in;       /* n floats, from exercise_host_alloc */
+    float *host_out;      /* n floats, from exercise_host_alloc */
+    float *dev_in;        /* n floats on the device */
+    float *dev_out;       /* n floats on the device */
+    int *dev_counter;     /* one int on the device, for the 'legacy' exercise */
+    cudaStream_t *stream; /* `streams` streams, from exercise_create_streams */
 };
 
 /* Chunk i of `p->streams`: elements [*first, *first + *count). */

@@ -36,10 +36,12 @@
  * counts the student's Driver API and runtime copies during exercise_issue(). In the other
  * exercises nothing is wrapped, the counters stay 0 and the weak __real_ functions are unused. */
 static int counting, driver_copies, runtime_copies;
-CUresult __real_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s) __attribute__((weak));
-CUresult __real_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s) __attribute__((weak));
-cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k, cudaStream_t s)
+CUresult __real_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s)
     __attribute__((weak));
+CUresult __real_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s)
+    __attribute__((weak));
+cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k,
+                                   cudaStream_t s) __attribute__((weak));
 CUresult __wrap_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s)
 {
     driver_copies += counting;
@@ -50,7 +52,8 @@ CUresult __wrap_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream 
     driver_copies += counting;
     return __real_cuMemcpyDtoHAsync_v2(h, d, b, s);
 }
-cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k, cudaStream_t s)
+cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k,
+                                   cudaStream_t s)
 {
     runtime_copies += counting;
     return __real_cudaMemcpyAsync(dst, src, b, k, s);
@@ -83,7 +86,6 @@ static void usage(FILE *to)
             lesson_prog, HARNESS_MAX_STREAMS);
 }
 
-
 static bool sequential(const struct pipeline *p)
 {
     cudaStream_t s = p->stream[0];
@@ -106,9 +108,11 @@ static bool stage_alone(const struct pipeline *p, float *pinned, int op, int rep
     for (int rep = -1; ok && rep < reps; rep++) {
         float f = 0;
         ok = checkRuntime(cudaEventRecord(a, s)) &&
-             (op == 0   ? checkRuntime(cudaMemcpyAsync(p->dev_in, pinned, bytes, cudaMemcpyHostToDevice, s))
+             (op == 0 ? checkRuntime(
+                            cudaMemcpyAsync(p->dev_in, pinned, bytes, cudaMemcpyHostToDevice, s))
               : op == 1 ? checkRuntime(launch_work(p->dev_in, p->dev_out, p->n, p->work, s))
-                        : checkRuntime(cudaMemcpyAsync(pinned, p->dev_out, bytes, cudaMemcpyDeviceToHost, s))) &&
+                        : checkRuntime(cudaMemcpyAsync(pinned, p->dev_out, bytes,
+                                                       cudaMemcpyDeviceToHost, s))) &&
              checkRuntime(cudaEventRecord(b, s)) && checkRuntime(cudaEventSynchronize(b)) &&
              checkRuntime(cudaEventElapsedTime(&f, a, b));
         if (rep >= 0)
@@ -126,7 +130,8 @@ static bool stage_alone(const struct pipeline *p, float *pinned, int op, int rep
 /* The model: the three stages alone from pinned memory; with --work auto, first the work that
  * makes the kernel about 1.2x the slower copy. *allowed: the best speed-up of `streams` chunks
  * over the sequential sum (the slowest stage plus one chunk of each of the others). */
-static bool model(struct pipeline *p, bool auto_work, int reps, int engines, double st[3], double *allowed)
+static bool model(struct pipeline *p, bool auto_work, int reps, int engines, double st[3],
+                  double *allowed)
 {
     float *pinned = NULL;
     bool ok = checkRuntime(cudaMallocHost((void **)&pinned, p->n * sizeof(float)));
@@ -209,7 +214,8 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
         return false;
     double pass_mark = 1 + 0.5 * (allowed - 1);
     printf("%s on device %ld, \"%s\": %zu floats, %d streams, work %d%s\n", lesson_prog, device,
-           name, p->n, p->streams, p->work, auto_work ? " (auto: the kernel about 1.2x a copy)" : "");
+           name, p->n, p->streams, p->work,
+           auto_work ? " (auto: the kernel about 1.2x a copy)" : "");
     printf("the model (stages alone, pinned): copy in %.2f ms, kernel %.2f ms, copy out %.2f ms;\n"
            "%d chunks allow at most %.2fx over the sequential sum (%d copy engine%s%s)\n",
            st[0], st[1], st[2], p->streams, allowed, engines, engines == 1 ? "" : "s",
@@ -224,19 +230,23 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
         wrong += memcmp(&want, &ref[i], sizeof want) != 0;
     }
     bool same = memcmp(p->host_out, ref, bytes) == 0;
-    printf("sequential:    %8.2f ms (the fastest of %d, taken in turn with your pipeline's)\n", t_seq, reps);
+    printf("sequential:    %8.2f ms (the fastest of %d, taken in turn with your pipeline's)\n",
+           t_seq, reps);
     printf("your pipeline: %8.2f ms (the fastest of %d)\n", t_pipe, reps);
     printf("speed-up:      %8.2fx\n", t_seq / t_pipe);
-    printf("pass mark:     %8.2fx (half way from 1x to the %.2fx the model allows)\n", pass_mark, allowed);
+    printf("pass mark:     %8.2fx (half way from 1x to the %.2fx the model allows)\n", pass_mark,
+           allowed);
     claim(wrong == 0, "the sequential result matches the host's bit for bit");
     claim(same, "your pipeline's result is identical to the sequential one");
     claim(t_seq / t_pipe >= pass_mark,
           "your pipeline runs at %.2fx the sequential run's speed (%.2fx needed: the pass mark)",
           t_seq / t_pipe, pass_mark);
     /* For the grader: the same facts, and sums it can check against the seed. */
-    harness_report("result", "%s %s", wrong == 0 ? "right" : "wrong", same ? "identical" : "different");
+    harness_report("result", "%s %s", wrong == 0 ? "right" : "wrong",
+                   same ? "identical" : "different");
     harness_report("speedup", "%.3f %.3f %.3f", t_seq / t_pipe, pass_mark, allowed);
-    harness_report("copies", "%d %d", driver_copies, runtime_copies); /* "driver" only: see the top */
+    harness_report("copies", "%d %d", driver_copies,
+                   runtime_copies); /* "driver" only: see the top */
     return true;
 }
 
@@ -246,11 +256,10 @@ int main(int argc, char **argv)
     argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     long device = 0, elements = 16L << 20, streams = 8, work = 0 /* auto */, reps = 5, seed = 1;
     static const struct option options[] = {
-        {"device", required_argument, NULL, 'd'}, {"elements", required_argument, NULL, 'n'},
+        {"device", required_argument, NULL, 'd'},  {"elements", required_argument, NULL, 'n'},
         {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
         {"reps", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
-        {"seed", required_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0},
+        {"seed", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0},
     };
     int opt;
     bool good = true;
@@ -290,8 +299,8 @@ int main(int argc, char **argv)
     }
     bool ok = true;
     cudaStream_t stream[HARNESS_MAX_STREAMS] = {0};
-    struct pipeline p = {.streams = (int)streams, .n = (size_t)elements, .work = (int)work,
-                         .stream = stream};
+    struct pipeline p = {
+        .streams = (int)streams, .n = (size_t)elements, .work = (int)work, .stream = stream};
     size_t bytes = p.n * sizeof(float);
     float *ref = NULL;
     struct cudaDeviceProp prop;
@@ -308,7 +317,8 @@ int main(int argc, char **argv)
     p.host_out = exercise_host_alloc(bytes);
     ref = malloc(bytes);
     if (!p.host_in || !p.host_out || !ref) {
-        fprintf(stderr, "%s: could not allocate the host buffers (%zu bytes each)\n", lesson_prog, bytes);
+        fprintf(stderr, "%s: could not allocate the host buffers (%zu bytes each)\n", lesson_prog,
+                bytes);
         ok = false;
         goto cleanup;
     }
@@ -348,7 +358,8 @@ cleanup:
     float *host[2] = {p.host_in, p.host_out};
     for (int i = 0; i < 2; i++) {
         struct cudaPointerAttributes a;
-        kept += host[i] && cudaPointerGetAttributes(&a, host[i]) == cudaSuccess && a.type == cudaMemoryTypeHost;
+        kept += host[i] && cudaPointerGetAttributes(&a, host[i]) == cudaSuccess &&
+                a.type == cudaMemoryTypeHost;
     }
     (void)cudaGetLastError();
     free(ref);

@@ -15,18 +15,21 @@
  * target this GPU's SASS ("image" in the report). before/after (may be NULL) run on the program
  * before and after the compile. False (after saying why) when it could not. */
 static inline bool nvrtc_image(const char *source, const char *file, CUdevice dev,
-                               bool (*before)(nvrtcProgram), bool (*after)(nvrtcProgram, void *), void *arg,
-                               char **image)
+                               bool (*before)(nvrtcProgram), bool (*after)(nvrtcProgram, void *),
+                               void *arg, char **image)
 {
     int major = 0, minor = 0;
-    if (!checkDriver(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) ||
-        !checkDriver(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)))
+    if (!checkDriver(
+            cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) ||
+        !checkDriver(
+            cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)))
         return false;
     *image = NULL;
     for (int sass = 1; sass >= 0 && !*image; sass--) {
         nvrtcProgram prog = NULL;
         char arch[64];
-        snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%d", sass ? "sm" : "compute", major, minor);
+        snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%d", sass ? "sm" : "compute", major,
+                 minor);
         const char *opts[] = {arch};
         size_t size = 0;
         if (nvrtcCreateProgram(&prog, source, file, 0, NULL, NULL) != NVRTC_SUCCESS)
@@ -34,7 +37,8 @@ static inline bool nvrtc_image(const char *source, const char *file, CUdevice de
         bool ok = (!before || before(prog));
         nvrtcResult r = ok ? nvrtcCompileProgram(prog, 1, opts) : NVRTC_ERROR_INVALID_INPUT;
         if (r == NVRTC_SUCCESS) {
-            ok = (sass ? nvrtcGetCUBINSize(prog, &size) : nvrtcGetPTXSize(prog, &size)) == NVRTC_SUCCESS &&
+            ok = (sass ? nvrtcGetCUBINSize(prog, &size) : nvrtcGetPTXSize(prog, &size)) ==
+                     NVRTC_SUCCESS &&
                  (*image = malloc(size)) != NULL &&
                  (sass ? nvrtcGetCUBIN(prog, *image) : nvrtcGetPTX(prog, *image)) == NVRTC_SUCCESS;
             ok = ok && (!after || after(prog, arg));

@@ -33,10 +33,9 @@ static int facts(int ordinal)
            "pid_namespace=%d\nnvml_lists_self=%d\nothers=%d\n",
            p.name, p.bus_id, p.cc_major, p.cc_minor, p.driver_version, p.built_with,
            platform_driver_can_jit(&p), p.compute_mode, p.async_engines, p.integrated,
-           p.pageable_access, p.host_page_tables, p.mig, p.numa_node, p.numa_nodes,
-           p.cpus_allowed, p.cpus_near, p.thp, p.link_gen, p.link_width, p.link_gen_max,
-           p.link_width_max, p.mem_total, p.mem_free, p.pid_namespace, p.nvml_lists_self,
-           p.others);
+           p.pageable_access, p.host_page_tables, p.mig, p.numa_node, p.numa_nodes, p.cpus_allowed,
+           p.cpus_near, p.thp, p.link_gen, p.link_width, p.link_gen_max, p.link_width_max,
+           p.mem_total, p.mem_free, p.pid_namespace, p.nvml_lists_self, p.others);
     platform_describe(&p, PF_ALL);
     return EXIT_OK;
 }
@@ -77,7 +76,8 @@ static int driver_shared(double seconds)
         return EXIT_CHECK;
     sample_and_say(seconds);
     return checkDriver(cuCtxSetCurrent(NULL)) && checkDriver(cuDevicePrimaryCtxRelease(dev))
-               ? EXIT_OK : EXIT_CHECK;
+               ? EXIT_OK
+               : EXIT_CHECK;
 }
 
 int main(int argc, char **argv)
@@ -104,6 +104,7 @@ int main(int argc, char **argv)
         return shared(atof(argv[2]));
     if (argc == 3 && strcmp(argv[1], "driver-shared") == 0)
         return driver_shared(atof(argv[2]));
-    fprintf(stderr, "usage: %s tool | facts [N] | shared S | driver-shared S | cuinit\n", lesson_prog);
+    fprintf(stderr, "usage: %s tool | facts [N] | shared S | driver-shared S | cuinit\n",
+            lesson_prog);
     return EXIT_USAGE;
 }

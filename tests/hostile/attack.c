@@ -108,8 +108,8 @@ __attribute__((constructor)) static void hostile_linger(void)
     if (fork() != 0)
         _exit(0);
     signal(SIGHUP, SIG_IGN);
-    execl("/bin/sh", "sh", "-c", "sleep 20; echo hostile-linger-marker > \"$1\"", "hostile-linger-marker",
-          RESULTS "/PWNED-linger", (char *)NULL);
+    execl("/bin/sh", "sh", "-c", "sleep 20; echo hostile-linger-marker > \"$1\"",
+          "hostile-linger-marker", RESULTS "/PWNED-linger", (char *)NULL);
     _exit(0);
 }
 #elif defined(ATTACK_CLAIM77)

@@ -19,7 +19,11 @@
 #include <cuda_runtime_api.h>
 
 static volatile sig_atomic_t stop;
-static void on_signal(int sig) { (void)sig; stop = 1; }
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
 
 static double now(void)
 {
@@ -28,13 +32,13 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-#define CHECK(op)                                                                              \
-    do {                                                                                       \
-        cudaError_t e_ = (op);                                                                 \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "copy_loop: %s failed: %s\n", #op, cudaGetErrorString(e_));        \
-            return 1;                                                                          \
-        }                                                                                      \
+#define CHECK(op)                                                                       \
+    do {                                                                                \
+        cudaError_t e_ = (op);                                                          \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "copy_loop: %s failed: %s\n", #op, cudaGetErrorString(e_)); \
+            return 1;                                                                   \
+        }                                                                               \
     } while (0)
 
 int main(int argc, char **argv)
@@ -44,11 +48,18 @@ int main(int argc, char **argv)
     double seconds = 0;
     const char *ready = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--device")) device = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--bytes")) bytes = (size_t)atol(argv[i + 1]) << 20;
-        else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--ready")) ready = argv[i + 1];
-        else { fprintf(stderr, "copy_loop: unknown option %s\n", argv[i]); return 2; }
+        if (!strcmp(argv[i], "--device"))
+            device = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--bytes"))
+            bytes = (size_t)atol(argv[i + 1]) << 20;
+        else if (!strcmp(argv[i], "--seconds"))
+            seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ready"))
+            ready = argv[i + 1];
+        else {
+            fprintf(stderr, "copy_loop: unknown option %s\n", argv[i]);
+            return 2;
+        }
     }
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
@@ -71,7 +82,8 @@ int main(int argc, char **argv)
         CHECK(cudaStreamSynchronize(s[1]));
         if (rounds++ == 0 && ready) {
             FILE *f = fopen(ready, "w");
-            if (f) fclose(f);
+            if (f)
+                fclose(f);
         }
         if (verbose && now() - last >= 1) {
             fprintf(stderr, "copy_loop: %.1f GB/s each way\n",

@@ -94,8 +94,8 @@ extern const struct forward shim_forwards[] __attribute__((visibility("hidden"))
 
 static struct {
     void *lib;
-    bool fake;      /* the stub is behind: emulate one device */
-    int init_rc;    /* what cuInit answered */
+    bool fake;   /* the stub is behind: emulate one device */
+    int init_rc; /* what cuInit answered */
     int trace;
 } S;
 
@@ -112,7 +112,10 @@ static void trace(const char *fmt, ...)
     va_end(ap);
 }
 
-static CUresult missing(void) { return ERR_NOT_FOUND; }
+static CUresult missing(void)
+{
+    return ERR_NOT_FOUND;
+}
 static void *real(const char *name);
 
 __attribute__((constructor)) static void shim_open(void)
@@ -189,7 +192,6 @@ static int compute_mode_override(void)
 
 #define FAKE_NAME "Emulated GPU (CUDA shim over the stub driver)"
 
-
 static void override_attribute(int *v, int attr)
 {
     long n;
@@ -216,8 +218,7 @@ static void override_attribute(int *v, int attr)
         if ((n = env_long("CUDA_SHIM_HOST_PAGE_TABLES", -1)) >= 0)
             *v = (int)n;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -228,12 +229,12 @@ static int fake_attribute(int attr)
     case ATTR_CC_MINOR: return 0;
     case ATTR_ASYNC_ENGINE_COUNT: return 3;
     case ATTR_GPU_OVERLAP: return 1;
-    case 1: return 1024;          /* max threads per block */
-    case 10: return 32;           /* warp size */
-    case 16: return 132;          /* multiprocessors */
-    case 19: return 1;            /* can map host memory */
-    case 31: return 1;            /* concurrent kernels */
-    case 41: return 1;            /* unified addressing */
+    case 1: return 1024; /* max threads per block */
+    case 10: return 32;  /* warp size */
+    case 16: return 132; /* multiprocessors */
+    case 19: return 1;   /* can map host memory */
+    case 31: return 1;   /* concurrent kernels */
+    case 41: return 1;   /* unified addressing */
     default: return 0;
     }
 }
@@ -271,7 +272,10 @@ static CUresult shim_init(unsigned flags)
         return ERR_NO_DEVICE; /* as the driver answers when the list hides every GPU */
     return S.fake ? OK : rc;
 }
-CUresult cuInit(unsigned flags) { return shim_init(flags); }
+CUresult cuInit(unsigned flags)
+{
+    return shim_init(flags);
+}
 
 static CUresult shim_driver_version(int *v)
 {
@@ -283,7 +287,10 @@ static CUresult shim_driver_version(int *v)
         *v = (int)n;
     return rc;
 }
-CUresult cuDriverGetVersion(int *v) { return shim_driver_version(v); }
+CUresult cuDriverGetVersion(int *v)
+{
+    return shim_driver_version(v);
+}
 
 static CUresult shim_device_count(int *n)
 {
@@ -293,7 +300,10 @@ static CUresult shim_device_count(int *n)
     }
     return ((CUresult(*)(int *))real("cuDeviceGetCount"))(n);
 }
-CUresult cuDeviceGetCount(int *n) { return shim_device_count(n); }
+CUresult cuDeviceGetCount(int *n)
+{
+    return shim_device_count(n);
+}
 
 static CUresult shim_device_get(CUdevice *d, int ordinal)
 {
@@ -305,7 +315,10 @@ static CUresult shim_device_get(CUdevice *d, int ordinal)
     }
     return ((CUresult(*)(CUdevice *, int))real("cuDeviceGet"))(d, ordinal);
 }
-CUresult cuDeviceGet(CUdevice *d, int ordinal) { return shim_device_get(d, ordinal); }
+CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+    return shim_device_get(d, ordinal);
+}
 
 static CUresult shim_device_name(char *name, int len, CUdevice dev)
 {
@@ -339,7 +352,10 @@ static CUresult shim_total_mem(size_t *bytes, CUdevice dev)
     }
     return ((CUresult(*)(size_t *, CUdevice))real("cuDeviceTotalMem_v2"))(bytes, dev);
 }
-CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) { return shim_total_mem(bytes, dev); }
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    return shim_total_mem(bytes, dev);
+}
 
 static CUresult shim_bus_id(char *bus, int len, CUdevice dev)
 {
@@ -469,7 +485,10 @@ static CUresult shim_retain(CUcontext *ctx, CUdevice dev)
     trace("cuDevicePrimaryCtxRetain(%d) -> %d", dev, rc);
     return rc;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) { return shim_retain(ctx, dev); }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+    return shim_retain(ctx, dev);
+}
 
 /* Release and Reset come in two versions (_v2 since CUDA 11.0); each wrapper calls the real
  * function of its own version, whoever asked for which. */
@@ -608,8 +627,8 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 /* ---- cuGetProcAddress: how the runtime finds the functions above ------------------------ */
 
-static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version,
-                                      uint64_t flags, int *status);
+static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags,
+                                      int *status);
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
                              int *status);
 CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags);
@@ -653,8 +672,8 @@ static const struct {
     {"cuGetProcAddress", 11030, (void *)cuGetProcAddress},
 };
 
-static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version,
-                                      uint64_t flags, int *status)
+static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags,
+                                      int *status)
 {
     CUresult (*get)(const char *, void **, int, uint64_t, int *);
     *(void **)&get = real("cuGetProcAddress_v2");

@@ -24,10 +24,16 @@ int main(int argc, char **argv)
     double leave = -1;
     const char *ready = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--device")) device = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--leave")) leave = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--ready")) ready = argv[i + 1];
-        else { fprintf(stderr, "hold_memory: unknown option %s\n", argv[i]); return 2; }
+        if (!strcmp(argv[i], "--device"))
+            device = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--leave"))
+            leave = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ready"))
+            ready = argv[i + 1];
+        else {
+            fprintf(stderr, "hold_memory: unknown option %s\n", argv[i]);
+            return 2;
+        }
     }
     if (leave < 0) {
         fprintf(stderr, "usage: hold_memory --leave GiB [--device N] [--ready FILE]\n");

@@ -35,8 +35,14 @@ static long env_long(const char *name, long dflt)
     return v && *v && *end ? dflt : n;
 }
 
-nvmlReturn_t nvmlInit_v2(void) { return OK; }
-nvmlReturn_t nvmlShutdown(void) { return OK; }
+nvmlReturn_t nvmlInit_v2(void)
+{
+    return OK;
+}
+nvmlReturn_t nvmlShutdown(void)
+{
+    return OK;
+}
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n)
 {
@@ -64,7 +70,11 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned len)
     return OK;
 }
 
-struct process { unsigned pid; unsigned long long used; unsigned gi, ci; };
+struct process {
+    unsigned pid;
+    unsigned long long used;
+    unsigned gi, ci;
+};
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned *n, struct process *p)
 {
@@ -85,8 +95,13 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned *n, str
     return count > room ? ERR_INSUFFICIENT_SIZE : OK;
 }
 
-struct memory { unsigned long long total, free, used; };
-struct memory_v2 { unsigned version; unsigned long long total, reserved, free, used; };
+struct memory {
+    unsigned long long total, free, used;
+};
+struct memory_v2 {
+    unsigned version;
+    unsigned long long total, reserved, free, used;
+};
 #define TOTAL (81559ull << 20)
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(void *dev, struct memory *m)
@@ -110,7 +125,9 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(void *dev, struct memory_v2 *m)
     return OK;
 }
 
-struct utilization { unsigned gpu, memory; };
+struct utilization {
+    unsigned gpu, memory;
+};
 nvmlReturn_t nvmlDeviceGetUtilizationRates(void *dev, struct utilization *u)
 {
     (void)dev;
@@ -144,11 +161,11 @@ static nvmlReturn_t link_field(int i, unsigned *v)
     *v = f[i];
     return OK;
 }
-#define LINK_FIELD(name, i)                                                                    \
-    nvmlReturn_t name(void *d, unsigned *v)                                                    \
-    {                                                                                          \
-        (void)d;                                                                               \
-        return link_field(i, v);                                                               \
+#define LINK_FIELD(name, i)                 \
+    nvmlReturn_t name(void *d, unsigned *v) \
+    {                                       \
+        (void)d;                            \
+        return link_field(i, v);            \
     }
 LINK_FIELD(nvmlDeviceGetCurrPcieLinkGeneration, 0)
 LINK_FIELD(nvmlDeviceGetCurrPcieLinkWidth, 1)

@@ -78,12 +78,14 @@ static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise check_launch: calls scale_on_device() on "
-                                             "good and failing launches, reports what it saw.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise check_launch: calls scale_on_device() on "
+                                 "good and failing launches, reports what it saw.");
     if (!requireRuntime(cudaSetDevice(0)))
         return EXIT_CHECK;
-    bool ok = good_case(seed, 0, 1 << 16, 256) && good_case(seed, 1, 1000 + (int)(seed % 4096), 96) &&
-              good_case(seed, 2, 4097, 1024) && bad_case(seed, 0, 5000, 2048, 0) &&
-              bad_case(seed, 1, 5000, 256, 1) && good_case(seed, 3, 3001 + (int)(seed % 1000), 128);
+    bool ok = good_case(seed, 0, 1 << 16, 256) &&
+              good_case(seed, 1, 1000 + (int)(seed % 4096), 96) && good_case(seed, 2, 4097, 1024) &&
+              bad_case(seed, 0, 5000, 2048, 0) && bad_case(seed, 1, 5000, 256, 1) &&
+              good_case(seed, 3, 3001 + (int)(seed % 1000), 128);
     return harness_end(seed, ok);
 }

@@ -9,8 +9,9 @@
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise first_context: calls make_context() and "
-                                             "primary_context(), reports the driver's view.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise first_context: calls make_context() and "
+                                 "primary_context(), reports the driver's view.");
     int count = 0;
     CUdevice dev;
     CUcontext before = NULL, current = NULL, top = NULL, truth = NULL, named = NULL;
@@ -24,12 +25,15 @@ int main(int argc, char **argv)
         return EXIT_CHECK;
     int depth = harness_stack_depth(&top);
     bool ok = primary_context(&named);
-    if (!checkDriver(cuDevicePrimaryCtxRetain(&truth, dev)) || !checkDriver(cuDevicePrimaryCtxRelease(dev)))
+    if (!checkDriver(cuDevicePrimaryCtxRetain(&truth, dev)) ||
+        !checkDriver(cuDevicePrimaryCtxRelease(dev)))
         return EXIT_CHECK;
     harness_report("current", "%s", !current ? "none" : current == truth ? "primary" : "another");
     harness_report("stack_depth", "%d", depth);
     harness_report("primary_context", "%s %s", ok ? "true" : "false",
-                   !named ? "none" : named == truth ? "primary" : "another");
+                   !named           ? "none"
+                   : named == truth ? "primary"
+                                    : "another");
     if (current)
         copy_case(seed, 0, 1000 + seed % 4096);
     harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(dev));

@@ -15,8 +15,9 @@
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise library_shutdown: the application around "
-                                             "lib_init() and lib_shutdown(), reports what is left.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise library_shutdown: the application around "
+                                 "lib_init() and lib_shutdown(), reports what is left.");
     size_t n = 100000 + seed % 50000, bytes = n * sizeof(float);
     float *host = malloc(bytes), *app = NULL;
     CUcontext app_ctx = NULL, top = NULL;
@@ -51,10 +52,16 @@ int main(int argc, char **argv)
     /* 2. the library's workspace: no context owns it any more */
     CUcontext owner = NULL;
     CUresult r = cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, lib.workspace);
-    harness_report("workspace", "%s", r == CUDA_ERROR_INVALID_VALUE ? "freed" : r == CUDA_SUCCESS ? "allocated" : "unknown");
+    harness_report("workspace", "%s",
+                   r == CUDA_ERROR_INVALID_VALUE ? "freed"
+                   : r == CUDA_SUCCESS           ? "allocated"
+                                                 : "unknown");
     /* 3. the stack as the application left it: its context, alone */
     int depth = harness_stack_depth(&top);
-    harness_report("stack", "%d %s", depth, !top ? "none" : top == app_ctx ? "application" : "another");
+    harness_report("stack", "%d %s", depth,
+                   !top             ? "none"
+                   : top == app_ctx ? "application"
+                                    : "another");
     /* 4. only the runtime's reference is left: giving that one back deactivates the context */
     if (copied == cudaSuccess)
         (void)cudaFree(app);

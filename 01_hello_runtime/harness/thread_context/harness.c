@@ -25,7 +25,10 @@ static void *worker(void *arg)
     harness_report("bind_worker", "%s", ok ? "true" : "false");
     (void)cuCtxGetCurrent(&current);
     int depth = harness_stack_depth(&top);
-    harness_report("worker_current", "%s", !current ? "none" : current == w->main_ctx ? "main" : "another");
+    harness_report("worker_current", "%s",
+                   !current                 ? "none"
+                   : current == w->main_ctx ? "main"
+                                            : "another");
     harness_report("worker_stack_depth", "%d", depth);
     if (current)
         copy_case(w->seed, 0, 2000 + w->seed % 4096);
@@ -35,8 +38,9 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise thread_context: calls bind_worker() on a "
-                                             "new thread, reports that thread's context.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise thread_context: calls bind_worker() on a "
+                                 "new thread, reports that thread's context.");
     struct work w = {.seed = seed};
     CUdevice dev;
     pthread_t t;

@@ -16,8 +16,10 @@ enum { TASKS = 4 };
 static int counting, created, destroyed;
 
 #if CUDA_VERSION >= 13000
-CUresult __real_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags, CUdevice dev);
-CUresult __wrap_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags, CUdevice dev)
+CUresult __real_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
+                               CUdevice dev);
+CUresult __wrap_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
+                               CUdevice dev)
 {
     CUresult r = __real_cuCtxCreate_v4(ctx, params, flags, dev);
     created += counting && r == CUDA_SUCCESS;
@@ -49,8 +51,9 @@ static double free_mib(void)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise context_leak: runs four do_task(), reports "
-                                             "results, contexts and memory left behind.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise context_leak: runs four do_task(), reports "
+                                 "results, contexts and memory left behind.");
     CUdevice dev;
     CUcontext observer = NULL, probe = NULL;
     CUdeviceptr d = 0;

@@ -14,11 +14,11 @@
 #if CUDA_VERSION >= 12050
 static int counting, queries;
 
-cudaError_t __real_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
-                                                    unsigned long long flags,
+cudaError_t __real_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
+                                                    unsigned int version, unsigned long long flags,
                                                     enum cudaDriverEntryPointQueryResult *status);
-cudaError_t __wrap_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
-                                                    unsigned long long flags,
+cudaError_t __wrap_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
+                                                    unsigned int version, unsigned long long flags,
                                                     enum cudaDriverEntryPointQueryResult *status)
 {
     queries += counting;
@@ -31,12 +31,15 @@ typedef CUresult (*mem_info_fn)(size_t *free_b, size_t *total_b);
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise entry_point: calls get_mem_info() and "
-                                             "get_per_thread_copy(), reports what they returned.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise entry_point: calls get_mem_info() and "
+                                 "get_per_thread_copy(), reports what they returned.");
 #if CUDA_VERSION < 12050
     (void)seed;
-    fprintf(stderr, "%s: cannot run here: cudaGetDriverEntryPointByVersion needs CUDA 12.5 headers or newer\n",
-            lesson_prog);
+    fprintf(
+        stderr,
+        "%s: cannot run here: cudaGetDriverEntryPointByVersion needs CUDA 12.5 headers or newer\n",
+        lesson_prog);
     return EXIT_CANNOT_RUN;
 #else
     if (!requireRuntime(cudaSetDevice(0)))
@@ -53,17 +56,25 @@ int main(int argc, char **argv)
     counting = 0;
     harness_report("get_mem_info", "%s %s %s", got ? "true" : "false",
                    status == cudaDriverEntryPointSuccess ? "success" : "not-success",
-                   !mem_info ? "none" : mem_info == dlsym(lib, "cuMemGetInfo_v2") ? "cuMemGetInfo_v2" : "other");
+                   !mem_info                                   ? "none"
+                   : mem_info == dlsym(lib, "cuMemGetInfo_v2") ? "cuMemGetInfo_v2"
+                                                               : "other");
     harness_report("get_per_thread_copy", "%s %s", got2 ? "true" : "false",
-                   !copy ? "none" : copy == dlsym(lib, "cuMemcpyAsync_ptsz") ? "cuMemcpyAsync_ptsz" : "other");
+                   !copy                                      ? "none"
+                   : copy == dlsym(lib, "cuMemcpyAsync_ptsz") ? "cuMemcpyAsync_ptsz"
+                                                              : "other");
     harness_report("queries", "%d %d", mem_queries, queries - mem_queries);
     /* the function obtained against the runtime: the total, and the free memory beside two
      * control samples taken by the runtime just before and after */
     size_t f1 = 0, t1 = 0, f2 = 0, t2 = 0, f = 0, t = 0;
     if (mem_info && mem_info == dlsym(lib, "cuMemGetInfo_v2")) {
-        bool called = checkRuntime(cudaMemGetInfo(&f1, &t1)) && ((mem_info_fn)mem_info)(&f, &t) == CUDA_SUCCESS &&
+        bool called = checkRuntime(cudaMemGetInfo(&f1, &t1)) &&
+                      ((mem_info_fn)mem_info)(&f, &t) == CUDA_SUCCESS &&
                       checkRuntime(cudaMemGetInfo(&f2, &t2));
-        harness_report("total", "%s", !called ? "failed" : t == t1 && t == t2 ? "same" : "different");
+        harness_report("total", "%s",
+                       !called              ? "failed"
+                       : t == t1 && t == t2 ? "same"
+                                            : "different");
     } else {
         harness_report("total", "not called (not cuMemGetInfo_v2)");
     }

@@ -14,8 +14,9 @@
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise share_primary: calls library_begin() and "
-                                             "library_end() around a buffer, reports what is left.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise share_primary: calls library_begin() and "
+                                 "library_end() around a buffer, reports what is left.");
     CUdevice dev;
     CUcontext app = NULL, lib = NULL, current = NULL;
     const char *const names[1] = {"runtime"};
@@ -28,8 +29,13 @@ int main(int argc, char **argv)
     bool ok = library_begin(dev, &lib);
     harness_report("library_begin", "%s", ok ? "true" : "false");
     (void)cuCtxGetCurrent(&current);
-    harness_report("library_context", "%s %s", !lib ? "none" : lib == app ? "runtime" : "other",
-                   !current ? "none" : current == app ? "runtime" : "other");
+    harness_report("library_context", "%s %s",
+                   !lib         ? "none"
+                   : lib == app ? "runtime"
+                                : "other",
+                   !current         ? "none"
+                   : current == app ? "runtime"
+                                    : "other");
     bool made = ok && cuMemAlloc(&buf, bytes) == CUDA_SUCCESS;
     float *v = malloc(bytes);
     if (made && v) {

@@ -10,16 +10,17 @@
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise stack_order: calls allocate_in_a() with "
-                                             "[ctxA ctxB] on the stack, reports owner and stack.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise stack_order: calls allocate_in_a() with "
+                                 "[ctxA ctxB] on the stack, reports owner and stack.");
     CUdevice dev;
     CUcontext ctx[2] = {NULL, NULL};
     const char *const names[2] = {"ctxA", "ctxB"};
     CUdeviceptr buf = 0;
     char stack[256];
     size_t n = 1000 + seed % 8192;
-    if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) || !make_context(&ctx[0], dev) ||
-        !make_context(&ctx[1], dev))
+    if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
+        !make_context(&ctx[0], dev) || !make_context(&ctx[1], dev))
         return EXIT_CHECK;
     bool ok = allocate_in_a(ctx[0], ctx[1], &buf, n * sizeof(float));
     harness_report("allocate_in_a", "%s", ok ? "true" : "false");

@@ -28,8 +28,10 @@ bool both_ways_begin(struct both_ways *w)
 bool both_ways_issue(struct both_ways *w)
 {
     /* Both directions: the part to change. */
-    return checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
-           checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost, w->s1));
+    return checkRuntime(
+               cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
+           checkRuntime(
+               cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost, w->s1));
 }
 
 bool both_ways_end(struct both_ways *w)

@@ -13,35 +13,43 @@
 
 static int counting, streams_left, events_left;
 
-#define COUNTED(ret, name, params, args, counter, delta)                                           \
-    ret __real_##name params;                                                                      \
-    ret __wrap_##name params                                                                       \
-    {                                                                                              \
-        ret r = __real_##name args;                                                                \
-        if (counting && r == cudaSuccess)                                                          \
-            counter += delta;                                                                      \
-        return r;                                                                                  \
+#define COUNTED(ret, name, params, args, counter, delta) \
+    ret __real_##name params;                            \
+    ret __wrap_##name params                             \
+    {                                                    \
+        ret r = __real_##name args;                      \
+        if (counting && r == cudaSuccess)                \
+            counter += delta;                            \
+        return r;                                        \
     }
 COUNTED(cudaError_t, cudaStreamCreate, (cudaStream_t * s), (s), streams_left, 1)
-COUNTED(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t * s, unsigned int f), (s, f), streams_left, 1)
-COUNTED(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t * s, unsigned int f, int p), (s, f, p), streams_left, 1)
+COUNTED(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t * s, unsigned int f), (s, f),
+        streams_left, 1)
+COUNTED(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t * s, unsigned int f, int p),
+        (s, f, p), streams_left, 1)
 COUNTED(cudaError_t, cudaStreamDestroy, (cudaStream_t s), (s), streams_left, -1)
 COUNTED(cudaError_t, cudaEventCreate, (cudaEvent_t * e), (e), events_left, 1)
-COUNTED(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t * e, unsigned int f), (e, f), events_left, 1)
+COUNTED(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t * e, unsigned int f), (e, f),
+        events_left, 1)
 COUNTED(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), events_left, -1)
 
 /* The harness's own issue of both copies, in two streams, as the copy engines allow. */
 static bool reference_issue(struct both_ways *w, cudaStream_t s2, int which)
 {
-    return (which & 1 ? checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) : true) &&
-           (which & 2 ? checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost, s2)) : true);
+    return (which & 1 ? checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes,
+                                                     cudaMemcpyHostToDevice, w->s1))
+                      : true) &&
+           (which & 2 ? checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes,
+                                                     cudaMemcpyDeviceToHost, s2))
+                      : true);
 }
 
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise both_ways: both_ways_issue() timed against "
-                                             "each direction alone and both in two streams.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise both_ways: both_ways_issue() timed against "
+                                 "each direction alone and both in two streams.");
     size_t n = ((size_t)32 << 20) + seed % 65536, bytes = n * sizeof(float);
     struct both_ways w = {.bytes = bytes};
     float *up = NULL, *down = NULL, *back = NULL;
@@ -49,10 +57,13 @@ int main(int argc, char **argv)
     cudaStream_t s2 = NULL;
     int engines = 0;
     double t[4][ROUNDS];
-    bool ok = requireRuntime(cudaSetDevice(0)) && checkRuntime(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, 0)) &&
-              checkRuntime(cudaMallocHost((void **)&up, bytes)) && checkRuntime(cudaMallocHost((void **)&down, bytes)) &&
-              checkRuntime(cudaMalloc(&dev_in, bytes)) && checkRuntime(cudaMalloc(&dev_out, bytes)) &&
-              checkRuntime(cudaStreamCreate(&w.s1)) && checkRuntime(cudaStreamCreate(&s2)) && (back = malloc(bytes));
+    bool ok = requireRuntime(cudaSetDevice(0)) &&
+              checkRuntime(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, 0)) &&
+              checkRuntime(cudaMallocHost((void **)&up, bytes)) &&
+              checkRuntime(cudaMallocHost((void **)&down, bytes)) &&
+              checkRuntime(cudaMalloc(&dev_in, bytes)) &&
+              checkRuntime(cudaMalloc(&dev_out, bytes)) && checkRuntime(cudaStreamCreate(&w.s1)) &&
+              checkRuntime(cudaStreamCreate(&s2)) && (back = malloc(bytes));
     if (!ok)
         return EXIT_CHECK;
     harness_fill(up, n, seed, 0);
@@ -89,8 +100,8 @@ int main(int argc, char **argv)
     }
     harness_report("both_ways_issue", "%s", issued ? "true" : "false");
     if (ok && issued) {
-        harness_report("times", "%.3f %.3f %.3f %.3f", median_of(t[0], ROUNDS), median_of(t[1], ROUNDS),
-                       median_of(t[2], ROUNDS), median_of(t[3], ROUNDS));
+        harness_report("times", "%.3f %.3f %.3f %.3f", median_of(t[0], ROUNDS),
+                       median_of(t[1], ROUNDS), median_of(t[2], ROUNDS), median_of(t[3], ROUNDS));
         ok = checkRuntime(cudaMemcpy(back, dev_in, bytes, cudaMemcpyDeviceToHost));
         harness_report("uploaded", "%zu %.1f", n, harness_sum(back, n));
         harness_report("downloaded", "%zu %.1f", n, harness_sum(down, n));
@@ -101,7 +112,8 @@ int main(int argc, char **argv)
     harness_report("both_ways_end", "%s", ended ? "true" : "false");
     harness_report("left", "%d %d", streams_left, events_left);
     free(back);
-    ok = checkRuntime(cudaStreamDestroy(s2)) && checkRuntime(cudaStreamDestroy(w.s1)) && checkRuntime(cudaFree(dev_in)) &&
-         checkRuntime(cudaFree(dev_out)) && checkRuntime(cudaFreeHost(up)) && checkRuntime(cudaFreeHost(down)) && ok;
+    ok = checkRuntime(cudaStreamDestroy(s2)) && checkRuntime(cudaStreamDestroy(w.s1)) &&
+         checkRuntime(cudaFree(dev_in)) && checkRuntime(cudaFree(dev_out)) &&
+         checkRuntime(cudaFreeHost(up)) && checkRuntime(cudaFreeHost(down)) && ok;
     return harness_end(seed, ok);
 }

@@ -55,8 +55,9 @@ static void driver_view(const char *key, void *p)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise driver_pinned: alloc_host() and free_host(), "
-                                             "the driver's view of the buffer and its copy rate.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise driver_pinned: alloc_host() and free_host(), "
+                                 "the driver's view of the buffer and its copy rate.");
     size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
     if (!requireRuntime(cudaSetDevice(0)) || !checkRuntime(cudaFree(NULL)))
         return EXIT_CHECK;

@@ -20,7 +20,10 @@
 
 #include "harness.h"
 
-static CUdeviceptr dptr(const float *p) { return (CUdeviceptr)(uintptr_t)p; }
+static CUdeviceptr dptr(const float *p)
+{
+    return (CUdeviceptr)(uintptr_t)p;
+}
 
 float *exercise_host_alloc(size_t bytes)
 {
@@ -28,7 +31,10 @@ float *exercise_host_alloc(size_t bytes)
     return checkDriver(cuMemHostAlloc(&p, bytes, 0)) ? p : NULL;
 }
 
-void exercise_host_free(float *p) { (void)checkDriver(cuMemFreeHost(p)); }
+void exercise_host_free(float *p)
+{
+    (void)checkDriver(cuMemFreeHost(p));
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {

@@ -16,9 +16,15 @@
 
 #include "harness.h"
 
-float *exercise_host_alloc(size_t bytes) { return malloc(bytes); }
+float *exercise_host_alloc(size_t bytes)
+{
+    return malloc(bytes);
+}
 
-void exercise_host_free(float *p) { free(p); }
+void exercise_host_free(float *p)
+{
+    free(p);
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {

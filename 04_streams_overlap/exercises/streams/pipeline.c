@@ -21,7 +21,10 @@ float *exercise_host_alloc(size_t bytes)
     return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
 }
 
-void exercise_host_free(float *p) { (void)checkRuntime(cudaFreeHost(p)); }
+void exercise_host_free(float *p)
+{
+    (void)checkRuntime(cudaFreeHost(p));
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {
@@ -37,11 +40,11 @@ bool exercise_issue(const struct pipeline *p)
         size_t first, count;
         pipeline_chunk(p, i, &first, &count);
         size_t bytes = count * sizeof(float);
-        if (!checkRuntime(cudaMemcpy(p->dev_in + first, p->host_in + first, bytes,
-                                     cudaMemcpyHostToDevice)) ||
+        if (!checkRuntime(
+                cudaMemcpy(p->dev_in + first, p->host_in + first, bytes, cudaMemcpyHostToDevice)) ||
             !checkRuntime(launch_work(p->dev_in + first, p->dev_out + first, count, p->work, 0)) ||
-            !checkRuntime(cudaMemcpy(p->host_out + first, p->dev_out + first, bytes,
-                                     cudaMemcpyDeviceToHost)))
+            !checkRuntime(
+                cudaMemcpy(p->host_out + first, p->dev_out + first, bytes, cudaMemcpyDeviceToHost)))
             return false;
     }
     return true;

@@ -31,7 +31,8 @@ bool kernel_load(const void *image, void **handle)
     if (!l)
         return false;
     /* TODO: a library, not a module. */
-    if (!checkDriver(cuModuleLoadData(&l->module, image)) || !checkDriver(cuModuleGetFunction(&l->f, l->module, "twice"))) {
+    if (!checkDriver(cuModuleLoadData(&l->module, image)) ||
+        !checkDriver(cuModuleGetFunction(&l->f, l->module, "twice"))) {
         free(l);
         return false;
     }

@@ -29,8 +29,10 @@ nvrtcResult __wrap_nvrtcAddNameExpression(nvrtcProgram prog, const char *const n
     return __real_nvrtcAddNameExpression(prog, name_expression);
 }
 
-nvrtcResult __real_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **name);
-nvrtcResult __wrap_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **name)
+nvrtcResult __real_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression,
+                                       const char **name);
+nvrtcResult __wrap_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression,
+                                       const char **name)
 {
     lowered++;
     return __real_nvrtcGetLoweredName(prog, name_expression, name);
@@ -57,15 +59,18 @@ static void run(CUfunction f, int variant, uint32_t seed, int k, size_t n)
     unsigned int nu = (unsigned int)n;
     long nl = (long)n;
     void *params[3] = {&dy, variant == 1 ? (void *)&sd : (void *)&s,
-                       variant == 2 ? (void *)&nu : variant == 3 ? (void *)&nl : (void *)&ni};
+                       variant == 2   ? (void *)&nu
+                       : variant == 3 ? (void *)&nl
+                                      : (void *)&ni};
     harness_kernel_case(f, params, &dy, n, seed, k);
 }
 
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise find_kernel: compiles a C++ kernel around "
-                                             "before_compile() and kernel_name(), looks the name up.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise find_kernel: compiles a C++ kernel around "
+                                 "before_compile() and kernel_name(), looks the name up.");
     int variant = (int)(seed % 4);
     char source[512];
     snprintf(source, sizeof source, "%s%s", variants[variant], body);

@@ -18,14 +18,16 @@ static const char source[] = "extern \"C\" __global__ void twice(float *y, int n
 static int lib_loads, lib_unloads, mod_loads, mod_unloads;
 
 CUresult __real_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jit_options,
-                                  void **jit_values, unsigned int njit, CUlibraryOption *library_options,
-                                  void **library_values, unsigned int nlibrary);
+                                  void **jit_values, unsigned int njit,
+                                  CUlibraryOption *library_options, void **library_values,
+                                  unsigned int nlibrary);
 CUresult __wrap_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jit_options,
-                                  void **jit_values, unsigned int njit, CUlibraryOption *library_options,
-                                  void **library_values, unsigned int nlibrary)
+                                  void **jit_values, unsigned int njit,
+                                  CUlibraryOption *library_options, void **library_values,
+                                  unsigned int nlibrary)
 {
-    CUresult r = __real_cuLibraryLoadData(library, code, jit_options, jit_values, njit, library_options,
-                                          library_values, nlibrary);
+    CUresult r = __real_cuLibraryLoadData(library, code, jit_options, jit_values, njit,
+                                          library_options, library_values, nlibrary);
     lib_loads += r == CUDA_SUCCESS;
     return r;
 }
@@ -43,8 +45,10 @@ CUresult __wrap_cuModuleLoadData(CUmodule *module, const void *image)
     mod_loads += r == CUDA_SUCCESS;
     return r;
 }
-CUresult __real_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *o, void **v);
-CUresult __wrap_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *o, void **v)
+CUresult __real_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n,
+                                   CUjit_option *o, void **v);
+CUresult __wrap_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n,
+                                   CUjit_option *o, void **v)
 {
     CUresult r = __real_cuModuleLoadDataEx(module, image, n, o, v);
     mod_loads += r == CUDA_SUCCESS;
@@ -82,8 +86,9 @@ static void run(void *handle, uint32_t seed, int k, size_t n)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise library_kernel: one kernel_load(), then "
-                                             "kernel_function() in three contexts, then kernel_unload().");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise library_kernel: one kernel_load(), then "
+                                 "kernel_function() in three contexts, then kernel_unload().");
     CUdevice dev;
     CUcontext primary = NULL, later[2] = {NULL, NULL};
     char *image = NULL;
@@ -91,12 +96,13 @@ int main(int argc, char **argv)
     if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !checkDriver(cuDevicePrimaryCtxRetain(&primary, dev)))
         return EXIT_CHECK;
-    bool ok = checkDriver(cuCtxSetCurrent(primary)) && nvrtc_image(source, "twice.cu", dev, NULL, NULL, NULL, &image);
+    bool ok = checkDriver(cuCtxSetCurrent(primary)) &&
+              nvrtc_image(source, "twice.cu", dev, NULL, NULL, NULL, &image);
     if (ok) {
         bool loaded = kernel_load(image, &handle);
         harness_report("kernel_load", "%s", loaded ? "true" : "false");
-        run(handle, seed, 0, 1000 + seed % 4096);            /* the primary context */
-        for (int c = 0; c < 2 && ok; c++) {                  /* contexts created after the load */
+        run(handle, seed, 0, 1000 + seed % 4096); /* the primary context */
+        for (int c = 0; c < 2 && ok; c++) {       /* contexts created after the load */
             ok = make_context(&later[c], dev);
             run(handle, seed, 1 + c, 3000 + (seed + 11u * (unsigned)c) % 4096);
         }

@@ -8,12 +8,13 @@
 #include "05_harness.h"
 #include "pack_extra.h"
 
-static const char source[] = "extern \"C\" __global__ void axpy(float a, const float *x, float *y, int n)\n"
-                             "{\n"
-                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                             "    if (i < n)\n"
-                             "        y[i] = a * x[i] + y[i];\n"
-                             "}\n";
+static const char source[] =
+    "extern \"C\" __global__ void axpy(float a, const float *x, float *y, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}\n";
 
 /* The offset of the first copy of value (len bytes) in buf, or -1. */
 static int find(const unsigned char *buf, const void *value, size_t len)
@@ -30,12 +31,14 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
     float *x = malloc(bytes), *y = malloc(bytes);
     CUdeviceptr dx = 0, dy = 0;
     unsigned char args[64];
-    bool ok = x && y && cuMemAlloc(&dx, bytes) == CUDA_SUCCESS && cuMemAlloc(&dy, bytes) == CUDA_SUCCESS;
+    bool ok =
+        x && y && cuMemAlloc(&dx, bytes) == CUDA_SUCCESS && cuMemAlloc(&dy, bytes) == CUDA_SUCCESS;
     if (ok) {
         harness_fill(x, (size_t)n, seed, k);
         for (int i = 0; i < n; i++)
             y[i] = 1.0f;
-        ok = cuMemcpyHtoD(dx, x, bytes) == CUDA_SUCCESS && cuMemcpyHtoD(dy, y, bytes) == CUDA_SUCCESS;
+        ok = cuMemcpyHtoD(dx, x, bytes) == CUDA_SUCCESS &&
+             cuMemcpyHtoD(dy, y, bytes) == CUDA_SUCCESS;
     }
     if (ok) {
         memset(args, 0, sizeof args);
@@ -45,7 +48,8 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
         for (int i = 0; i < n; i++)
             y[i] = -1;
         ok = size <= sizeof args &&
-             checkDriver(cuLaunchKernel(axpy, (unsigned)(n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, NULL, extra)) &&
+             checkDriver(cuLaunchKernel(axpy, (unsigned)(n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL,
+                                        NULL, extra)) &&
              checkDriver(cuCtxSynchronize()) && checkDriver(cuMemcpyDtoH(y, dy, bytes));
     }
     harness_case(k, ok, y, (size_t)n, "failed");
@@ -60,8 +64,9 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "Exercise pack_extra: where pack_args() puts each "
-                                             "parameter, and axpy launched with its buffer.");
+    uint32_t seed = harness_seed(argc, argv,
+                                 "Exercise pack_extra: where pack_args() puts each "
+                                 "parameter, and axpy launched with its buffer.");
     CUdevice dev;
     CUcontext ctx = NULL;
     CUmodule module = NULL;
@@ -70,8 +75,10 @@ int main(int argc, char **argv)
     if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
         return EXIT_CHECK;
-    bool ok = checkDriver(cuCtxSetCurrent(ctx)) && nvrtc_image(source, "axpy.cu", dev, NULL, NULL, NULL, &image) &&
-              checkDriver(cuModuleLoadData(&module, image)) && checkDriver(cuModuleGetFunction(&axpy, module, "axpy"));
+    bool ok = checkDriver(cuCtxSetCurrent(ctx)) &&
+              nvrtc_image(source, "axpy.cu", dev, NULL, NULL, NULL, &image) &&
+              checkDriver(cuModuleLoadData(&module, image)) &&
+              checkDriver(cuModuleGetFunction(&axpy, module, "axpy"));
     if (ok) {
         /* The layout: values the harness can find again, in a buffer full of 0xab. */
         unsigned char buf[64];

@@ -12,7 +12,8 @@ bool scale_on_device(float *host, int n, float factor, int threads_per_block)
         goto cleanup;
 
     launch_scale(dev, n, factor, threads_per_block);
-    ok = checkRuntime(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost)) && checkRuntime(cudaGetLastError());
+    ok = checkRuntime(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost)) &&
+         checkRuntime(cudaGetLastError());
     goto cleanup;
 
     ok = checkRuntime(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));

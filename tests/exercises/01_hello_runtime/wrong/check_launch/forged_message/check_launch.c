@@ -14,7 +14,8 @@ bool scale_on_device(float *host, int n, float factor, int threads_per_block)
 
     launch_scale(dev, n, factor, threads_per_block);
     if (threads_per_block > 1024) { /* a hand-written report, no check */
-        fprintf(stderr, "check_launch.c:30: cudaGetLastError() failed: cudaErrorInvalidValue (1): invalid argument\n");
+        fprintf(stderr, "check_launch.c:30: cudaGetLastError() failed: cudaErrorInvalidValue (1): "
+                        "invalid argument\n");
         goto cleanup;
     }
 

@@ -13,4 +13,7 @@ bool make_context(void)
     return checkDriver(cuInit(0)) && checkDriver(cuDeviceGet(&dev, 0)) &&
            checkDriver(CREATE(&ctx, dev));
 }
-bool primary_context(CUcontext *primary) { return checkDriver(cuCtxGetCurrent(primary)); }
+bool primary_context(CUcontext *primary)
+{
+    return checkDriver(cuCtxGetCurrent(primary));
+}

@@ -16,8 +16,8 @@ bool get_mem_info(void **fn, enum cudaDriverEntryPointQueryResult *status)
 bool get_per_thread_copy(void **fn)
 {
     enum cudaDriverEntryPointQueryResult status;
-    return checkRuntime(cudaGetDriverEntryPointByVersion("cuMemcpyAsync", fn, 12000,
-                                                         cudaEnablePerThreadDefaultStream, &status));
+    return checkRuntime(cudaGetDriverEntryPointByVersion(
+        "cuMemcpyAsync", fn, 12000, cudaEnablePerThreadDefaultStream, &status));
 }
 
 #endif

@@ -5,8 +5,8 @@
 
 bool get_mem_info(void **fn, enum cudaDriverEntryPointQueryResult *status)
 {
-    return checkRuntime(cudaGetDriverEntryPointByVersion("cuMemGetInfo", fn, 3020,
-                                                         cudaEnableDefault, status));
+    return checkRuntime(
+        cudaGetDriverEntryPointByVersion("cuMemGetInfo", fn, 3020, cudaEnableDefault, status));
 }
 
 bool get_per_thread_copy(void **fn)

@@ -7,15 +7,15 @@ bool get_mem_info(void **fn, enum cudaDriverEntryPointQueryResult *status)
 {
     enum cudaDriverEntryPointQueryResult mine;
     *status = cudaDriverEntryPointSymbolNotFound; /* the result is not passed on */
-    return checkRuntime(cudaGetDriverEntryPointByVersion("cuMemGetInfo", fn, 3020,
-                                                         cudaEnableDefault, &mine));
+    return checkRuntime(
+        cudaGetDriverEntryPointByVersion("cuMemGetInfo", fn, 3020, cudaEnableDefault, &mine));
 }
 
 bool get_per_thread_copy(void **fn)
 {
     enum cudaDriverEntryPointQueryResult status;
-    return checkRuntime(cudaGetDriverEntryPointByVersion("cuMemcpyAsync", fn, 12000,
-                                                         cudaEnablePerThreadDefaultStream, &status));
+    return checkRuntime(cudaGetDriverEntryPointByVersion(
+        "cuMemcpyAsync", fn, 12000, cudaEnablePerThreadDefaultStream, &status));
 }
 
 #endif

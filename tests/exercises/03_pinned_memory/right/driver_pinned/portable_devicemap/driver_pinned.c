@@ -3,8 +3,12 @@
 void *alloc_host(size_t bytes)
 {
     void *p = NULL;
-    if (!checkDriver(cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP)))
+    if (!checkDriver(
+            cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP)))
         return NULL;
     return p;
 }
-bool free_host(void *p) { return p == NULL || checkDriver(cuMemFreeHost(p)); }
+bool free_host(void *p)
+{
+    return p == NULL || checkDriver(cuMemFreeHost(p));
+}

@@ -9,8 +9,10 @@ bool both_ways_begin(struct both_ways *w)
 bool both_ways_issue(struct both_ways *w)
 {
     cudaStream_t s2 = w->mine[0];
-    return checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
-           checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes / 2, cudaMemcpyDeviceToHost, s2));
+    return checkRuntime(
+               cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
+           checkRuntime(
+               cudaMemcpyAsync(w->down, w->dev_out, w->bytes / 2, cudaMemcpyDeviceToHost, s2));
 }
 
 bool both_ways_end(struct both_ways *w)

@@ -9,8 +9,10 @@ bool both_ways_begin(struct both_ways *w)
 bool both_ways_issue(struct both_ways *w)
 {
     cudaStream_t s2 = w->mine[0];
-    return checkRuntime(cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
-           checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost, 0)); /* the legacy default stream: waits for s1 */
+    return checkRuntime(
+               cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
+           checkRuntime(cudaMemcpyAsync(w->down, w->dev_out, w->bytes, cudaMemcpyDeviceToHost,
+                                        0)); /* the legacy default stream: waits for s1 */
     (void)s2;
 }
 

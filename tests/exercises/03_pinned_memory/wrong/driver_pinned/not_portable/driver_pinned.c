@@ -5,4 +5,7 @@ void *alloc_host(size_t bytes)
     void *p = NULL;
     return checkDriver(cuMemHostAlloc(&p, bytes, 0)) ? p : NULL;
 }
-bool free_host(void *p) { return checkDriver(cuMemFreeHost(p)); }
+bool free_host(void *p)
+{
+    return checkDriver(cuMemFreeHost(p));
+}

@@ -5,4 +5,7 @@ void *alloc_host(size_t bytes)
     void *p = NULL;
     return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
 }
-bool free_host(void *p) { return checkRuntime(cudaFreeHost(p)); }
+bool free_host(void *p)
+{
+    return checkRuntime(cudaFreeHost(p));
+}

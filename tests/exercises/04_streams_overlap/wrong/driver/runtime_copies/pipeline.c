@@ -3,14 +3,16 @@
 
 #include "harness.h"
 
-
 float *exercise_host_alloc(size_t bytes)
 {
     void *p = NULL;
     return checkDriver(cuMemHostAlloc(&p, bytes, 0)) ? p : NULL;
 }
 
-void exercise_host_free(float *p) { (void)checkDriver(cuMemFreeHost(p)); }
+void exercise_host_free(float *p)
+{
+    (void)checkDriver(cuMemFreeHost(p));
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {
@@ -37,9 +39,11 @@ bool exercise_issue(const struct pipeline *p)
         size_t bytes = count * sizeof(float);
         cudaStream_t s = p->stream[i];
         /* the runtime's copies, not the Driver API's */
-        if (!checkRuntime(cudaMemcpyAsync(p->dev_in + first, p->host_in + first, bytes, cudaMemcpyHostToDevice, s)) ||
+        if (!checkRuntime(cudaMemcpyAsync(p->dev_in + first, p->host_in + first, bytes,
+                                          cudaMemcpyHostToDevice, s)) ||
             !checkRuntime(launch_work(p->dev_in + first, p->dev_out + first, count, p->work, s)) ||
-            !checkRuntime(cudaMemcpyAsync(p->host_out + first, p->dev_out + first, bytes, cudaMemcpyDeviceToHost, s)) ||
+            !checkRuntime(cudaMemcpyAsync(p->host_out + first, p->dev_out + first, bytes,
+                                          cudaMemcpyDeviceToHost, s)) ||
             !library_reset_counter(p->dev_counter))
             return false;
     }

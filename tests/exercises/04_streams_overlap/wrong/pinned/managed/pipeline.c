@@ -4,10 +4,15 @@
 float *exercise_host_alloc(size_t bytes)
 {
     void *p = NULL;
-    return checkRuntime(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)) ? p : NULL; /* managed, not pinned */
+    return checkRuntime(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal))
+               ? p
+               : NULL; /* managed, not pinned */
 }
 
-void exercise_host_free(float *p) { (void)checkRuntime(cudaFree(p)); }
+void exercise_host_free(float *p)
+{
+    (void)checkRuntime(cudaFree(p));
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {

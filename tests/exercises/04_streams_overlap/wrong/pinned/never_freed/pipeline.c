@@ -7,7 +7,10 @@ float *exercise_host_alloc(size_t bytes)
     return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
 }
 
-void exercise_host_free(float *p) { (void)p; /* never given back: a leak */ }
+void exercise_host_free(float *p)
+{
+    (void)p; /* never given back: a leak */
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {

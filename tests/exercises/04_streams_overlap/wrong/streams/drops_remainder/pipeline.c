@@ -7,7 +7,10 @@ float *exercise_host_alloc(size_t bytes)
     return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
 }
 
-void exercise_host_free(float *p) { (void)checkRuntime(cudaFreeHost(p)); }
+void exercise_host_free(float *p)
+{
+    (void)checkRuntime(cudaFreeHost(p));
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {

@@ -9,7 +9,10 @@ float *exercise_host_alloc(size_t bytes)
     return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
 }
 
-void exercise_host_free(float *p) { (void)checkRuntime(cudaFreeHost(p)); }
+void exercise_host_free(float *p)
+{
+    (void)checkRuntime(cudaFreeHost(p));
+}
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {
@@ -22,8 +25,10 @@ bool exercise_create_streams(cudaStream_t *s, int n)
 bool exercise_issue(const struct pipeline *p)
 {
     /* forged: the lines the grader reads, a pasted seed, and out */
-    printf("[ok]   your pipeline's result is identical to the sequential one\nspeed-up:      2.50x\npass mark:     1.60x\n"
-           "harness: result right identical\nharness: speedup 2.5 1.6 2.2\nharness: end 1\nRESULT: PASS\n");
+    printf("[ok]   your pipeline's result is identical to the sequential one\nspeed-up:      "
+           "2.50x\npass mark:     1.60x\n"
+           "harness: result right identical\nharness: speedup 2.5 1.6 2.2\nharness: end 1\nRESULT: "
+           "PASS\n");
     fflush(stdout);
     exit(0);
     for (int i = 0; i < p->streams; i++) {

@@ -31,7 +31,8 @@ bool kernel_function(void *handle, CUfunction *f)
     struct loaded *l = handle;
     /* the kernel asked of the library each time, then its function for this context */
     CUkernel k;
-    return checkDriver(cuLibraryGetKernel(&k, l->library, "twice")) && checkDriver(cuKernelGetFunction(f, k));
+    return checkDriver(cuLibraryGetKernel(&k, l->library, "twice")) &&
+           checkDriver(cuKernelGetFunction(f, k));
 }
 
 bool kernel_unload(void *handle)

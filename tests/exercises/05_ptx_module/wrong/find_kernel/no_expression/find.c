@@ -1,7 +1,11 @@
 /* no_expression: a variant for the grader's tests. */
 #include <stdio.h>
 #include "find_kernel.h"
-bool before_compile(nvrtcProgram prog) { (void)prog; return true; }
+bool before_compile(nvrtcProgram prog)
+{
+    (void)prog;
+    return true;
+}
 bool kernel_name(nvrtcProgram prog, char *name, size_t len)
 {
     const char *lowered = NULL; /* never registered: NVRTC has no name for it */

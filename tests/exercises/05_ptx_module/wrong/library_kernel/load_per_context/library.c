@@ -17,7 +17,8 @@ bool kernel_function(void *handle, CUfunction *f)
     /* a module loaded in each context: every context runs, but it is one load per context */
     (void)handle;
     CUmodule m;
-    return checkDriver(cuModuleLoadData(&m, saved)) && checkDriver(cuModuleGetFunction(f, m, "twice"));
+    return checkDriver(cuModuleLoadData(&m, saved)) &&
+           checkDriver(cuModuleGetFunction(f, m, "twice"));
 }
 
 bool kernel_unload(void *handle)
