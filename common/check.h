@@ -8,7 +8,7 @@
  *    and yield false, so the caller decides what to do, usually `goto cleanup` so that
  *    every resource is released on every path:
  *        if (!checkRuntime(cudaMalloc(&d, bytes))) goto cleanup;
- *    This is the "bool-returning" style of the seeds; it is not fatal on purpose.
+ *    It is not fatal on purpose: the caller decides, and cleans up on the way out.
  *    A name or message that comes back NULL (the toolkit's stub driver does that) prints
  *    as "(no name)" / "(no message)".
  *
