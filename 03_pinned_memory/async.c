@@ -147,13 +147,10 @@ bool step_4b_behind_a_kernel(struct lesson *L)
     void *buf[2] = {NULL, NULL};
     size_t bytes = b.sizes[b.n - 1];
     bool ok = true;
-    if (posix_memalign(&buf[0], 4096, bytes) != 0) {
-        fprintf(stderr, "%s: posix_memalign could not allocate %s\n", lesson_prog, fmt_size(bytes));
+    if (!host_alloc(PAGEABLE, bytes, &buf[0]))
         return false;
-    }
     memset(buf[0], 0, bytes);
-    if (!ALLOC(cudaMallocHost(&buf[1], bytes), "cudaMallocHost", bytes) ||
-        !measure_rows(L, &b, buf)) {
+    if (!host_alloc(PINNED, bytes, &buf[1]) || !measure_rows(L, &b, buf)) {
         ok = false;
         goto cleanup;
     }
@@ -163,8 +160,8 @@ bool step_4b_behind_a_kernel(struct lesson *L)
            "meanwhile,\n"
            "   which is why lesson 04 overlaps copies and kernels from pinned memory only.\n");
 cleanup:
-    free(buf[0]);
+    ok = host_free(PAGEABLE, buf[0]) && ok;
     if (buf[1])
-        ok = checkRuntime(cudaFreeHost(buf[1])) && ok;
+        ok = host_free(PINNED, buf[1]) && ok;
     return ok;
 }

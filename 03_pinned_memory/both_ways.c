@@ -12,29 +12,22 @@ struct pair {
 static bool enqueue_up(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(
-        cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream));
+    return checkRuntime(copy(p->up, L->dev, p->bytes, H2D, L->stream));
 }
 
 static bool enqueue_down(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(
-        cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream));
+    return checkRuntime(copy(p->down, L->dev2, p->bytes, D2H, L->stream));
 }
 
-/* stream2 waits for `start` (just recorded in L->stream) so both copies begin together;
- * L->stream waits for stop2 so that `stop` marks the end of both. */
+/* core.c's copy_both_ways: stream2 begins at `start` (just recorded in L->stream), and
+ * L->stream waits for stop2, so that `stop` marks the end of both copies. */
 static bool enqueue_both(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(cudaStreamWaitEvent(L->stream2, L->start, 0)) &&
-           checkRuntime(
-               cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream)) &&
-           checkRuntime(
-               cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
-           checkRuntime(cudaEventRecord(L->stop2, L->stream2)) &&
-           checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
+    return copy_both_ways(p->up, L->dev, p->down, L->dev2, p->bytes, L->stream, L->stream2,
+                          L->start, L->stop2);
 }
 
 /* What this run lets us expect: with two or more asynchronous engines and copies that return
@@ -82,8 +75,8 @@ bool step_6_both_ways(struct lesson *L)
     struct pair p = {NULL, NULL, bytes};
     bool ok = true;
     double one[DIRS], both, ms[3], spread[3];
-    if (!ALLOC(cudaMallocHost((void **)&p.up, bytes), "cudaMallocHost", bytes) ||
-        !ALLOC(cudaMallocHost((void **)&p.down, bytes), "cudaMallocHost", bytes)) {
+    if (!host_alloc(PINNED, bytes, (void **)&p.up) ||
+        !host_alloc(PINNED, bytes, (void **)&p.down)) {
         ok = false;
         goto cleanup;
     }
@@ -115,8 +108,8 @@ bool step_6_both_ways(struct lesson *L)
     judge_overlap(L, bytes, both / best_one, most > spread[2] ? most : spread[2]);
 cleanup:
     if (p.up)
-        ok = checkRuntime(cudaFreeHost(p.up)) && ok;
+        ok = host_free(PINNED, p.up) && ok;
     if (p.down)
-        ok = checkRuntime(cudaFreeHost(p.down)) && ok;
+        ok = host_free(PINNED, p.down) && ok;
     return ok;
 }

@@ -1,11 +1,12 @@
-/* 03_pinned_memory/driver_api.c - step 7: seed 000's pinned-memory example through the Driver
+/* 03_pinned_memory/driver_api.c - step 7: a common pinned-memory example, through the Driver
  * API. cuMemHostAlloc (PORTABLE, DEVICEMAP, WRITECOMBINED) and cuMemHostRegister give the same
  * kinds of pinned memory as the runtime's calls; cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a
  * cuStreamCreate stream, timed with cuEventRecord / cuEventElapsedTime, move them at the same
  * rate as cudaMemcpyAsync. Then a PORTABLE buffer from one device's context is used by another
  * device's context (two GPUs). The runtime's primary context is the Driver API's primary
  * context of the same device: cuDevicePrimaryCtxRetain hands us the very context the runtime
- * uses. */
+ * uses. The calls on host memory and the copies are core.c's (driver_host_alloc, driver_copy,
+ * ...); this file times them with the Driver API's events and judges. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,7 @@ static bool drv_time(struct drv *x, void *host, size_t bytes, enum dir d, double
 {
     float f = 0;
     bool ok = gate_hold(x->gate, (cudaStream_t)x->s) && checkDriver(cuEventRecord(x->e[0], x->s)) &&
-              (d == H2D ? checkDriver(cuMemcpyHtoDAsync(x->d, host, bytes, x->s))
-                        : checkDriver(cuMemcpyDtoHAsync(host, x->d, bytes, x->s))) &&
+              checkDriver(driver_copy(host, x->d, bytes, d, x->s)) &&
               checkDriver(cuEventRecord(x->e[1], x->s));
     gate_release(x->gate);
     if (!ok || !checkDriver(cuEventSynchronize(x->e[1])) ||
@@ -133,23 +133,22 @@ static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
     void *own = NULL, *plain = NULL; /* plain: this context's, without PORTABLE */
     double rate_portable = 0, rate_own = 0, rate_plain = 0, spread = 0;
     size_t bad = 0;
-    bool ok = checkDriver(cuMemHostAlloc(&plain, bytes, 0)) &&
-              checkDriver(cuDeviceGet(&dev, other)) &&
+    bool ok = driver_host_alloc(&plain, bytes, 0) && checkDriver(cuDeviceGet(&dev, other)) &&
               checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev));
     if (!ok) {
         if (plain)
-            checkDriver(cuMemFreeHost(plain));
+            driver_host_free(plain);
         return false;
     }
     memset(plain, 0, bytes);
     bool pushed = ok = checkDriver(cuCtxPushCurrent(ctx));
-    ok = ok && drv_open(&x, bytes) && checkDriver(cuMemHostAlloc(&own, bytes, 0)) &&
+    ok = ok && drv_open(&x, bytes) && driver_host_alloc(&own, bytes, 0) &&
          drv_gbps(&x, own, bytes, H2D, &rate_own, &spread) &&
          drv_gbps(&x, plain, bytes, H2D, &rate_plain, &spread) &&
          drv_gbps(&x, portable, bytes, H2D, &rate_portable, &spread);
     if (ok) { /* device `other` now holds the portable buffer's pattern: bring it back to check */
         memset(own, 0, bytes);
-        ok = checkDriver(cuMemcpyDtoHAsync(own, x.d, bytes, x.s)) &&
+        ok = checkDriver(driver_copy(own, x.d, bytes, D2H, x.s)) &&
              checkDriver(cuStreamSynchronize(x.s));
         bad = ok ? host_mismatches(own, bytes / 4, 8) : 0;
     }
@@ -170,12 +169,12 @@ static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
             not_judged(why, "%s", what);
     }
     if (own)
-        ok = checkDriver(cuMemFreeHost(own)) && ok;
+        ok = driver_host_free(own) && ok;
     ok = drv_close(&x) && ok;
     CUcontext popped;
     if (pushed)
         ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
-    ok = checkDriver(cuMemFreeHost(plain)) && ok; /* in its own context, current again */
+    ok = driver_host_free(plain) && ok; /* in its own context, current again */
     return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
 }
 
@@ -228,8 +227,8 @@ static bool same_copies(struct lesson *L, struct drv *x, void *buf[DRV_KINDS], s
     }
     fill_host(buf[DRV_PORTABLE], bytes / 4, 8);
     memset(buf[DRV_REGISTERED], 0, bytes);
-    if (!checkDriver(cuMemcpyHtoDAsync(x->d, buf[DRV_PORTABLE], bytes, x->s)) ||
-        !checkDriver(cuMemcpyDtoHAsync(buf[DRV_REGISTERED], x->d, bytes, x->s)) ||
+    if (!checkDriver(driver_copy(buf[DRV_PORTABLE], x->d, bytes, H2D, x->s)) ||
+        !checkDriver(driver_copy(buf[DRV_REGISTERED], x->d, bytes, D2H, x->s)) ||
         !checkDriver(cuStreamSynchronize(x->s)))
         return false;
     size_t bad = host_mismatches(buf[DRV_REGISTERED], bytes / 4, 8);
@@ -249,7 +248,7 @@ static bool flags_and_mapping(struct lesson *L, void *portable, size_t bytes)
     unsigned int flags = 0;
     CUdeviceptr mapped = 0;
     if (!checkDriver(cuMemHostGetFlags(&flags, portable)) ||
-        !checkDriver(cuMemHostGetDevicePointer(&mapped, portable, 0)))
+        !driver_mapped_pointer(portable, &mapped))
         return false;
     printf("   cuMemHostGetFlags: PORTABLE %s, DEVICEMAP %s; cuMemHostGetDevicePointer -> 0x%llx "
            "for %p\n",
@@ -290,29 +289,28 @@ bool step_7_driver_api(struct lesson *L)
         !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
         return false;
     bool pushed = checkDriver(cuCtxPushCurrent(ctx));
-    bool ok = pushed && drv_open(&x, bytes) &&
-              ALLOC(cudaMallocHost(&buf[RT_PINNED], bytes), "cudaMallocHost", bytes) &&
-              checkDriver(cuMemHostAlloc(&buf[DRV_PORTABLE], bytes,
-                                         CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP)) &&
-              checkDriver(cuMemHostAlloc(&buf[DRV_WC], bytes, CU_MEMHOSTALLOC_WRITECOMBINED)) &&
+    bool ok = pushed && drv_open(&x, bytes) && host_alloc(PINNED, bytes, &buf[RT_PINNED]) &&
+              driver_host_alloc(&buf[DRV_PORTABLE], bytes,
+                                CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) &&
+              driver_host_alloc(&buf[DRV_WC], bytes, CU_MEMHOSTALLOC_WRITECOMBINED) &&
               host_alloc(REGISTERED, bytes, &buf[DRV_REGISTERED]);
     if (ok) {
         for (int k = 0; k < DRV_KINDS; k++)
             memset(buf[k], 0, bytes);
-        ok = registered = checkDriver(cuMemHostRegister(buf[DRV_REGISTERED], bytes, 0));
+        ok = registered = driver_pin_in_place(buf[DRV_REGISTERED], bytes);
     }
     ok = ok && flags_and_mapping(L, buf[DRV_PORTABLE], bytes) && same_copies(L, &x, buf, bytes) &&
          portable_elsewhere(L, buf[DRV_PORTABLE], bytes);
     printf("   (Bindings sit on either API: PyCUDA, for one, is built on the Driver API, not the "
            "runtime.)\n");
     if (registered)
-        ok = checkDriver(cuMemHostUnregister(buf[DRV_REGISTERED])) && ok;
-    free(buf[DRV_REGISTERED]);
+        ok = driver_unpin(buf[DRV_REGISTERED]) && ok;
+    ok = host_free(REGISTERED, buf[DRV_REGISTERED]) && ok;
     for (int k = DRV_PORTABLE; k <= DRV_WC; k++)
         if (buf[k])
-            ok = checkDriver(cuMemFreeHost(buf[k])) && ok;
+            ok = driver_host_free(buf[k]) && ok;
     if (buf[RT_PINNED])
-        ok = checkRuntime(cudaFreeHost(buf[RT_PINNED])) && ok;
+        ok = host_free(PINNED, buf[RT_PINNED]) && ok;
     ok = drv_close(&x) && ok;
     CUcontext popped;
     if (pushed)

@@ -1,6 +1,7 @@
 /* 03_pinned_memory/lesson.h - what the lesson's files share: the kinds of host memory, the
  * state every step reads and writes (struct lesson), the steps and the apparatus they use.
  *
+ *   core.c       the calls the lesson teaches, one small function each (core.h declares them)
  *   main.c       options and main(): the table of contents, one call per step
  *   sweep.c      steps 1 and 2: the platform and the link (common/platform.h); the sweep
  *   cost.c       step 3: what pinning costs and when it pays off
@@ -9,7 +10,8 @@
  *   zero_copy.c  step 5: mapped (zero-copy) memory
  *   both_ways.c  step 6: both directions at once
  *   driver_api.c step 7: the same pinned memory and copies through the Driver API
- *   timing.c     the one "warm-up + timed event pairs" loop, and small helpers
+ *   measure.c    the one "warm-up + timed event pairs" loop, the control copy, the data
+ *                pattern written and checked, and small helpers
  *   report.c     the sweep's tables and CSV
  *   kernels.cu   the device code
  */
@@ -24,6 +26,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "core.h"
 #include "gate.h"
 #include "gpu_shared.h"
 #include "platform.h"
@@ -48,8 +51,6 @@
 #define MIN_SIDE    (4 * KiB)  /* steps 4-7 copy at least this much (the device buffers hold it) */
 #define STAGE_CHUNK (2 * MiB)  /* step 4: the CPU copy in chunks, as into a staging buffer */
 
-enum kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, KINDS };
-enum dir { H2D, D2H, DIRS };
 extern const char *const kind_name[KINDS];
 extern const char *const dir_name[DIRS];
 extern const char *const dir_words[DIRS];
@@ -124,7 +125,7 @@ bool step_5_zero_copy(struct lesson *L);        /* zero_copy.c */
 bool step_6_both_ways(struct lesson *L);        /* both_ways.c */
 bool step_7_driver_api(struct lesson *L);       /* driver_api.c */
 
-/* ---- timing.c: the timing loop ------------------------------------------------------------- */
+/* ---- measure.c: the timing loop ------------------------------------------------------------- */
 /* What goes between the two events of one timed repetition (work queued on L->stream, or on
  * other streams that L->stream waits for before `stop`). */
 typedef bool (*enqueue_fn)(struct lesson *L, void *arg);
@@ -150,7 +151,7 @@ bool time_median5(struct lesson *L, enqueue_fn work, void *arg, double *median_m
 bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *median_ms,
                          double *spread);
 
-/* ---- timing.c: small helpers ---------------------------------------------------------------- */
+/* ---- measure.c: small helpers ---------------------------------------------------------------- */
 double gbps(size_t bytes, double ms);
 const char *fmt_size(size_t bytes); /* format_bytes into one of 4 rotating buffers */
 /* The pattern (pattern.h) written into, or checked in, host memory. fill_host writes from this
@@ -159,18 +160,14 @@ const char *fmt_size(size_t bytes); /* format_bytes into one of 4 rotating buffe
 void fill_host(uint32_t *h, size_t words, uint32_t seed);
 void fill_placed(uint32_t *h, size_t words, uint32_t seed);
 size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed);
-cudaError_t copy(void *host, uint32_t *dev, size_t bytes, enum dir d, cudaStream_t s);
 /* Device-side check: how many of the first `words` words of dev differ from the pattern. */
 bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint32_t seed,
                        unsigned long long *bad);
 
-/* New host memory of one kind (REGISTERED: pageable memory, registered by the caller), and
- * its release (cudaFreeHost or free). */
-bool host_alloc(enum kind k, size_t bytes, void **p);
-bool host_free(enum kind k, void *p);
-
-/* An allocation failed: name the call and the size, then the error (exit 1 follows). */
+/* An allocation failed: name the call and the size, then the error (exit 1 follows);
+ * pageable_failed: posix_memalign could not allocate `bytes` of pageable memory. */
 bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line);
+bool pageable_failed(size_t bytes);
 extern cudaError_t alloc_err_;
 #define ALLOC(call, text, bytes)             \
     (cudaSuccess == (alloc_err_ = (call)) || \

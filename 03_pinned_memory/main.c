@@ -1,8 +1,8 @@
 /*
  * 03_pinned_memory - page-locked (pinned) against pageable host memory, measured at the PCIe limit.
  *
- * Seed 000 asks how page-locked memory speeds up transfers. The program answers with numbers,
- * one numbered step per point (README.md annotates the output):
+ * How much does page-locked memory speed up transfers, and what does it cost? The program
+ * answers with numbers, one numbered step per point (README.md annotates the output):
  *   1. the device, its PCIe link and the link's theoretical rate; the CUDA environment
  *      variables that change what the lesson shows;
  *   2. host-to-device and device-to-host bandwidth over a sweep of sizes for four kinds of host
@@ -18,6 +18,7 @@
  *   7. the same pinned memory and copies through the Driver API, and a PORTABLE buffer used
  *      from another GPU's context.
  * A table goes to stdout; --csv FILE writes the sweep for `make chart`.
+ * The calls the lesson teaches are in core.c, one small function each; the steps call them.
  * Where each step lives: lesson.h lists the files (README.md has the same table).
  */
 #define _GNU_SOURCE
@@ -257,7 +258,7 @@ static bool lesson_open(struct lesson *L)
               ALLOC(cudaMalloc((void **)&L->dev_bad, sizeof *L->dev_bad), "cudaMalloc",
                     sizeof *L->dev_bad);
     if (ok && first >= PACE_BYTES) {
-        ok = ALLOC(cudaMallocHost(&L->pace_host, PACE_BYTES), "cudaMallocHost", PACE_BYTES);
+        ok = host_alloc(PINNED, PACE_BYTES, &L->pace_host);
         if (ok)
             memset(L->pace_host, 0, PACE_BYTES);
     }
@@ -268,7 +269,7 @@ static bool lesson_close(struct lesson *L)
 {
     bool ok = gate_close(&L->gate);
     if (L->pace_host)
-        ok = checkRuntime(cudaFreeHost(L->pace_host)) && ok;
+        ok = host_free(PINNED, L->pace_host) && ok;
     if (L->dev)
         ok = checkRuntime(cudaFree(L->dev)) && ok;
     if (L->dev2)

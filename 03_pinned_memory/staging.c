@@ -223,9 +223,7 @@ static bool write_combined(struct lesson *L)
 {
     size_t bytes = WC_READ_MAX;
     void *pinned = NULL, *wc = NULL;
-    bool ok = ALLOC(cudaMallocHost(&pinned, bytes), "cudaMallocHost", bytes) &&
-              ALLOC(cudaHostAlloc(&wc, bytes, cudaHostAllocWriteCombined),
-                    "cudaHostAlloc(cudaHostAllocWriteCombined)", bytes);
+    bool ok = host_alloc(PINNED, bytes, &pinned) && host_alloc(WRITE_COMBINED, bytes, &wc);
     if (ok) {
         memset(pinned, 1, bytes);
         memset(wc, 1, bytes);
@@ -291,9 +289,9 @@ static bool write_combined(struct lesson *L)
         }
     }
     if (pinned)
-        ok = checkRuntime(cudaFreeHost(pinned)) && ok;
+        ok = host_free(PINNED, pinned) && ok;
     if (wc)
-        ok = checkRuntime(cudaFreeHost(wc)) && ok;
+        ok = host_free(WRITE_COMBINED, wc) && ok;
     return ok;
 }
 
@@ -311,13 +309,9 @@ bool step_4_staging(struct lesson *L)
     void *buf[2] = {NULL, NULL}; /* pageable, pinned */
     bool ok = true;
     double call_ms[2][DIRS], total_ms[2][DIRS];
-    if (posix_memalign(&buf[0], 4096, bytes) != 0) {
-        buf[0] = NULL;
-        fprintf(stderr, "%s: posix_memalign could not allocate %s of pageable memory\n",
-                lesson_prog, fmt_size(bytes));
+    if (!host_alloc(PAGEABLE, bytes, &buf[0]))
         return false;
-    }
-    if (!ALLOC(cudaMallocHost(&buf[1], bytes), "cudaMallocHost", bytes)) {
+    if (!host_alloc(PINNED, bytes, &buf[1])) {
         ok = false;
         goto cleanup;
     }
@@ -332,8 +326,8 @@ bool step_4_staging(struct lesson *L)
                      gbps(bytes, total_ms[1][H2D]));
     ok = ok && write_combined(L);
 cleanup:
-    free(buf[0]);
+    ok = host_free(PAGEABLE, buf[0]) && ok;
     if (buf[1])
-        ok = checkRuntime(cudaFreeHost(buf[1])) && ok;
+        ok = host_free(PINNED, buf[1]) && ok;
     return ok;
 }

@@ -71,13 +71,13 @@ bool step_1_link(struct lesson *L)
         printf("   sizes: %s\n", L->sizes_cut);
     size_t warm = L->opt.max < 16 * MiB ? L->opt.max : 16 * MiB;
     void *host = NULL;
-    bool ok = ALLOC(cudaMallocHost(&host, warm), "cudaMallocHost", warm);
+    bool ok = host_alloc(PINNED, warm, &host);
     for (int i = 0; ok && i < 8; i++)
-        ok = checkRuntime(cudaMemcpyAsync(L->dev, host, warm, cudaMemcpyHostToDevice, L->stream)) &&
-             checkRuntime(cudaMemcpyAsync(host, L->dev, warm, cudaMemcpyDeviceToHost, L->stream));
+        ok = checkRuntime(copy(host, L->dev, warm, H2D, L->stream)) &&
+             checkRuntime(copy(host, L->dev, warm, D2H, L->stream));
     ok = ok && checkRuntime(cudaStreamSynchronize(L->stream));
     if (host)
-        ok = checkRuntime(cudaFreeHost(host)) && ok;
+        ok = host_free(PINNED, host) && ok;
     if (!ok)
         return false;
 
@@ -128,8 +128,7 @@ static bool buf_alloc(struct host_buf *b, enum kind kind, size_t bytes)
     if (kind == PAGEABLE || kind == REGISTERED)
         memset(b->p, 0, bytes);
     if (kind == REGISTERED) {
-        if (!ALLOC(cudaHostRegister(b->p, bytes, cudaHostRegisterDefault), "cudaHostRegister",
-                   bytes))
+        if (!pin_in_place(b->p, bytes))
             return false;
         b->registered = true;
     }
@@ -140,7 +139,7 @@ static bool buf_free(struct host_buf *b)
 {
     if (!b->p)
         return true;
-    bool ok = !b->registered || checkRuntime(cudaHostUnregister(b->p));
+    bool ok = !b->registered || unpin(b->p);
     ok = host_free(b->kind, b->p) && ok;
     b->p = NULL;
     return ok;

@@ -15,45 +15,35 @@ struct pass {
 static bool enqueue_kernel(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(launch_triple_plus_one(p->in, p->out, p->words, L->stream));
+    return checkRuntime(kernel_pass(p->in, p->out, p->words, L->stream));
 }
 
 /* Copy in, the kernel in device memory, copy out: in and out are the host buffers here. */
 static bool enqueue_explicit(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    size_t bytes = p->words * 4;
-    return checkRuntime(cudaMemcpyAsync(L->dev, p->in, bytes, cudaMemcpyHostToDevice, L->stream)) &&
-           checkRuntime(launch_triple_plus_one(L->dev, L->dev2, p->words, L->stream)) &&
-           checkRuntime(cudaMemcpyAsync(p->out, L->dev2, bytes, cudaMemcpyDeviceToHost, L->stream));
+    return checkRuntime(explicit_pass(p->in, p->out, L->dev, L->dev2, p->words, L->stream));
 }
 
 static bool enqueue_copy_in(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(
-        cudaMemcpyAsync(L->dev, p->in, p->words * 4, cudaMemcpyHostToDevice, L->stream));
+    return checkRuntime(copy((void *)p->in, L->dev, p->words * 4, H2D, L->stream));
 }
 
 static bool enqueue_copy_out(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(
-        cudaMemcpyAsync(p->out, L->dev2, p->words * 4, cudaMemcpyDeviceToHost, L->stream));
+    return checkRuntime(copy(p->out, L->dev2, p->words * 4, D2H, L->stream));
 }
 
-/* Copy in (L->stream) and copy out (L->stream2) at the same time: stream2 starts at `start`,
- * and L->stream waits for it before `stop`, so the pair of events spans both. */
+/* Copy in (L->stream) and copy out (L->stream2) at the same time, as step 6 does (core.c's
+ * copy_both_ways): the pair of events spans both. */
 static bool enqueue_in_and_out(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    size_t bytes = p->words * 4;
-    return checkRuntime(cudaStreamWaitEvent(L->stream2, L->start, 0)) &&
-           checkRuntime(cudaMemcpyAsync(L->dev, p->in, bytes, cudaMemcpyHostToDevice, L->stream)) &&
-           checkRuntime(
-               cudaMemcpyAsync(p->out, L->dev2, bytes, cudaMemcpyDeviceToHost, L->stream2)) &&
-           checkRuntime(cudaEventRecord(L->stop2, L->stream2)) &&
-           checkRuntime(cudaStreamWaitEvent(L->stream, L->stop2, 0));
+    return copy_both_ways((void *)p->in, L->dev, p->out, L->dev2, p->words * 4, L->stream,
+                          L->stream2, L->start, L->stop2);
 }
 
 /* Against explicit copies pipelined in chunks over several streams (lesson 04): in a pipeline
@@ -94,12 +84,8 @@ bool step_5_zero_copy(struct lesson *L)
            fmt_size(bytes));
     uint32_t *in = NULL, *out = NULL, *din = NULL, *dout = NULL;
     bool ok = true;
-    if (!ALLOC(cudaHostAlloc((void **)&in, bytes, cudaHostAllocMapped),
-               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
-        !ALLOC(cudaHostAlloc((void **)&out, bytes, cudaHostAllocMapped),
-               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
-        !checkRuntime(cudaHostGetDevicePointer((void **)&din, in, 0)) ||
-        !checkRuntime(cudaHostGetDevicePointer((void **)&dout, out, 0))) {
+    if (!host_alloc_mapped(bytes, (void **)&in) || !host_alloc_mapped(bytes, (void **)&out) ||
+        !mapped_pointer(in, (void **)&din) || !mapped_pointer(out, (void **)&dout)) {
         ok = false;
         goto cleanup;
     }
@@ -171,8 +157,8 @@ bool step_5_zero_copy(struct lesson *L)
            "   host's memory; data read many times belongs in device memory, copied once.\n");
 cleanup:
     if (in)
-        ok = checkRuntime(cudaFreeHost(in)) && ok;
+        ok = host_free(PINNED, in) && ok;
     if (out)
-        ok = checkRuntime(cudaFreeHost(out)) && ok;
+        ok = host_free(PINNED, out) && ok;
     return ok;
 }

@@ -1,6 +1,7 @@
-/* 03_pinned_memory/timing.c - the measuring apparatus the steps share: the one timing loop
+/* 03_pinned_memory/measure.c - the measuring apparatus the steps share: the one timing loop
  * ("warm-up, then timed repetitions between a pair of events") and small helpers for sizes,
- * rates, the data pattern and failed allocations. None of it is what the lesson teaches. */
+ * rates, the data pattern and failed allocations. None of it is what the lesson teaches: the
+ * copies and the events it times are core.c's. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -19,17 +20,16 @@ const char *const dir_words[DIRS] = {"host to device", "device to host"};
 bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms)
 {
     for (int r = -warmups; r < reps; r++) {
-        float f = 0;
+        double t = 0;
         bool ok = (L->ungated || gate_hold(&L->gate, L->stream)) &&
-                  checkRuntime(cudaEventRecord(L->start, L->stream)) && work(L, arg) &&
-                  checkRuntime(cudaEventRecord(L->stop, L->stream));
+                  start_timing(L->start, L->stream) && work(L, arg) &&
+                  stop_timing(L->stop, L->stream);
         gate_release(&L->gate);
-        if (!ok || !checkRuntime(cudaEventSynchronize(L->stop)) ||
-            !checkRuntime(cudaEventElapsedTime(&f, L->start, L->stop)))
+        if (!ok || !elapsed_ms(L->start, L->stop, &t))
             return false;
         gate_check(&L->gate);
         if (r >= 0)
-            ms[r] = f;
+            ms[r] = t;
     }
     return true;
 }
@@ -103,8 +103,7 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 static bool enqueue_pace(struct lesson *L, void *arg)
 {
     (void)arg;
-    return checkRuntime(
-        cudaMemcpyAsync(L->dev, L->pace_host, PACE_BYTES, cudaMemcpyHostToDevice, L->stream));
+    return checkRuntime(copy(L->pace_host, L->dev, PACE_BYTES, H2D, L->stream));
 }
 
 bool pace_sample(struct lesson *L)
@@ -210,49 +209,21 @@ size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed)
     return by_threads(NULL, h, words, seed);
 }
 
-cudaError_t copy(void *host, uint32_t *dev, size_t bytes, enum dir d, cudaStream_t s)
-{
-    return d == H2D ? cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)
-                    : cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
-}
-
 bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint32_t seed,
                        unsigned long long *bad)
 {
     return checkRuntime(cudaMemsetAsync(L->dev_bad, 0, sizeof *L->dev_bad, L->stream)) &&
            checkRuntime(launch_count_mismatches(dev, words, seed, L->dev_bad, L->stream)) &&
-           checkRuntime(
-               cudaMemcpyAsync(bad, L->dev_bad, sizeof *bad, cudaMemcpyDeviceToHost, L->stream)) &&
+           checkRuntime(copy(bad, L->dev_bad, sizeof *bad, D2H, L->stream)) &&
            checkRuntime(cudaStreamSynchronize(L->stream));
 }
 
-/* New host memory of one kind, not touched (registered: pageable, to be registered later). */
-bool host_alloc(enum kind k, size_t bytes, void **p)
+bool pageable_failed(size_t bytes)
 {
-    *p = NULL;
-    if (k == PINNED)
-        return ALLOC(cudaMallocHost(p, bytes), "cudaMallocHost", bytes);
-    if (k == WRITE_COMBINED)
-        return ALLOC(cudaHostAlloc(p, bytes, cudaHostAllocWriteCombined),
-                     "cudaHostAlloc(cudaHostAllocWriteCombined)", bytes);
-    /* page-aligned, as cudaHostRegister prefers */
-    if (posix_memalign(p, 4096, bytes) != 0) {
-        *p = NULL;
-        fprintf(stderr,
-                "%s: posix_memalign could not allocate %s (%zu bytes) of pageable host "
-                "memory\n",
-                lesson_prog, fmt_size(bytes), bytes);
-        return false;
-    }
-    return true;
-}
-
-bool host_free(enum kind k, void *p)
-{
-    if (k == PINNED || k == WRITE_COMBINED)
-        return checkRuntime(cudaFreeHost(p));
-    free(p);
-    return true;
+    fprintf(stderr,
+            "%s: posix_memalign could not allocate %s (%zu bytes) of pageable host memory\n",
+            lesson_prog, fmt_size(bytes), bytes);
+    return false;
 }
 
 cudaError_t alloc_err_;
