@@ -8,6 +8,9 @@
  * initialises). The child is this very program, started through /proc/self/exe with an
  * internal option that main() accepts only from a child the lesson started: the child's
  * environment holds HELLO_RUNTIME_PARENT=<the parent's process id>, which must name its parent.
+ * On a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS), this process first gives
+ * its context back (give_back_context_for_child) and takes a new one after the child
+ * (take_context_again).
  */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -19,6 +22,7 @@
 
 #include "check.h"
 #include "lesson.h"
+#include "platform.h"
 
 extern char **environ;
 
@@ -146,4 +150,50 @@ int run_self(char *const args[], const char *env_name, const char *env_value)
         relay(line);
     fclose(from_child);
     return started == 0 ? wait_self(pid) : -1;
+}
+
+/* ---- a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS) ------------------- */
+
+/* A child process asks the driver for a context of its own; on such a GPU it gets none while
+ * this process holds one. Nothing of the lesson lives in the primary context at steps 5c and
+ * 8, so this process gives it back (cudaDeviceReset destroys it and drops the runtime's
+ * reference to it) and checks that it is gone. */
+bool give_back_context_for_child(struct lesson *L)
+{
+    if (child_plan_for(L->compute_mode) != CHILDREN_ONE_AT_A_TIME)
+        return true;
+    unsigned int flags = 0;
+    int active = -1;
+    if (!reset_primary_context(L->cu_dev, true) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
+        return false;
+    printf("      (compute mode %s: this process gives back its context first, cudaDeviceReset ->\n"
+           "      active = %d, so that the child may have the GPU)\n",
+           platform_compute_mode_name(L->compute_mode), active);
+    claim(active == 0, "this process holds no context on device %d while its child process runs",
+          L->device);
+    return true;
+}
+
+/* ... and after the child, the runtime's next call starts a new primary context
+ * (start_primary_context_again); the steps that follow compare with L->primary, so it is read
+ * again and checked. */
+bool take_context_again(struct lesson *L)
+{
+    if (child_plan_for(L->compute_mode) != CHILDREN_ONE_AT_A_TIME)
+        return true;
+    CUcontext retained = NULL;
+    unsigned int flags = 0;
+    int active = -1;
+    if (!requireRuntime(start_primary_context_again(L->device)) ||
+        !checkDriver(cuCtxGetCurrent(&L->primary)) || !primary_context_of(L->cu_dev, &retained) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
+        return false;
+    printf("      (cudaSetDevice(%d), cudaFree(0): the runtime started a new primary context for "
+           "the steps\n"
+           "      that follow: current %p, cuDevicePrimaryCtxRetain %p, active = %d)\n",
+           L->device, (void *)L->primary, (void *)retained, active);
+    claim(L->primary == retained && active == 1,
+          "after the child, the runtime started a new primary context and made it current here");
+    return true;
 }

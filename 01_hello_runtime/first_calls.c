@@ -4,7 +4,7 @@
  * process (this program again, with --first-call NAME). The children run side by side, or
  * one at a time on a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS); a child
  * that got no context (the GPU taken, or its memory full with the others' contexts) is tried
- * again alone.
+ * again alone. The calls themselves are made by core.c's make_first_call.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -35,34 +35,6 @@ enum { N_CALLS = sizeof calls / sizeof calls[0] };
 /* What a child reports, as its exit status: FIRST_CALL_SEEN plus these bits. */
 enum { DRIVER_INITIALISED = 1, PRIMARY_ACTIVE = 2, CONTEXT_CURRENT = 4, FIRST_CALL_SEEN = 100 };
 
-static cudaError_t make_call(const char *name, int device)
-{
-    int value = 0;
-    size_t free_bytes, total_bytes;
-    struct cudaDeviceProp prop;
-    if (strcmp(name, "cudaRuntimeGetVersion") == 0)
-        return cudaRuntimeGetVersion(&value);
-    if (strcmp(name, "cudaDriverGetVersion") == 0)
-        return cudaDriverGetVersion(&value);
-    if (strcmp(name, "cudaGetDeviceCount") == 0)
-        return cudaGetDeviceCount(&value);
-    if (strcmp(name, "cudaGetDeviceProperties") == 0)
-        return cudaGetDeviceProperties(&prop, device);
-    if (strcmp(name, "cudaDeviceGetAttribute") == 0)
-        return cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device);
-    if (strcmp(name, "cudaMemGetInfo") == 0)
-        return cudaMemGetInfo(&free_bytes, &total_bytes);
-    if (strcmp(name, "cudaFree(0)") == 0)
-        return cudaFree(0);
-    if (strcmp(name, "cudaSetDevice") == 0)
-        return cudaSetDevice(device);
-#if CUDART_VERSION >= 12000
-    if (strcmp(name, "cudaInitDevice") == 0) /* CUDA 12.0 */
-        return cudaInitDevice(device, 0, 0);
-#endif
-    return cudaErrorNotSupported;
-}
-
 /* The child (--first-call NAME): the one runtime call, then a look through the Driver API
  * (whose calls start nothing). */
 int first_call_child(const char *name, int device)
@@ -73,11 +45,11 @@ int first_call_child(const char *name, int device)
     if (i == N_CALLS)
         return EXIT_USAGE;
     int acts_on = calls[i].default_device ? 0 : device;
-    cudaError_t err = make_call(name, acts_on);
+    cudaError_t err = make_first_call(name, acts_on);
     if (no_context_for_child(err))
         return err == cudaErrorDevicesUnavailable ? CHILD_GPU_TAKEN : CHILD_NO_MEMORY;
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
-    CUresult r = cuCtxGetCurrent(&current);
+    CUresult r = current_context(&current);
     int status = FIRST_CALL_SEEN;
     if (r == CUDA_SUCCESS) {
         CUdevice dev;
@@ -171,7 +143,8 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
           "cudaRuntimeGetVersion initialised nothing, not even the driver");
     claim(row_is(seen, "cudaGetDeviceProperties", DRIVER_INITIALISED) &&
               row_is(seen, "cudaDeviceGetAttribute", DRIVER_INITIALISED),
-          "device property queries start no context (seed 001 says they need one)");
+          "device property queries start no context (a widely copied explanation says they need "
+          "one)");
     int started = DRIVER_INITIALISED | PRIMARY_ACTIVE | CONTEXT_CURRENT;
     claim(row_is(seen, "cudaMemGetInfo", started) && row_is(seen, "cudaFree(0)", started) &&
               row_is(seen, "cudaSetDevice", started),

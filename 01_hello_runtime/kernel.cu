@@ -3,10 +3,10 @@
 // nvcc splits this file in two: the __global__ functions become PTX and SASS for the GPU
 // (embedded in the object file as a fat binary), and the host part goes to the host C++
 // compiler, with each <<<grid, block>>> launch rewritten into a call to cudaLaunchKernel.
-// main.c is plain C and cannot use <<<>>>, so it calls these extern "C" launchers.
+// The lesson's C files cannot use <<<>>>, so core.c calls these extern "C" launchers.
 #include <cuda_runtime.h>
 
-// Seed 004's kernel: add one to every element.
+// The kernel of the usual first example: add one to every element.
 __global__ void add_one(float *data, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

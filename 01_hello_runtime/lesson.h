@@ -1,6 +1,7 @@
 /*
  * 01_hello_runtime/lesson.h - what the lesson's files share: the state the steps pass on,
  * the step functions (main.c calls them in the README's order) and the child-process runner.
+ * The lesson's own functions (core.c) are declared in core.h.
  */
 #ifndef HELLO_RUNTIME_LESSON_H
 #define HELLO_RUNTIME_LESSON_H
@@ -9,6 +10,8 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include "core.h"
 
 struct lesson {
     int device;                 /* --device N */
@@ -33,17 +36,22 @@ bool lazy_loading_is_default(int driver_version, int runtime_version);
 enum { CHILD_GPU_TAKEN = 90, CHILD_NO_MEMORY = 91 };
 bool no_context_for_child(cudaError_t err);
 
-/* kernel.cu */
-void launch_add_one(float *data, int n, int threads_per_block);
-void launch_trap(void);
-void launch_spin(unsigned long long ns);
-
 /* environment.c: the CUDA environment variables the lesson reads (step 0) */
 enum setting { NOT_SET, SET_OFF, SET_ON, SET_OTHER };
 void step_0_environment(void);
 enum setting launch_blocking(void); /* CUDA_LAUNCH_BLOCKING: unset, 0, 1, other */
 int visible_devices_listed(void);   /* entries in CUDA_VISIBLE_DEVICES, -1 when unset */
 const char *module_loading(void);   /* CUDA_MODULE_LOADING, NULL when unset */
+
+/* steps.c: steps 1 to 7, and step 5c's child process (--fault-demo) */
+void step_1_before_any_call(void);
+bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bool *cannot_run);
+bool step_3_first_call_that_needs_a_context(struct lesson *L);
+bool step_4_versions(const struct lesson *L);
+bool step_5_check_macros_at_work(struct lesson *L);
+bool step_6_kernel_launched_from_c(void);
+bool step_7_context_belongs_to_a_thread(const struct lesson *L);
+int fault_demo(int device);
 
 /* first_calls.c: step 2b, and its child processes (--first-call NAME) */
 bool step_2b_which_first_calls_start_a_context(const struct lesson *L);
@@ -53,7 +61,7 @@ int first_call_child(const char *name, int device);
 bool step_8_primary_context_lifecycle(struct lesson *L);
 int lifecycle_child(int device);
 
-/* main.c: on a GPU that lets one process at a time use it, this process gives back its context
+/* child.c: on a GPU that lets one process at a time use it, this process gives back its context
  * before a child process runs (steps 5c, 8) and, when more steps follow, takes it again. */
 bool give_back_context_for_child(struct lesson *L);
 bool take_context_again(struct lesson *L);

@@ -4,6 +4,8 @@
  * It runs in a child process (this program again, with --lifecycle-demo): it starts the
  * primary context in its own order and destroys it twice, which the rest of the lesson must
  * not see. The child prints what it observes and its claims; the parent counts the claims.
+ * The calls that start, flag, retain, release and reset the context are core.c's; this file
+ * watches their effect (cuDevicePrimaryCtxGetState, cuCtxGetFlags, cuPointerGetAttribute).
  * References: CUDA Runtime API, "Device Management" (cudaInitDevice, cudaSetDeviceFlags,
  * cudaDeviceReset); CUDA Driver API, "Primary Context Management" (cuDevicePrimaryCtxRetain,
  * cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxReset).
@@ -52,7 +54,7 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
     printf("   a) schedule flags set before the context is active, then cudaInitDevice\n");
     unsigned int flags = 0, ctx_flags = 0;
     int active = -1;
-    if (!checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC)) ||
+    if (!checkDriver(record_schedule_flag(dev, CU_CTX_SCHED_BLOCKING_SYNC)) ||
         !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
         return false;
     printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_BLOCKING_SYNC) -> recorded: flags 0x%x, "
@@ -60,7 +62,7 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
            flags, active);
 #if CUDART_VERSION >= 12000
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
-    cudaError_t init = cudaInitDevice(device, 0, 0);
+    cudaError_t init = start_without_making_current(device);
     if (no_context_for_child(init)) {
         *no_context = init;
         return true;
@@ -76,7 +78,7 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
     not_judged("built with a CUDA older than 12.0",
                "cudaInitDevice activates the context without making it current");
 #endif
-    cudaError_t set = cudaSetDevice(device);
+    cudaError_t set = make_primary_context_current(device);
     if (no_context_for_child(set)) {
         *no_context = set;
         return true;
@@ -95,10 +97,7 @@ static bool step_8b_while_it_is_active(CUdevice dev)
 {
     printf("   b) schedule flags set while it is active\n");
     unsigned int after_runtime = 0, after_driver = 0;
-    if (!checkRuntime(cudaSetDeviceFlags(cudaDeviceScheduleSpin)) ||
-        !checkDriver(cuCtxGetFlags(&after_runtime)) ||
-        !checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_YIELD)) ||
-        !checkDriver(cuCtxGetFlags(&after_driver)))
+    if (!change_live_schedule(dev, &after_runtime, &after_driver))
         return false;
     printf(
         "   [child] cudaSetDeviceFlags(cudaDeviceScheduleSpin)   -> cuCtxGetFlags -> 0x%x (%s)\n",
@@ -118,11 +117,8 @@ static bool step_8c_references(CUdevice dev)
     printf("   c) a library retains the primary context beside the runtime\n");
     void *app = NULL, *again = NULL;
     CUcontext lib_ctx = NULL, current = NULL;
-    CUdeviceptr lib_buf = 0;
     if (!checkRuntime(cudaMalloc(&app, 1 << 20)) || !checkDriver(cuCtxGetCurrent(&current)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) ||
-        !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)) || !checkDriver(cuMemFree(lib_buf)) ||
-        !checkDriver(cuDevicePrimaryCtxRelease(dev)))
+        !library_borrows_primary_context(dev, &lib_ctx))
         return false;
     int after_balanced = primary_active(dev);
     printf("   [child] library: retain (%s), cuMemAlloc, cuMemFree, release -> active = %d\n",
@@ -130,7 +126,7 @@ static bool step_8c_references(CUdevice dev)
     claim(lib_ctx == current && after_balanced == 1,
           "after the library's balanced release the context stays active: the runtime holds its "
           "own reference");
-    CUresult extra = cuDevicePrimaryCtxRelease(dev); /* a bug on purpose: one release too many */
+    CUresult extra = release_primary_context(dev); /* a bug on purpose: one release too many */
     int after_extra = primary_active(dev);
     CUresult app_owner = owner_of(app);
     printf("   [child] library: one release too many -> %s, active = %d; the application's buffer: "
@@ -148,20 +144,32 @@ static bool step_8c_references(CUdevice dev)
     return checkRuntime(cudaFree(again));
 }
 
-/* d) the two resets, with a library holding a reference and an allocation */
-static bool reset_with_library(CUdevice dev, bool runtime_reset)
+/* d) the two resets, each on its own: the runtime holds its reference, a library retains the
+ * context beside it; each side has a buffer in it (the application's from cudaMalloc, the
+ * library's from cuMemAlloc). The reset, then what is left: the buffers, the library's handles,
+ * and how many references, counted by releasing until the driver answers that none is left,
+ * with no call between the reset and the count that could retain the context again. */
+enum { MAX_RELEASES = 4 };
+
+static int references_left(CUdevice dev, CUresult *last)
+{
+    int n = 0;
+    while (n < MAX_RELEASES && (*last = release_primary_context(dev)) == CUDA_SUCCESS)
+        n++;
+    return n;
+}
+
+static bool reset_with_library(CUdevice dev, bool runtime_reset, int *left, CUresult *last)
 {
     void *app = NULL;
     CUcontext lib_ctx = NULL;
     CUdeviceptr lib_buf = 0;
     unsigned int version = 0;
     if (!checkRuntime(cudaMalloc(&app, 1 << 20)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(&lib_ctx, dev)) ||
-        !checkDriver(cuMemAlloc(&lib_buf, 1 << 20)))
+        !library_holds_primary_context(dev, &lib_ctx, &lib_buf))
         return false;
     const char *how = runtime_reset ? "cudaDeviceReset()" : "cuDevicePrimaryCtxReset(dev)";
-    if (runtime_reset ? !checkRuntime(cudaDeviceReset())
-                      : !checkDriver(cuDevicePrimaryCtxReset(dev)))
+    if (!reset_primary_context(dev, runtime_reset))
         return false;
     int active = primary_active(dev);
     CUresult app_owner = owner_of(app), lib_owner = owner_of((void *)(uintptr_t)lib_buf);
@@ -172,32 +180,36 @@ static bool reset_with_library(CUdevice dev, bool runtime_reset)
         "           library's %s; library: cuMemFree -> %s, cuCtxGetApiVersion(its handle) -> %s\n",
         how, active, driver_name(app_owner), driver_name(lib_owner), driver_name(lib_free),
         driver_name(lib_handle));
-    claim(
-        active == 0 && app_owner == CUDA_ERROR_INVALID_VALUE &&
-            lib_owner == CUDA_ERROR_INVALID_VALUE,
-        "%s destroyed the context and every allocation in it, although a library held a reference",
-        how);
+    claim(active == 0 && app_owner == CUDA_ERROR_INVALID_VALUE &&
+              lib_owner == CUDA_ERROR_INVALID_VALUE,
+          "%s destroyed the context and both buffers in it (cudaMalloc's and cuMemAlloc's), "
+          "although a library held a reference",
+          how);
     claim(lib_free != CUDA_SUCCESS && lib_handle != CUDA_SUCCESS,
           "after %s the library's pointer and context handle dangle: its calls on them fail", how);
-    void *fresh = NULL;
-    if (!checkRuntime(cudaMalloc(&fresh, 1 << 20)))
-        return false;
-    return checkRuntime(cudaFree(fresh));
+    *left = references_left(dev, last);
+    printf("   [child] then cuDevicePrimaryCtxRelease until it fails -> %d succeeded, then %s: %d "
+           "reference(s) were left\n",
+           *left, driver_name(*last), *left);
+    return true;
 }
 
 static bool step_8d_resets(CUdevice dev)
 {
-    printf(
-        "   d) cudaDeviceReset and cuDevicePrimaryCtxReset, with a library holding a reference\n");
-    if (!reset_with_library(dev, true) || !reset_with_library(dev, false))
+    printf("   d) cudaDeviceReset, then cuDevicePrimaryCtxReset, each with a library holding a "
+           "reference\n");
+    int left = -1;
+    CUresult last = CUDA_SUCCESS;
+    if (!reset_with_library(dev, true, &left, &last))
         return false;
-    CUresult first = cuDevicePrimaryCtxRelease(dev), second = cuDevicePrimaryCtxRelease(dev);
-    int active = primary_active(dev);
-    printf("   [child] library: its two releases after the resets -> %s, %s; active = %d\n",
-           driver_name(first), driver_name(second), active);
-    claim(first == CUDA_SUCCESS && second == CUDA_SUCCESS && active == 1,
-          "a reset releases no reference: the library's two releases still count, the runtime's "
-          "stays");
+    claim(left == 1 && last == CUDA_ERROR_INVALID_CONTEXT,
+          "cudaDeviceReset() also dropped the runtime's reference: only the library's was left");
+    /* the runtime's next call (reset_with_library's cudaMalloc) starts a new primary context */
+    if (!reset_with_library(dev, false, &left, &last))
+        return false;
+    claim(left == 2 && last == CUDA_ERROR_INVALID_CONTEXT,
+          "cuDevicePrimaryCtxReset(dev) released no reference: the library's and the runtime's "
+          "were both left");
     return true;
 }
 
@@ -205,7 +217,7 @@ int lifecycle_child(int device)
 {
     int count = 0;
     CUdevice dev;
-    if (!checkRuntime(cudaGetDeviceCount(&count)) || !checkDriver(cuDeviceGet(&dev, device)))
+    if (!checkRuntime(count_devices(&count)) || !checkDriver(cuDeviceGet(&dev, device)))
         return EXIT_CHECK;
     cudaError_t no_context = cudaSuccess;
     if (!step_8a_before_it_is_active(device, dev, &no_context))

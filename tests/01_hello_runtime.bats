@@ -96,7 +96,7 @@ setup() {
 # bats test_tags=gpu,shared
 @test "GPU: claim 2 - which first calls start the primary context, each in a fresh child process" {
     assert_claim "cudaRuntimeGetVersion initialised nothing, not even the driver"
-    assert_claim "device property queries start no context (seed 001 says they need one)"
+    assert_claim "device property queries start no context (a widely copied explanation says they need one)"
     assert_claim "cudaMemGetInfo, cudaFree(0) and cudaSetDevice each started the primary context and made it current"
     assert_claim "cudaInitDevice (CUDA 12.0) started the primary context without making it current"
     # one row per call, none of them a failed child
@@ -132,7 +132,7 @@ setup() {
     run_lesson
     assert_regex "$LESSON_OUT" 'cuModuleGetLoadingMode +-> (lazy|eager): '
     if [ -z "${CUDA_MODULE_LOADING+set}" ]; then
-        assert_claim "CUDA_MODULE_LOADING is not set: loading is lazy, the default on Linux since CUDA 12.2 (on every platform since 12.3)"
+        assert_claim "CUDA_MODULE_LOADING is not set: loading is lazy, the default on Linux from CUDA 12.2 (12.3 on Windows)"
     fi
 }
 
@@ -150,7 +150,7 @@ setup() {
 # bats test_tags=gpu,shared
 @test "GPU: claim 5a - an invalid call is reported with file, line, call, name, number and message" {
     run_lesson
-    assert_regex "$LESSON_ERR" 'main\.c:[0-9]+: cudaSetDevice\(invalid\) failed: cudaErrorInvalidDevice \(101\): invalid device ordinal'
+    assert_regex "$LESSON_ERR" 'steps\.c:[0-9]+: cudaSetDevice\(invalid\) failed: cudaErrorInvalidDevice \(101\): invalid device ordinal'
     assert_claim "checkRuntime reported cudaErrorInvalidDevice with this file and line"
     assert_claim "the failed call left device 0 current"
 }
@@ -224,13 +224,18 @@ setup() {
 }
 
 # bats test_tags=gpu,shared
-@test "GPU: claim 8d - cudaDeviceReset and cuDevicePrimaryCtxReset destroy the context under a library" {
-    assert_claim "cudaDeviceReset() destroyed the context and every allocation in it, although a library held a reference"
-    assert_claim "cuDevicePrimaryCtxReset(dev) destroyed the context and every allocation in it, although a library held a reference"
+@test "GPU: claim 8d - cudaDeviceReset and cuDevicePrimaryCtxReset destroy the context under a library; only the first drops the runtime's reference" {
+    assert_claim "cudaDeviceReset() destroyed the context and both buffers in it (cudaMalloc's and cuMemAlloc's), although a library held a reference"
+    assert_claim "cuDevicePrimaryCtxReset(dev) destroyed the context and both buffers in it (cudaMalloc's and cuMemAlloc's), although a library held a reference"
     assert_claim "after cudaDeviceReset() the library's pointer and context handle dangle: its calls on them fail"
     assert_claim "after cuDevicePrimaryCtxReset(dev) the library's pointer and context handle dangle: its calls on them fail"
-    assert_claim "a reset releases no reference: the library's two releases still count, the runtime's stays"
+    assert_claim "cudaDeviceReset() also dropped the runtime's reference: only the library's was left"
+    assert_claim "cuDevicePrimaryCtxReset(dev) released no reference: the library's and the runtime's were both left"
     assert_regex "$LESSON_OUT" 'cuPointerGetAttribute: application.s buffer CUDA_ERROR_INVALID_VALUE'
+    # the references counted after each reset, in this order: one, then two
+    run grep -E -o 'until it fails -> [0-9]+ succeeded, then CUDA_ERROR_INVALID_CONTEXT' <<<"$LESSON_OUT"
+    assert_output "$(printf '%s\n' 'until it fails -> 1 succeeded, then CUDA_ERROR_INVALID_CONTEXT' \
+        'until it fails -> 2 succeeded, then CUDA_ERROR_INVALID_CONTEXT')"
 }
 
 # bats test_tags=gpu,shared
