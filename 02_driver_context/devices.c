@@ -23,9 +23,9 @@ bool step_7_every_device(struct lesson *L)
         CUdevice ctx_dev = -1;
         fill(L->host_in, 100u + (unsigned int)d);
         bool step = checkDriver(cuCtxGetDevice(&ctx_dev)) &&
-                    checkDriver(cuMemAlloc(&L->dev_buf[d], BYTES)) &&
+                    checkDriver(alloc_in_current(&L->dev_buf[d], BYTES)) &&
                     checkDriver(cuMemcpyHtoD(L->dev_buf[d], L->host_in, BYTES));
-        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
+        TRY(checkDriver(pop_context(&popped)) && step);
         made += ctx_dev == cd && popped == dev_ctx[d];
     }
     /* Only after every device has its buffer, read each one back in its own context. */
@@ -33,7 +33,7 @@ bool step_7_every_device(struct lesson *L)
         CUdevice cd;
         TRY(checkDriver(cuDeviceGet(&cd, d)) &&
             checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
-        TRY(checkDriver(cuCtxPushCurrent(dev_ctx[d])));
+        TRY(checkDriver(push_context(dev_ctx[d])));
         memset(L->host_out, 0, BYTES);
         CUcontext owner = NULL;
         int ordinal = -1;
@@ -42,7 +42,7 @@ bool step_7_every_device(struct lesson *L)
                                                       L->dev_buf[d])) &&
                     checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                                       L->dev_buf[d]));
-        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
+        TRY(checkDriver(pop_context(&popped)) && step);
         int wrong = wrong_words(L->host_out, 100u + (unsigned int)d, 0);
         printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n",
                d, name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
@@ -52,7 +52,7 @@ bool step_7_every_device(struct lesson *L)
     }
     for (int d = devices - 1; d >= 0; d--) {
         TRY(free_in(dev_ctx[d], &L->dev_buf[d]));
-        TRY(checkDriver(cuCtxDestroy(dev_ctx[d])));
+        TRY(checkDriver(destroy_context(dev_ctx[d])));
         dev_ctx[d] = NULL;
         dev_ctx_count = d;
     }
@@ -67,11 +67,10 @@ bool step_7_every_device(struct lesson *L)
           "every buffer held its own data after all the devices were used (%d device(s))", devices);
     claim(now == L->runtime_ctx,
           "after pushing and popping them all, the primary context is current again");
-    printf(
-        "   Each context owns what was made in it (steps 4 and 7 named the owners), and every\n"
-        "   allocation has an address of its own in the process's one unified address space: a\n"
-        "   copy finds it from any context (step 4). A kernel on one GPU works on another GPU's\n"
-        "   memory once its context has peer access: step 8.\n");
+    printf("   Each context owns what was made in it (steps 4 and 7 named the owners), and every\n"
+           "   allocation has an address of its own in the process's one unified address space: a\n"
+           "   copy, or a kernel on the same GPU, finds it from any context (step 4). A kernel on\n"
+           "   one GPU works on another GPU's memory once its context has peer access: step 8.\n");
     return ok;
 }
 
@@ -83,12 +82,13 @@ void step_10_what_a_context_holds(void)
            "   process: it holds the allocations and their mappings, the modules loaded into it,\n"
            "   its streams and events, its limits (step 2); destroying it frees them all.\n");
     printf(
-        "   It is no wall between tenants, as seed 002 suggests: a copy in one context read\n"
-        "   another's memory by its address (step 4); the process is the boundary. Separate\n"
-        "   processes keep tenants' memory apart. On one GPU, MPS (Volta and later) gives each\n"
-        "   client process its own address space and limits, but a fatal fault in one client\n"
-        "   reaches every client sharing that GPU; MIG partitions the GPU so that one instance's\n"
-        "   faults and memory stay its own (NVIDIA's MPS and MIG user guides).\n");
+        "   It is no wall between tenants, as examples that name isolation as a reason for\n"
+        "   contexts suggest: a copy and a kernel in ctxB reached ctxA's memory (step 4); the\n"
+        "   process is the boundary. Separate processes keep tenants' memory apart. On one GPU,\n"
+        "   MPS (Volta and later) gives each client process its own address space and limits,\n"
+        "   but a fatal fault in one client reaches every client sharing that GPU; MIG\n"
+        "   partitions the GPU so that one instance's faults and memory stay its own (NVIDIA's\n"
+        "   MPS and MIG user guides).\n");
     printf("   Runtime API: one primary context per device, shared by every thread and library of\n"
            "   the process (runtime API reference, \"Interactions with the CUDA Driver API\").\n"
            "   Advice, not measured: choose it for applications; the Driver API for frameworks,\n"

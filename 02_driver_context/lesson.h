@@ -1,10 +1,11 @@
 /*
  * 02_driver_context/lesson.h - what the lesson's files share.
  *
- * main.c holds the table of contents (main) and steps 1-2; stack.c steps 3-4; runtime.c
- * steps 5-6; devices.c steps 7 and 10; peers.c step 8; entry_points.c step 9; tools.c the
- * apparatus the steps use (naming contexts, printing the stack, filling and checking
- * buffers, freeing in a context).
+ * core.c holds the calls the lesson is about; main.c the table of contents (main); start.c
+ * steps 1-2; stack.c steps 3-4; runtime.c steps 5-6; devices.c steps 7 and 10; peers.c step 8;
+ * entry_points.c step 9; machine.c the decisions that depend on the machine; apparatus.c the
+ * instruments the steps use (naming contexts, printing the stack, filling and checking
+ * buffers, reading free memory).
  */
 #ifndef LESSON02_H
 #define LESSON02_H
@@ -51,36 +52,72 @@ extern CUcontext stack[8];
 extern int depth;
 void show_stack(const char *after, bool *ok);
 
+/* ---- core.c: the calls the lesson is about, in step order ------------------------------- */
+struct device_info {
+    CUdevice dev;
+    char name[256], bus[32];
+    int major, minor, compute_mode;
+    size_t total;
+};
+CUresult init_driver(void);
+bool describe_device(int ordinal, struct device_info *d);
+CUresult create_context(CUcontext *ctx, CUdevice dev);
+CUresult destroy_context(CUcontext ctx);
+CUresult push_context(CUcontext ctx);
+CUresult pop_context(CUcontext *popped);
+CUresult set_current(CUcontext ctx);
+int stack_depth(void);
+CUresult alloc_in_current(CUdeviceptr *p, size_t bytes);
+bool alloc_in_context(CUcontext ctx, CUdeviceptr *p, const void *host, size_t bytes);
+CUresult read_in_context(CUcontext ctx, void *host, CUdeviceptr p, size_t bytes);
+bool free_in(CUcontext ctx, CUdeviceptr *p);
+CUresult enable_peer_access(CUcontext peer);
+bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n);
+CUresult retain_primary(CUcontext *primary, CUdevice dev);
+CUresult release_primary(CUdevice dev);
+cudaError_t runtime_set_device(int device);
+cudaError_t runtime_alloc(void **p, size_t bytes);
+bool runtime_round_trip(void **p, const unsigned int *in, unsigned int *out, int n);
+#if CUDA_VERSION >= 12000
+CUresult driver_entry_point(const char *name, void **fn, int version, cuuint64_t flags,
+                            CUdriverProcAddressQueryResult *status);
+#endif
+#if CUDART_VERSION >= 12050
+cudaError_t runtime_entry_point(const char *name, void **fn, unsigned int version,
+                                unsigned long long flags,
+                                enum cudaDriverEntryPointQueryResult *status);
+#endif
+
 /* ---- machine.c: decisions from what the driver reports (no CUDA call: CPU tests drive them) */
 bool contexts_allowed(int compute_mode);
 bool one_context_at_a_time(int compute_mode);
-bool lazy_loading_is_default(int driver_version);
+bool lazy_loading_is_default(int driver_version, int runtime_version);
 bool driver_knows_version(int driver_version, int cuda_version);
 bool memory_judgeable(double control_spread_mib, double bar_mib);
 
-/* ---- tools.c ------------------------------------------------------------------------ */
+/* ---- apparatus.c ------------------------------------------------------------------------ */
 const char *error_name(CUresult r);
 CUcontext current(bool *ok);                 /* cuCtxGetCurrent */
 CUcontext owner_of(CUdeviceptr p, bool *ok); /* CU_POINTER_ATTRIBUTE_CONTEXT */
 size_t free_memory(bool *ok);                /* cuMemGetInfo's free bytes */
 double free_memory_spread(bool *ok);         /* MiB it moved over 10 reads, 10 ms apart */
+bool gpu_company(char *why, size_t len);     /* another program on this GPU? (NVML) */
 extern CUresult
     context_refused; /* a cuCtxCreate got DEVICE_UNAVAILABLE or OUT_OF_MEMORY: exit 77 */
 void fill(unsigned int *h, unsigned int seed);
 int wrong_words(const unsigned int *h, unsigned int seed, unsigned int plus);
-bool free_in(CUcontext ctx, CUdeviceptr *p); /* cuMemFree with ctx pushed */
-bool cuda_free_in(CUcontext ctx, void **p);  /* cudaFree with ctx pushed */
+bool cuda_free_in(CUcontext ctx, void **p); /* cudaFree with ctx pushed */
 
-/* cuCtxCreate changed in CUDA 13: it gained a CUctxCreateParams * (NULL: no execution
- * affinity, no CIG) before the flags. The seeds' three-argument call is the CUDA 12 form. */
-bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line);
-#define CREATE_CONTEXT(ctx, dev) create_context((ctx), (dev), __FILE__, __LINE__)
+/* The CUDA 13 form of cuCtxCreate against the CUDA 12 form, as step 2 prints them. */
 #if CUDA_VERSION >= 13000
 #define CREATE_FORM \
     "cuCtxCreate(&ctx, NULL, 0, dev)   (CUDA 13: CUctxCreateParams *, flags, device)"
 #else
 #define CREATE_FORM "cuCtxCreate(&ctx, 0, dev)   (CUDA 12: flags, device)"
 #endif
+/* create_context, checked; a refusal (DEVICE_UNAVAILABLE, OUT_OF_MEMORY) is kept for exit 77. */
+bool make_context(CUcontext *ctx, CUdevice dev, const char *file, int line);
+#define CREATE_CONTEXT(ctx, dev) make_context((ctx), (dev), __FILE__, __LINE__)
 
 /* Inside a step: a failed call ends the step (the caller frees what was made). */
 #define TRY(x)            \
@@ -90,6 +127,8 @@ bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line);
     } while (0)
 
 /* ---- the steps, in the order main() calls them ----------------------------------------- */
+int step_1_explicit_start(struct lesson *L); /* start.c: -1 to go on, else the exit code */
+bool step_2_a_context_of_our_own(struct lesson *L);
 bool step_3_context_stack(struct lesson *L);
 bool step_4_memory_belongs_to_a_context(struct lesson *L);
 bool step_5_runtime_and_driver_on_one_thread(struct lesson *L);

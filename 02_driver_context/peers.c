@@ -28,9 +28,9 @@ static void none_judged(const char *why)
 static bool sync_both(CUcontext p, CUcontext q)
 {
     CUcontext popped;
-    return checkDriver(cuCtxPushCurrent(p)) && checkDriver(cuCtxSynchronize()) &&
-           checkDriver(cuCtxPopCurrent(&popped)) && checkDriver(cuCtxPushCurrent(q)) &&
-           checkDriver(cuCtxSynchronize()) && checkDriver(cuCtxPopCurrent(&popped));
+    return checkDriver(push_context(p)) && checkDriver(cuCtxSynchronize()) &&
+           checkDriver(pop_context(&popped)) && checkDriver(push_context(q)) &&
+           checkDriver(cuCtxSynchronize()) && checkDriver(pop_context(&popped));
 }
 
 /* Median GB/s of COPY_ROUNDS copies of COPY_BYTES from qbuf (ctxQ) to pbuf (ctxP), directly or
@@ -44,12 +44,11 @@ static bool copy_rate(bool direct, CUcontext p, CUdeviceptr pbuf, CUcontext q, C
         double t0 = host_ms();
         CUcontext popped;
         bool ok = direct ? checkDriver(cuMemcpyPeer(pbuf, p, qbuf, q, COPY_BYTES))
-                         : checkDriver(cuCtxPushCurrent(q)) &&
+                         : checkDriver(push_context(q)) &&
                                checkDriver(cuMemcpyDtoH(pinned, qbuf, COPY_BYTES)) &&
-                               checkDriver(cuCtxPopCurrent(&popped)) &&
-                               checkDriver(cuCtxPushCurrent(p)) &&
+                               checkDriver(pop_context(&popped)) && checkDriver(push_context(p)) &&
                                checkDriver(cuMemcpyHtoD(pbuf, pinned, COPY_BYTES)) &&
-                               checkDriver(cuCtxPopCurrent(&popped));
+                               checkDriver(pop_context(&popped));
         if (!ok || !sync_both(p, q))
             return false;
         ms[i] = host_ms() - t0;
@@ -64,10 +63,10 @@ static int wrong_in(struct lesson *L, CUcontext ctx, CUdeviceptr buf, unsigned i
 {
     CUcontext popped;
     memset(L->host_out, 0, BYTES);
-    if (!checkDriver(cuCtxPushCurrent(ctx)))
+    if (!checkDriver(push_context(ctx)))
         return -1;
     bool ok = checkDriver(cuMemcpyDtoH(L->host_out, buf, BYTES));
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok)
+    if (!checkDriver(pop_context(&popped)) || !ok)
         return -1;
     return wrong_words(L->host_out, seed, plus);
 }
@@ -77,12 +76,12 @@ static bool runtime_peer(struct lesson *L, CUdevice db, int b_ord)
 {
     CUcontext pb = NULL;
     TRY(checkRuntime(cudaDeviceEnablePeerAccess(b_ord, 0)));
-    bool ok = checkDriver(cuDevicePrimaryCtxRetain(&pb, db));
-    CUresult again = ok ? cuCtxEnablePeerAccess(pb, 0) : CUDA_SUCCESS;
+    bool ok = checkDriver(retain_primary(&pb, db));
+    CUresult again = ok ? enable_peer_access(pb) : CUDA_SUCCESS;
     if (ok && again == CUDA_SUCCESS) /* not the same thing after all: undo ours */
         ok = checkDriver(cuCtxDisablePeerAccess(pb));
     if (pb)
-        ok = checkDriver(cuDevicePrimaryCtxRelease(db)) && ok;
+        ok = checkDriver(release_primary(db)) && ok;
     ok = checkRuntime(cudaDeviceDisablePeerAccess(b_ord)) && ok;
     printf(
         "   b) cudaDeviceEnablePeerAccess(%d, 0) with device %ld's primary context current, then\n"
@@ -100,26 +99,26 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
     void *pinned = NULL;
     double direct = 0.0, via_host = 0.0;
     /* ctxP on device A, ctxQ on device B; each created (pushed) and popped at once. */
-    if (!CREATE_CONTEXT(&cp, da) || !checkDriver(cuCtxPopCurrent(&popped)) ||
-        !CREATE_CONTEXT(&cq, db) || !checkDriver(cuCtxPopCurrent(&popped)))
+    if (!CREATE_CONTEXT(&cp, da) || !checkDriver(pop_context(&popped)) ||
+        !CREATE_CONTEXT(&cq, db) || !checkDriver(pop_context(&popped)))
         goto fail;
     /* 64 MiB in each; the first 1 MiB of ctxQ's holds a known pattern. */
     fill(L->host_in, 7);
-    if (!checkDriver(cuCtxPushCurrent(cq)))
+    if (!checkDriver(push_context(cq)))
         goto fail;
-    ok = checkDriver(cuMemAlloc(&qbuf, COPY_BYTES)) &&
+    ok = checkDriver(alloc_in_current(&qbuf, COPY_BYTES)) &&
          checkDriver(cuMemsetD32(qbuf, 0, COPY_BYTES / 4)) &&
          checkDriver(cuMemcpyHtoD(qbuf, L->host_in, BYTES));
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok || !checkDriver(cuCtxPushCurrent(cp)))
+    if (!checkDriver(pop_context(&popped)) || !ok || !checkDriver(push_context(cp)))
         goto fail;
-    CUresult first = cuCtxEnablePeerAccess(cq, 0);
+    CUresult first = enable_peer_access(cq);
     enabled = first == CUDA_SUCCESS;
-    CUresult second = cuCtxEnablePeerAccess(cq, 0);
+    CUresult second = enable_peer_access(cq);
     CUdevice kdev = -1;
-    ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(cuMemAlloc(&pbuf, COPY_BYTES)) &&
-         (!enabled || (checkRuntime(launch_add_one((unsigned int *)(uintptr_t)qbuf, WORDS)) &&
-                       checkDriver(cuCtxSynchronize())));
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok)
+    ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(alloc_in_current(&pbuf, COPY_BYTES));
+    if (!checkDriver(pop_context(&popped)) || !ok)
+        goto fail;
+    if (enabled && !kernel_in_context(cp, qbuf, WORDS)) /* ctxP's kernel on ctxQ's buffer */
         goto fail;
     int ordinal = -1;
     if (!checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, qbuf)))
@@ -138,10 +137,10 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
         !copy_rate(true, cp, pbuf, cq, qbuf, pinned, &direct))
         goto fail;
     int wrong_direct = wrong_in(L, cp, pbuf, 7, 1);
-    if (!checkDriver(cuCtxPushCurrent(cp)))
+    if (!checkDriver(push_context(cp)))
         goto fail;
     ok = checkDriver(cuMemsetD32(pbuf, 0, COPY_BYTES / 4)) && checkDriver(cuCtxSynchronize());
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok ||
+    if (!checkDriver(pop_context(&popped)) || !ok ||
         !copy_rate(false, cp, pbuf, cq, qbuf, pinned, &via_host))
         goto fail;
     int wrong_via_host = wrong_in(L, cp, pbuf, 7, 1);
@@ -164,17 +163,17 @@ fail:
     ok = false;
 done:
     if (enabled) {
-        bool off = checkDriver(cuCtxPushCurrent(cp)) && checkDriver(cuCtxDisablePeerAccess(cq));
-        ok = checkDriver(cuCtxPopCurrent(&popped)) && off && ok;
+        bool off = checkDriver(push_context(cp)) && checkDriver(cuCtxDisablePeerAccess(cq));
+        ok = checkDriver(pop_context(&popped)) && off && ok;
     }
     if (pinned)
         ok = checkDriver(cuMemFreeHost(pinned)) && ok;
     ok = (!pbuf || free_in(cp, &pbuf)) && ok;
     ok = (!qbuf || free_in(cq, &qbuf)) && ok;
     if (cq)
-        ok = checkDriver(cuCtxDestroy(cq)) && ok;
+        ok = checkDriver(destroy_context(cq)) && ok;
     if (cp)
-        ok = checkDriver(cuCtxDestroy(cp)) && ok;
+        ok = checkDriver(destroy_context(cp)) && ok;
     return ok;
 }
 

@@ -15,16 +15,16 @@ static bool step_5d_set_device_replaces_the_top(struct lesson *L)
     bool ok = true;
     CUcontext popped = NULL;
     printf("   d) cudaSetDevice with user contexts on the stack: it replaces the top\n");
-    TRY(checkDriver(cuCtxPushCurrent(ctx_a)));
+    TRY(checkDriver(push_context(ctx_a)));
     stack[depth++] = ctx_a;
-    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    TRY(checkDriver(push_context(ctx_b)));
     stack[depth++] = ctx_b;
     show_stack("after pushing ctxA and ctxB:", &ok);
-    TRY(checkRuntime(cudaSetDevice((int)L->device)));
+    TRY(checkRuntime(runtime_set_device((int)L->device)));
     CUcontext after_set = current(&ok);
     stack[depth - 1] = after_set; /* as documented: cudaSetDevice calls cuCtxSetCurrent */
     show_stack("after cudaSetDevice:", &ok);
-    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    TRY(checkDriver(pop_context(&popped)));
     depth--;
     CUcontext after_pop = current(&ok);
     TRY(ok);
@@ -41,7 +41,7 @@ static bool step_5d_set_device_replaces_the_top(struct lesson *L)
            "own\n");
     /* Back to [primary] for step 6: pop until the primary is on top (ctxA, in this model). */
     for (int i = 0; i < 4 && current(&ok) != L->runtime_ctx && ok; i++)
-        TRY(checkDriver(cuCtxPopCurrent(&popped)));
+        TRY(checkDriver(pop_context(&popped)));
     depth = 1;
     TRY(current(&ok) == L->runtime_ctx && ok);
     return ok;
@@ -52,14 +52,15 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     bool ok = true;
     CUcontext popped = NULL, now = NULL;
     printf("\n5. The runtime and the driver on one thread\n");
-    printf("   a) the primary context through the Driver API (no runtime call yet)\n");
+    printf(
+        "   a) the primary context through the Driver API (no runtime call has needed it yet)\n");
     unsigned int flags = 0;
     int active_before = -1, active_retained = -1, active_released = -1;
     TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_before)));
-    TRY(checkDriver(cuDevicePrimaryCtxRetain(&primary_ctx, L->dev)));
+    TRY(checkDriver(retain_primary(&primary_ctx, L->dev)));
     bool retain_ok = checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_retained));
     CUcontext still = current(&ok);
-    TRY(checkDriver(cuDevicePrimaryCtxRelease(L->dev)) && retain_ok && ok);
+    TRY(checkDriver(release_primary(L->dev)) && retain_ok && ok);
     TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_released)));
     printf("   cuDevicePrimaryCtxGetState: active = %d; cuDevicePrimaryCtxRetain -> primary = %p, "
            "active = %d;\n   cuDevicePrimaryCtxRelease -> active = %d; current all along: %s\n",
@@ -75,12 +76,8 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     int rt_device = -1, active_after_rt = -1;
     TRY(checkRuntime(cudaGetDevice(&rt_device)));
     fill(L->host_in, 3);
-    TRY(checkRuntime(cudaMalloc(&L->rt_in_a, BYTES)));
-    TRY(checkRuntime(cudaMemcpy(L->rt_in_a, L->host_in, BYTES, cudaMemcpyHostToDevice)));
-    TRY(checkRuntime(launch_add_one(L->rt_in_a, WORDS)));
-    TRY(checkRuntime(cudaDeviceSynchronize()));
     memset(L->host_out, 0, BYTES);
-    TRY(checkRuntime(cudaMemcpy(L->host_out, L->rt_in_a, BYTES, cudaMemcpyDeviceToHost)));
+    TRY(runtime_round_trip(&L->rt_in_a, L->host_in, L->host_out, WORDS));
     int wrong_rt = wrong_words(L->host_out, 3, 1);
     CUcontext own_rt = owner_of((CUdeviceptr)(uintptr_t)L->rt_in_a, &ok);
     now = current(&ok);
@@ -91,7 +88,7 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     printf("   current context afterwards: %s; primary context active = %d\n", name_of(now),
            active_after_rt);
     printf(
-        "   (seed 002's Driver API launch passes void *args[] = { &d_data } to a kernel of four\n"
+        "   (a common Driver API example passes void *args[] = { &d_data } to a kernel of four\n"
         "   parameters, a, b, c and n: cuLaunchKernel takes one pointer per parameter from that\n"
         "   array, so it would read three from past its end; <<<>>> is checked by the compiler)\n");
     claim(own_rt == ctx_a, "cudaMalloc allocated in ctxA, the current user context");
@@ -102,23 +99,23 @@ bool step_5_runtime_and_driver_on_one_thread(struct lesson *L)
     TRY(cuda_free_in(ctx_a, &L->rt_in_a));
 
     printf("   c) pop ctxA: the runtime goes back to the device's primary context\n");
-    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    TRY(checkDriver(pop_context(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     int active_set = -1, active_ours = -1, active_back = -1;
     double t0 = host_ms();
-    TRY(checkRuntime(cudaSetDevice((int)L->device)));
+    TRY(checkRuntime(runtime_set_device((int)L->device)));
     double set_ms = host_ms() - t0;
     L->runtime_ctx = current(&ok);
     CUcontext runtime_ctx = L->runtime_ctx;
     TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_set)) && ok);
     primary_ctx = runtime_ctx;
-    TRY(checkRuntime(cudaMalloc(&L->rt_in_primary, BYTES)));
+    TRY(checkRuntime(runtime_alloc(&L->rt_in_primary, BYTES)));
     CUcontext own_primary = owner_of((CUdeviceptr)(uintptr_t)L->rt_in_primary, &ok);
     CUcontext retained = NULL;
-    TRY(checkDriver(cuDevicePrimaryCtxRetain(&retained, L->dev)));
+    TRY(checkDriver(retain_primary(&retained, L->dev)));
     bool state_ok = checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_ours));
-    TRY(checkDriver(cuDevicePrimaryCtxRelease(L->dev)) && state_ok);
+    TRY(checkDriver(release_primary(L->dev)) && state_ok);
     TRY(checkDriver(cuDevicePrimaryCtxGetState(L->dev, &flags, &active_back)) && ok);
     stack[0] = runtime_ctx;
     depth = 1;
@@ -164,22 +161,22 @@ static void *worker_main(void *arg)
         w->ok = false;
         return NULL;
     }
-    w->unbound_alloc = cuMemAlloc(&p, BYTES); /* expected to fail: no context here */
+    w->unbound_alloc = alloc_in_current(&p, BYTES); /* expected to fail: no context here */
     if (w->unbound_alloc == CUDA_SUCCESS)
         checkDriver(cuMemFree(p));
     p = 0;
-    if (!checkDriver(cuCtxSetCurrent(w->give))) {
+    if (!checkDriver(set_current(w->give))) {
         w->ok = false;
         return NULL;
     }
     w->after_set = current(&w->ok);
-    if (checkDriver(cuMemAlloc(&p, BYTES))) {
+    if (checkDriver(alloc_in_current(&p, BYTES))) {
         w->owner = owner_of(p, &w->ok);
-        w->ok = checkDriver(cuMemFree(p)) && w->ok;
+        w->ok = free_in(w->give, &p) && w->ok;
     } else {
         w->ok = false;
     }
-    w->ok = checkDriver(cuCtxSetCurrent(NULL)) && w->ok;
+    w->ok = checkDriver(set_current(NULL)) && w->ok;
     w->after_unset = current(&w->ok);
     return NULL;
 }

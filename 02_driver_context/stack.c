@@ -1,5 +1,5 @@
 /* 02_driver_context/stack.c - step 3, the context stack of one thread, and step 4, memory
- * belongs to a context. */
+ * belongs to a context but is not fenced off: a copy and a kernel in ctxB reach ctxA's buffer. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,29 +20,32 @@ bool step_3_context_stack(struct lesson *L)
     claim(current(&ok) == ctx_b, "cuCtxCreate pushed ctxB on top of ctxA: ctxB is current");
 
     CUcontext popped = NULL;
-    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    TRY(checkDriver(pop_context(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     printf("   cuCtxPopCurrent returned %s\n", name_of(popped));
     claim(popped == ctx_b && current(&ok) == ctx_a,
           "popping returned ctxB and made ctxA, the one below, current again");
 
-    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    TRY(checkDriver(push_context(ctx_b)));
     stack[depth++] = ctx_b;
     show_stack("after cuCtxPushCurrent(ctxB):", &ok);
     claim(current(&ok) == ctx_b, "cuCtxPushCurrent(ctxB) made ctxB current above ctxA");
 
-    TRY(checkDriver(cuCtxSetCurrent(ctx_a)));
+    TRY(checkDriver(set_current(ctx_a)));
     stack[depth - 1] = ctx_a;
     show_stack("after cuCtxSetCurrent(ctxA):", &ok);
-    claim(current(&ok) == ctx_a,
-          "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push");
+    int entries = stack_depth(); /* pops them all, counts them, pushes them back */
+    printf("   stack_depth() -> %d entries (popped until empty, counted, pushed back)\n", entries);
+    claim(current(&ok) == ctx_a && entries == 2,
+          "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push: ctxA on top, "
+          "still 2 entries");
 
-    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    TRY(checkDriver(pop_context(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     CUcontext after_first = current(&ok);
-    TRY(checkDriver(cuCtxPopCurrent(&popped)));
+    TRY(checkDriver(pop_context(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     CUcontext after_second = current(&ok);
@@ -50,22 +53,72 @@ bool step_3_context_stack(struct lesson *L)
           "two pops emptied the stack (ctxA, then none): the stack held two entries, not three");
 
     popped = (CUcontext)(uintptr_t)0x5eed;
-    CUresult r = cuCtxPopCurrent(&popped);
+    CUresult r = pop_context(&popped);
     printf("   cuCtxPopCurrent on the empty stack -> %s (%d)\n", error_name(r), (int)r);
     claim(r != CUDA_SUCCESS, "popping an empty stack is an error, not a no-op");
 
-    TRY(checkDriver(cuCtxPushCurrent(ctx_a)));
+    TRY(checkDriver(push_context(ctx_a)));
     stack[depth++] = ctx_a;
     show_stack("after cuCtxPushCurrent(ctxA):", &ok);
     return ok;
 }
 
+/* 4, the second half: owned is not fenced off. With ctxB current, a copy and then a kernel
+ * reach ctxA's buffer (it holds pattern 1): no peer access, which one GPU cannot give itself. */
+static bool not_fenced(struct lesson *L)
+{
+    int unified = 0, self_peer = -1;
+    CUcontext popped = NULL;
+    TRY(checkDriver(
+        cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, L->dev)));
+    memset(L->host_out, 0, BYTES);
+    CUresult r = read_in_context(ctx_b, L->host_out, L->buf_a, BYTES);
+    int wrong_cross = wrong_words(L->host_out, 1, 0);
+    printf("   CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING -> %d (one address space for the host and "
+           "every\n"
+           "   context of the process)\n",
+           unified);
+    printf("   with ctxB current, cuMemcpyDtoH from ctxA's buffer -> %s (%d), %d wrong\n",
+           error_name(r), (int)r, wrong_cross);
+    if (unified)
+        claim(r == CUDA_SUCCESS && wrong_cross == 0,
+              "ctxB's copy read ctxA's buffer: under unified addressing a copy finds any "
+              "allocation of the process by its address");
+    else
+        not_judged("this device does not use unified addressing",
+                   "a copy finds any allocation of the process by its address");
+
+    /* A kernel: peer access is for two GPUs; on one, the driver refuses it. */
+    TRY(checkDriver(cuDeviceCanAccessPeer(&self_peer, L->dev, L->dev)));
+    TRY(checkDriver(push_context(ctx_b)));
+    CUresult r_peer = enable_peer_access(ctx_a);
+    bool undo = r_peer != CUDA_SUCCESS || checkDriver(cuCtxDisablePeerAccess(ctx_a));
+    TRY(checkDriver(pop_context(&popped)) && undo);
+    printf("   cuDeviceCanAccessPeer(dev, dev) -> %d; with ctxB current, "
+           "cuCtxEnablePeerAccess(ctxA, 0) -> %s (%d)\n",
+           self_peer, error_name(r_peer), (int)r_peer);
+    claim(self_peer == 0 && r_peer == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
+          "two contexts on one GPU cannot be peers: the device is not its own peer, and "
+          "cuCtxEnablePeerAccess is refused");
+    TRY(kernel_in_context(ctx_b, L->buf_a, WORDS)); /* +1 to each word, then cuCtxSynchronize */
+    memset(L->host_out, 0, BYTES);
+    TRY(checkDriver(read_in_context(ctx_a, L->host_out, L->buf_a, BYTES)));
+    int wrong_kernel = wrong_words(L->host_out, 1, 1);
+    printf("   add_one<<<>>> launched with ctxB current on ctxA's buffer, synchronised in ctxB "
+           "without\n"
+           "   error; read back in ctxA: %d of %d words wrong\n",
+           wrong_kernel, WORDS);
+    claim(wrong_kernel == 0,
+          "a kernel in ctxB wrote ctxA's buffer without peer access: within one process, "
+          "contexts on one GPU do not fence memory, even from kernels");
+    return true;
+}
+
 bool step_4_memory_belongs_to_a_context(struct lesson *L)
 {
     bool ok = true;
-    CUcontext popped = NULL;
     printf("\n4. Memory belongs to a context\n");
-    printf("   Runtime API (seed 000)              Driver API\n");
+    printf("   Runtime API                         Driver API\n");
     printf("   cudaMalloc(void **p, size)          cuMemAlloc(CUdeviceptr *p, size)\n");
     printf("   cudaMemcpy(.., HostToDevice)        cuMemcpyHtoD(dst, src, size)\n");
     printf("   cudaMemcpy(.., DeviceToHost)        cuMemcpyDtoH(dst, src, size)\n");
@@ -79,21 +132,16 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L)
         fprintf(stderr, "%s: out of host memory\n", lesson_prog);
         return false;
     }
-    /* ctxA is current: this allocation is ctxA's. */
+    /* One buffer made with ctxA current, one with ctxB; each copied back in its own. */
     fill(L->host_in, 1);
-    TRY(checkDriver(cuMemAlloc(&L->buf_a, BYTES)));
-    TRY(checkDriver(cuMemcpyHtoD(L->buf_a, L->host_in, BYTES)));
+    TRY(alloc_in_context(ctx_a, &L->buf_a, L->host_in, BYTES));
     memset(L->host_out, 0, BYTES);
-    TRY(checkDriver(cuMemcpyDtoH(L->host_out, L->buf_a, BYTES)));
+    TRY(checkDriver(read_in_context(ctx_a, L->host_out, L->buf_a, BYTES)));
     int wrong_a = wrong_words(L->host_out, 1, 0);
-    /* Push ctxB: this one is ctxB's. */
-    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
     fill(L->host_in, 2);
-    bool b_ok = checkDriver(cuMemAlloc(&L->buf_b, BYTES)) &&
-                checkDriver(cuMemcpyHtoD(L->buf_b, L->host_in, BYTES));
+    TRY(alloc_in_context(ctx_b, &L->buf_b, L->host_in, BYTES));
     memset(L->host_out, 0, BYTES);
-    b_ok = b_ok && checkDriver(cuMemcpyDtoH(L->host_out, L->buf_b, BYTES));
-    TRY(checkDriver(cuCtxPopCurrent(&popped)) && b_ok);
+    TRY(checkDriver(read_in_context(ctx_b, L->host_out, L->buf_b, BYTES)));
     int wrong_b = wrong_words(L->host_out, 2, 0);
     CUcontext own_a = owner_of(L->buf_a, &ok), own_b = owner_of(L->buf_b, &ok);
     TRY(ok);
@@ -107,32 +155,5 @@ bool step_4_memory_belongs_to_a_context(struct lesson *L)
           "cuMemcpyHtoD / cuMemcpyDtoH moved the data intact in both contexts");
     claim(own_a == ctx_a, "the allocation made while ctxA was current belongs to ctxA");
     claim(own_b == ctx_b, "the allocation made while ctxB was current belongs to ctxB");
-
-    /* Owned is not fenced off: with ctxB current, copy from ctxA's buffer. */
-    int unified = 0;
-    TRY(checkDriver(
-        cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, L->dev)));
-    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
-    memset(L->host_out, 0, BYTES);
-    CUresult r = cuMemcpyDtoH(L->host_out, L->buf_a, BYTES);
-    TRY(checkDriver(cuCtxPopCurrent(&popped)));
-    int wrong_cross = wrong_words(L->host_out, 1, 0);
-    printf("   CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING -> %d (one address space for the host and "
-           "every\n"
-           "   context of the process)\n",
-           unified);
-    printf("   with ctxB current, cuMemcpyDtoH from ctxA's buffer -> %s (%d), %d wrong\n",
-           error_name(r), (int)r, wrong_cross);
-    if (unified)
-        claim(r == CUDA_SUCCESS && wrong_cross == 0,
-              "ctxB's copy read ctxA's buffer: under unified addressing a copy finds any "
-              "allocation of the "
-              "process by its address");
-    else
-        not_judged("this device does not use unified addressing",
-                   "a copy finds any allocation of the process by its address");
-    printf(
-        "   (a copy, not a kernel: a kernel in ctxB reaches ctxA's memory only once ctxB has peer\n"
-        "   access to it, as step 8 shows between two GPUs; cuda.h, \"Unified Addressing\")\n");
-    return ok;
+    return not_fenced(L) && current(&ok) == ctx_a && ok;
 }

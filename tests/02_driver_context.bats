@@ -155,7 +155,10 @@ one_device_view() {
     assert_claim "cuCtxCreate pushed ctxB on top of ctxA: ctxB is current"
     assert_claim "popping returned ctxB and made ctxA, the one below, current again"
     assert_claim "cuCtxPushCurrent(ctxB) made ctxB current above ctxA"
-    assert_claim "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push"
+    assert_claim "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push: ctxA on top, still 2 entries"
+    # the depth is counted (every entry popped, then pushed back): a push would have made 3
+    grep -qxF -- "   stack_depth() -> 2 entries (popped until empty, counted, pushed back)" <<<"$LESSON_OUT" \
+        || fail "no stack_depth() line with 2 entries"
     assert_claim "two pops emptied the stack (ctxA, then none): the stack held two entries, not three"
     assert_claim "popping an empty stack is an error, not a no-op"
     # the stack as printed, step by step
@@ -182,7 +185,17 @@ one_device_view() {
     assert_claim "ctxB's copy read ctxA's buffer: under unified addressing a copy finds any allocation of the process by its address"
     assert_regex "$LESSON_OUT" "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING -> 1 "
     assert_regex "$LESSON_OUT" "with ctxB current, cuMemcpyDtoH from ctxA's buffer -> CUDA_SUCCESS \\(0\\), 0 wrong"
-    assert_regex "$LESSON_OUT" "a kernel in ctxB reaches ctxA's memory only once ctxB has peer"
+}
+
+# bats test_tags=gpu
+@test "GPU: claim 4 - contexts on one GPU cannot be peers, and a kernel in ctxB writes ctxA's buffer without it" {
+    assert_claim "two contexts on one GPU cannot be peers: the device is not its own peer, and cuCtxEnablePeerAccess is refused"
+    grep -qxF -- "   cuDeviceCanAccessPeer(dev, dev) -> 0; with ctxB current, cuCtxEnablePeerAccess(ctxA, 0) -> CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217)" \
+        <<<"$LESSON_OUT" || fail "no line: the device is not its own peer, enabling refused with 217"
+    assert_claim "a kernel in ctxB wrote ctxA's buffer without peer access: within one process, contexts on one GPU do not fence memory, even from kernels"
+    grep -qxF -- "   error; read back in ctxA: 0 of 262144 words wrong" <<<"$LESSON_OUT" \
+        || fail "no line: ctxA's buffer read back after ctxB's kernel, 0 wrong"
+    ! grep -qF -- "only once ctxB has peer access" <<<"$LESSON_OUT" || fail "the old, wrong sentence"
 }
 
 # bats test_tags=gpu
@@ -222,9 +235,9 @@ one_device_view() {
 }
 
 # bats test_tags=gpu
-@test "GPU: step 5b says what is wrong with seed 002's Driver API launch" {
+@test "GPU: step 5b says what is wrong with a common Driver API launch" {
     run_lesson
-    assert_regex "$LESSON_OUT" "seed 002's Driver API launch passes void \\*args\\[\\] = \\{ &d_data \\} to a kernel of four"
+    assert_regex "$LESSON_OUT" "a common Driver API example passes void \\*args\\[\\] = \\{ &d_data \\} to a kernel of four"
 }
 
 # bats test_tags=gpu
@@ -387,9 +400,13 @@ int main(void)
     int drivers[] = {11080, 12000, 12010, 12020, 12040, 12050, 13000};
     for (int i = 0; i < 7; i++)
         printf("driver %d: lazy default %s, 12050 lookup %s, 3020 lookup %s\n", drivers[i],
-               lazy_loading_is_default(drivers[i]) ? "judged" : "not judged",
+               lazy_loading_is_default(drivers[i], 13000) ? "judged" : "not judged",
                driver_knows_version(drivers[i], 12050) ? "asked" : "not asked",
                driver_knows_version(drivers[i], 3020) ? "asked" : "not asked");
+    int runtimes[] = {11080, 12010, 12020, 12040, 13000};
+    for (int i = 0; i < 5; i++)
+        printf("runtime %d on driver 13000: lazy default %s\n", runtimes[i],
+               lazy_loading_is_default(13000, runtimes[i]) ? "judged" : "not judged");
     double spread[][2] = {{0.0, 5.2}, {0.0, 0.0}, {2.0, 5.2}, {6.0, 5.2}, {5.2, 5.2}, {30.0, 26.4}};
     for (int i = 0; i < 6; i++)
         printf("spread %.1f bar %.1f: %s\n", spread[i][0], spread[i][1],
@@ -412,8 +429,11 @@ C
     assert_line "mode PROHIBITED: contexts refused, any number"
 }
 
-@test "driver version gates: lazy loading the default from 12.2; step 9b asks for 12050 only from a 12.5 driver" {
+@test "version gates: lazy loading the default where runtime and driver are both 12.2+; step 9b asks for 12050 only from a 12.5 driver" {
     machine_probe
+    assert_line "runtime 12010 on driver 13000: lazy default not judged"
+    assert_line "runtime 12020 on driver 13000: lazy default judged"
+    assert_line "runtime 13000 on driver 13000: lazy default judged"
     assert_line "driver 12010: lazy default not judged, 12050 lookup not asked, 3020 lookup asked"
     assert_line "driver 12020: lazy default judged, 12050 lookup not asked, 3020 lookup asked"
     assert_line "driver 12040: lazy default judged, 12050 lookup not asked, 3020 lookup asked"
@@ -455,7 +475,7 @@ shim02() {
 @test "a driver older than CUDA 12.2 (the shim over the stub): lazy loading by default is not judged, with the reason" {
     shim02 CUDA_SHIM_DRIVER_VERSION=12010
     assert_line --partial "the driver supports CUDA 12.1; cuDeviceGetCount"
-    assert_line "  [n/j]  CUDA_MODULE_LOADING is not set: loading is lazy - not judged here: the driver supports CUDA 12.1, older than 12.2, where lazy loading became the default"
+    assert_line --regexp "^  \[n/j\]  CUDA_MODULE_LOADING is not set: loading is lazy - not judged here: the driver supports CUDA 12\.1 and this program's runtime is 1[0-9]\.[0-9]: lazy loading is the default only where both are 12\.2 or newer$"
     shim02 CUDA_SHIM_DRIVER_VERSION=12020
     refute_line --partial "not judged here: the driver supports CUDA"
 }

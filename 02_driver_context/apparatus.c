@@ -1,10 +1,11 @@
-/* 02_driver_context/tools.c - the apparatus the steps use but do not teach: names for the
- * contexts, the stack printout, filling and checking buffers, freeing in a given context. */
+/* 02_driver_context/apparatus.c - the instruments the steps use but do not teach: names for the
+ * contexts, the stack printout, free device memory, filling and checking buffers. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "gpu_shared.h"
 #include "lesson.h"
 
 CUcontext ctx_a, ctx_b, primary_ctx;
@@ -46,18 +47,12 @@ const char *name_of(CUcontext c)
 /* A refusal ends the lesson with exit 77 after its cleanup: CUDA_ERROR_DEVICE_UNAVAILABLE (the
  * device's compute mode lets one context, or one process, at a time use it, and that is taken)
  * or CUDA_ERROR_OUT_OF_MEMORY (free device memory does not hold one more context). */
-bool create_context(CUcontext *ctx, CUdevice dev, const char *file, int line)
+bool make_context(CUcontext *ctx, CUdevice dev, const char *file, int line)
 {
-#if CUDA_VERSION >= 13000
-    CUresult r = cuCtxCreate(ctx, NULL, 0, dev);
-    const char *call = "cuCtxCreate(&ctx, NULL, 0, dev)";
-#else
-    CUresult r = cuCtxCreate(ctx, 0, dev);
-    const char *call = "cuCtxCreate(&ctx, 0, dev)";
-#endif
+    CUresult r = create_context(ctx, dev);
     if (r == CUDA_ERROR_DEVICE_UNAVAILABLE || r == CUDA_ERROR_OUT_OF_MEMORY)
         context_refused = r;
-    return check_driver_(r, call, file, line);
+    return check_driver_(r, "create_context(&ctx, dev)", file, line);
 }
 
 CUcontext current(bool *ok)
@@ -113,33 +108,16 @@ int wrong_words(const unsigned int *h, unsigned int seed, unsigned int plus)
     return wrong;
 }
 
-/* Free a driver allocation with its own context current (push, free, pop). */
-bool free_in(CUcontext ctx, CUdeviceptr *p)
-{
-    bool ok = true;
-    if (!*p)
-        return true;
-    if (checkDriver(cuCtxPushCurrent(ctx))) {
-        ok = checkDriver(cuMemFree(*p));
-        CUcontext popped;
-        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
-    } else {
-        ok = false;
-    }
-    *p = 0;
-    return ok;
-}
-
 /* Free a runtime allocation with its context current. */
 bool cuda_free_in(CUcontext ctx, void **p)
 {
     bool ok = true;
     if (!*p)
         return true;
-    if (checkDriver(cuCtxPushCurrent(ctx))) {
+    if (checkDriver(push_context(ctx))) {
         ok = checkRuntime(cudaFree(*p));
         CUcontext popped;
-        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
+        ok = checkDriver(pop_context(&popped)) && ok;
     } else {
         ok = false;
     }
@@ -156,4 +134,22 @@ void show_stack(const char *after, bool *ok)
                                  name_of(stack[i]));
     printf("   %-34s current = %-7s stack (bottom -> top): [%s]\n", after, name_of(current(ok)),
            line);
+}
+
+/* Does another program share this GPU (common/gpu_shared.h: NVML's list of processes with a
+ * context on it, or in a container's PID namespace the GPU-wide signals)? Its allocations move
+ * cuMemGetInfo's figure, which is the whole GPU's. Fills why (else leaves it as it is). */
+bool gpu_company(char *why, size_t len)
+{
+    char seen[400];
+    if (!gpu_shared(seen, sizeof seen))
+        return false;
+    char *end = strstr(seen, ": another program");
+    if (end)
+        *end = '\0';
+    snprintf(why, len,
+             "%s: another program shares this GPU, and the free device memory cuMemGetInfo "
+             "reports is the whole GPU's",
+             seen);
+    return true;
 }
