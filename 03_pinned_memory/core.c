@@ -84,18 +84,18 @@ bool stop_timing(cudaEvent_t stop, cudaStream_t s)
 bool elapsed_ms(cudaEvent_t start, cudaEvent_t stop, double *ms)
 {
     float f = 0;
-    if (!checkRuntime(cudaEventSynchronize(stop)) ||
-        !checkRuntime(cudaEventElapsedTime(&f, start, stop)))
-        return false;
+    bool ok = checkRuntime(cudaEventSynchronize(stop)) &&
+              checkRuntime(cudaEventElapsedTime(&f, start, stop));
     *ms = f;
-    return true;
+    return ok;
 }
 
 /* ---- step 5: mapped (zero-copy) memory ------------------------------------------------------- */
 
 /* Pinned host memory mapped into the GPU's address space: a kernel can load and store it over
- * PCIe. The kernel needs the device's pointer to it, which mapped_pointer asks for (under unified
- * addressing it was the host's own pointer here; step 5 checks). */
+ * PCIe, through the pointer mapped_pointer gives. Under unified addressing that is the host's own
+ * pointer, except for write-combined and registered memory (cuda_runtime_api.h, "Exceptions,
+ * Disjoint Addressing"): step 5 checks it. */
 bool host_alloc_mapped(size_t bytes, void **host)
 {
     *host = NULL;

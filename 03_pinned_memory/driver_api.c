@@ -265,10 +265,14 @@ static bool flags_and_mapping(struct lesson *L, void *portable, size_t bytes)
         claim((flags & asked) == asked, "%s", what);
     if (L->prop.unifiedAddressing) {
         claim(mapped == (CUdeviceptr)(uintptr_t)portable,
-              "DEVICEMAP under unified addressing: the device pointer is the host pointer");
-        printf("   (under unified addressing every cuMemHostAlloc buffer is mapped and pinned for "
-               "every\n"
-               "   context whatever its flags: PORTABLE and DEVICEMAP matter only without it)\n");
+              "DEVICEMAP under unified addressing: the device pointer is the host pointer (here, "
+              "for this buffer, as cuda.h guarantees for cuMemHostAlloc memory that is not "
+              "write-combined)");
+        printf("   (cuda.h, \"Automatic Mapping of Host Allocated Host Memory\": under unified\n"
+               "   addressing every cuMemHostAlloc buffer is reachable from every context,\n"
+               "   PORTABLE and DEVICEMAP or not, at its host pointer unless it is WRITECOMBINED;\n"
+               "   write-combined and registered memory have a device address of their own,\n"
+               "   which cuMemHostGetDevicePointer gives: \"Exceptions, Disjoint Addressing\")\n");
     }
     return true;
 }
