@@ -17,23 +17,29 @@ static int long_work(const struct findings *f)
     return w < L.work ? L.work : w > 1000000 ? 1000000 : (int)w;
 }
 
+/* The kernel of long_work over all the elements, as one chunk (core.c's chunk_op). */
+static struct pipeline long_kernel(const struct findings *f)
+{
+    struct pipeline k = lesson_pipeline(1, PINNED, L.stream);
+    k.work = long_work(f);
+    return k;
+}
+
 /* How long one cudaMemcpyAsync keeps the host, queued in stream s behind that kernel: host clock
  * around the call alone, and the kernel's own time from events; medians of 3 after a warm-up. */
-static bool call_behind_kernel(const struct findings *f, cudaStream_t s, enum cudaMemcpyKind dir,
-                               bool pageable, size_t bytes, double *call_ms, double *kernel_ms)
+static bool call_behind_kernel(const struct findings *f, cudaStream_t s, int op, bool pageable,
+                               size_t bytes, double *call_ms, double *kernel_ms)
 {
     double t[3], k[3];
+    struct pipeline kernel = long_kernel(f);
+    struct pipeline copy = lesson_pipeline(1, pageable ? PAGEABLE : PINNED, L.stream);
+    copy.n = bytes / sizeof(float); /* one chunk of `bytes`, at the buffers' start */
     for (int rep = -1; rep < 3; rep++) {
-        float *host = dir == cudaMemcpyHostToDevice ? (pageable ? L.p_in : L.h_in)
-                                                    : (pageable ? L.p_out : L.h_out);
         if (!checkRuntime(cudaEventRecord(L.start, s)) ||
-            !checkRuntime(launch_work(L.d_in, L.d_out, L.n, long_work(f), s)) ||
-            !checkRuntime(cudaEventRecord(L.stop, s)))
+            !chunk_op(&kernel, OP_KERNEL, 0, s, NULL) || !checkRuntime(cudaEventRecord(L.stop, s)))
             return false;
         double t0 = host_ms();
-        bool ok = dir == cudaMemcpyHostToDevice
-                      ? checkRuntime(cudaMemcpyAsync(L.d_in, host, bytes, dir, s))
-                      : checkRuntime(cudaMemcpyAsync(host, L.d_out, bytes, dir, s));
+        bool ok = chunk_op(&copy, op, 0, s, NULL);
         double t1 = host_ms();
         if (!ok || !checkRuntime(cudaStreamSynchronize(s)))
             return false;
@@ -77,10 +83,8 @@ static bool why_pageable_blocks(struct findings *f)
     const char *kinds[3] = {"pinned  ", "pageable", "pageable"};
     size_t sizes[3] = {chunk, chunk, small};
     for (int i = 0; i < 3; i++)
-        if (!call_behind_kernel(f, L.stream[0], cudaMemcpyHostToDevice, i > 0, sizes[i], &ms[i][0],
-                                &k[i][0]) ||
-            !call_behind_kernel(f, L.stream[0], cudaMemcpyDeviceToHost, i > 0, sizes[i], &ms[i][1],
-                                &k[i][1]))
+        if (!call_behind_kernel(f, L.stream[0], OP_H2D, i > 0, sizes[i], &ms[i][0], &k[i][0]) ||
+            !call_behind_kernel(f, L.stream[0], OP_D2H, i > 0, sizes[i], &ms[i][1], &k[i][1]))
             return false;
     printf("      why: one cudaMemcpyAsync queued behind a %.2f ms kernel in its stream; how long\n"
            "      the call kept the host (host clock around the call):\n"
@@ -118,11 +122,10 @@ static bool why_pageable_blocks(struct findings *f)
  * done (host clock), against the kernel's own time (events in its stream). */
 static bool legacy_waits_for(const struct findings *f, cudaStream_t s, double *ms, double *kernel)
 {
+    struct pipeline k = long_kernel(f);
     double t0 = host_ms();
-    if (!checkRuntime(cudaEventRecord(L.start, s)) ||
-        !checkRuntime(launch_work(L.d_in, L.d_out, L.n, long_work(f), s)) ||
-        !checkRuntime(cudaEventRecord(L.stop, s)) ||
-        !checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)) ||
+    if (!checkRuntime(cudaEventRecord(L.start, s)) || !chunk_op(&k, OP_KERNEL, 0, s, NULL) ||
+        !checkRuntime(cudaEventRecord(L.stop, s)) || !library_memset(&k) ||
         !checkRuntime(cudaStreamSynchronize(0)))
         return false;
     *ms = host_ms() - t0;
@@ -133,11 +136,10 @@ static bool per_thread_stream(struct findings *f)
 {
     cudaStream_t nb = NULL;
     double pt, nbt, kpt, knb;
-    bool ok = checkRuntime(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking)) &&
+    bool ok = streams_create(&nb, 1, NON_BLOCKING) &&
               legacy_waits_for(f, cudaStreamPerThread, &pt, &kpt) &&
               legacy_waits_for(f, nb, &nbt, &knb);
-    if (nb)
-        ok = checkRuntime(cudaStreamDestroy(nb)) && ok;
+    ok = streams_destroy(&nb, 1, NON_BLOCKING) && ok;
     if (!ok)
         return false;
     printf(

@@ -4,57 +4,51 @@
  * The runtime's streams and events are the Driver API's CUstream and CUevent underneath (the
  * types are interchangeable), and the runtime works in the device's primary context, which is
  * current on this thread after cudaSetDevice: so Driver API calls made now act in the same
- * context, on the same memory. The pipeline below is step 3's "per stream" run written with
+ * context, on the same memory. The pipeline (core.c's pipeline_driver_api) is step 3's "per
+ * stream" run written with
  *   cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)   streams that do not wait for the legacy stream
  *   cuMemcpyHtoDAsync / cuMemcpyDtoHAsync        the copies, from the same pinned buffers
+ *   cuLaunchKernel                               the lesson's kernel, as a CUfunction
+ * and timed here with
  *   cuEventRecord / cuStreamWaitEvent            a common start for every stream
  *   cuEventElapsedTime                           the time, from the GPU's clock
- * and the runtime's launcher for the kernel, given the CUstream. It is run twice: as it is, and
- * with step 5b's 4-byte memset in the legacy stream between the streams' work, which joined
- * step 5b's blocking streams into one line and should not touch non-blocking ones.
+ * It is run twice: as it is, and with step 5b's 4-byte memset in the legacy stream between the
+ * streams' work, which joined step 5b's blocking streams into one line and should not touch
+ * non-blocking ones.
  */
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lesson.h"
 #include "work.h"
 
-static CUdeviceptr dptr(const float *p)
-{
-    return (CUdeviceptr)(uintptr_t)p;
-}
+/* The events of step 8: a common start, and one after each chunk's copy out (end.at[i][3]). */
+struct driver_timing {
+    CUevent start;
+    struct pipeline_events end;
+};
 
-/* One repetition: chunk i in stream s[i], all starting from one event; *ms from the GPU's
- * clock, start to the last stream's end. */
-static bool driver_pipeline(CUstream *s, CUevent start, CUevent *end, int chunks, bool legacy,
-                            double *ms)
+/* One repetition: core.c's pipeline_driver_api, chunk i in s[i], every stream starting from one
+ * event; *ms from the GPU's clock, start to the last stream's end. */
+static bool driver_pipeline(const struct pipeline *p, CUfunction kernel, struct driver_timing *t,
+                            bool legacy, double *ms)
 {
+    CUstream *s = p->stream;
     /* the gate (common/gate.h) in s[0], before the start every stream waits for */
-    bool ok = gate_hold(&L.gate, (cudaStream_t)s[0]) && checkDriver(cuEventRecord(start, s[0]));
-    for (int i = 0; ok && i < chunks; i++) {
-        size_t first = L.n * (size_t)i / (size_t)chunks,
-               count = L.n * (size_t)(i + 1) / (size_t)chunks - first;
-        size_t bytes = count * sizeof(float);
-        ok = (i == 0 || checkDriver(cuStreamWaitEvent(s[i], start, 0))) &&
-             checkDriver(cuMemcpyHtoDAsync(dptr(L.d_in + first), L.h_in + first, bytes, s[i])) &&
-             checkRuntime(
-                 launch_work(L.d_in + first, L.d_out + first, count, L.work, (cudaStream_t)s[i])) &&
-             checkDriver(cuMemcpyDtoHAsync(L.h_out + first, dptr(L.d_out + first), bytes, s[i])) &&
-             checkDriver(cuEventRecord(end[i], s[i])) &&
-             (!legacy || i + 1 == chunks ||
-              checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)));
-    }
+    bool ok = gate_hold(&L.gate, s[0]) && checkDriver(cuEventRecord(t->start, s[0]));
+    for (int i = 1; ok && i < p->streams; i++)
+        ok = checkDriver(cuStreamWaitEvent(s[i], t->start, 0));
+    ok = ok && pipeline_driver_api(p, kernel, legacy, &t->end);
     gate_release(&L.gate);
     if (!ok)
         return false;
     *ms = 0;
-    for (int i = 0; i < chunks; i++) {
-        float t = 0;
-        if (!checkDriver(cuEventSynchronize(end[i])) ||
-            !checkDriver(cuEventElapsedTime(&t, start, end[i])))
+    for (int i = 0; i < p->streams; i++) {
+        float e = 0;
+        if (!checkDriver(cuEventSynchronize(t->end.at[i][3])) ||
+            !checkDriver(cuEventElapsedTime(&e, t->start, t->end.at[i][3])))
             return false;
-        *ms = t > *ms ? t : *ms;
+        *ms = e > *ms ? e : *ms;
     }
     gate_check(&L.gate);
     return true;
@@ -78,8 +72,8 @@ static void not_judged_too_short(double shortest, double cost, double plain, dou
  * rounds, each timing both, one after the other, so that a slow moment of the machine falls on
  * both alike (timed one after the other, an H100 once read 3.14 against 2.39 ms); the medians
  * and spreads. The output is poisoned before each one's last repetition and checked after it. */
-static bool driver_measure(CUstream *s, CUevent start, CUevent *end, int chunks, double median[2],
-                           double spread[2], bool identical[2])
+static bool driver_measure(const struct pipeline *p, CUfunction kernel, struct driver_timing *dt,
+                           double median[2], double spread[2], bool identical[2])
 {
     double t[2][MAX_REPS];
     for (int rep = -1; rep < L.reps; rep++)
@@ -92,7 +86,7 @@ static bool driver_measure(CUstream *s, CUevent start, CUevent *end, int chunks,
                     return false;
             }
             double ms;
-            if (!driver_pipeline(s, start, end, chunks, legacy, &ms))
+            if (!driver_pipeline(p, kernel, dt, legacy, &ms))
                 return false;
             if (last) {
                 if (!checkRuntime(cudaDeviceSynchronize()))
@@ -119,25 +113,25 @@ bool step_8_the_driver_api(struct findings *f)
             rt = &runs[k];
     printf("\n8. The same pipeline through the Driver API (%d chunks, per stream)\n", chunks);
     CUcontext ctx = NULL;
-    CUstream s[MAX_STREAMS] = {0};
-    CUevent start = NULL, end[MAX_STREAMS] = {0};
-    int made = 0;
+    cudaStream_t s[MAX_STREAMS] = {0};
+    static struct driver_timing dt; /* zero: no event made yet */
+    memset(&dt, 0, sizeof dt);
+    cudaFunction_t kernel = NULL;
     double med[2] = {0, 0}, sp[2] = {0, 0};
     bool same[2] = {false, false};
-    bool ok =
-        checkDriver(cuCtxGetCurrent(&ctx)) && checkDriver(cuEventCreate(&start, CU_EVENT_DEFAULT));
-    for (; ok && made < chunks; made++)
-        ok = checkDriver(cuStreamCreate(&s[made], CU_STREAM_NON_BLOCKING)) &&
-             checkDriver(cuEventCreate(&end[made], CU_EVENT_DEFAULT));
-    ok = ok && driver_measure(s, start, end, chunks, med, sp, same);
-    for (int i = 0; i < chunks; i++) {
-        if (s[i])
-            ok = checkDriver(cuStreamDestroy(s[i])) && ok;
-        if (end[i])
-            ok = checkDriver(cuEventDestroy(end[i])) && ok;
-    }
-    if (start)
-        ok = checkDriver(cuEventDestroy(start)) && ok;
+    bool ok = checkDriver(cuCtxGetCurrent(&ctx)) && checkRuntime(work_function(&kernel)) &&
+              checkDriver(cuEventCreate(&dt.start, CU_EVENT_DEFAULT));
+    for (int i = 0; ok && i < chunks; i++)
+        ok = checkDriver(cuEventCreate(&dt.end.at[i][3], CU_EVENT_DEFAULT));
+    ok = ok && streams_create(s, chunks, DRIVER_NON_BLOCKING);
+    struct pipeline p = lesson_pipeline(chunks, PINNED, s);
+    ok = ok && driver_measure(&p, (CUfunction)kernel, &dt, med, sp, same);
+    ok = streams_destroy(s, chunks, DRIVER_NON_BLOCKING) && ok;
+    for (int i = 0; i < chunks; i++)
+        if (dt.end.at[i][3])
+            ok = checkDriver(cuEventDestroy(dt.end.at[i][3])) && ok;
+    if (dt.start)
+        ok = checkDriver(cuEventDestroy(dt.start)) && ok;
     if (!ok)
         return false;
     double plain = med[0], joined = med[1], sp1 = sp[0], sp2 = sp[1];

@@ -2,14 +2,16 @@
  * 04_streams_overlap/lesson.h - what the lesson's files share: the runs it measures, the
  * buffers and streams it allocates, and the functions of each file.
  *
+ *   core.c      the idea: the pipelines (sequential, per stream, by stage, with a legacy-stream
+ *               memset, through the Driver API), the streams and the pinned buffers (core.h)
  *   main.c      options, the environment, allocation and release, main(): the table of contents
  *   steps.c     steps 1-4: the stages alone, in sequence, split over streams, the timelines
  *   breaks.c    step 5: what breaks the overlap: pageable memory, the legacy default stream
  *   queue.c     step 6: one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1, in a child process)
  *   trace.c     step 7: the hardware's own record (a CUPTI activity tracer) against the events
  *   driver.c    step 8: the same pipeline through the Driver API (CU_STREAM_NON_BLOCKING)
- *   measure.c   the measuring apparatus: one run issued and timed with events, repetitions
- *               and their median, the overlap fraction, per-operation costs
+ *   measure.c   the measuring apparatus: one run of a core.c pipeline timed with events,
+ *               repetitions and their median, the overlap fraction, per-operation costs
  *   model.c     the pipeline's model: each stage measured alone at the chunk size
  *   timeline.c  the text timelines and the CSV
  */
@@ -23,10 +25,11 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "core.h"
 #include "gate.h"
 #include "gpu_shared.h"
 
-#define MAX_STREAMS      64
+#define MAX_STREAMS      PIPELINE_MAX_STREAMS
 #define MAX_COUNTS       8
 #define MAX_REPS         100
 #define MAX_RUNS         (2 * MAX_COUNTS + 4)
@@ -34,7 +37,6 @@
 
 enum order { PER_STREAM, BY_STAGE };
 enum memory { PINNED, PAGEABLE };
-enum { OP_H2D, OP_KERNEL, OP_D2H, OPS };
 extern const char op_letter[OPS];
 extern const char *const op_name[OPS];
 
@@ -68,7 +70,7 @@ struct lesson {
     int *d_flag; /* what the legacy-stream operation writes */
     cudaStream_t stream[MAX_STREAMS];
     cudaEvent_t start, stop;
-    cudaEvent_t ev[MAX_STREAMS][OPS + 1]; /* before the copy in, after each operation */
+    struct pipeline_events ev; /* before each chunk's copy in, after each operation (core.h) */
     int events_made;
     struct gate gate; /* holds each timed repetition until it is all queued (common/gate.h) */
     /* The CUDA environment variables that change what this lesson shows (read by the driver
@@ -177,7 +179,9 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
 bool per_op_costs(double ms[OPS]);
 double overlap_fraction(const struct run *r);
 bool run_once(const struct run *r, struct span spans[][OPS], double *total);
-bool issue_op(int op, int i, int chunks, cudaStream_t s, const float *in, float *out);
+/* The lesson's buffers as core.c's pipeline description: `chunks` chunks in `streams`, from
+ * pinned or pageable host memory. */
+struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *streams);
 bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms);
 bool measure(struct run *r);
 struct run *new_run(int streams, enum order order, enum memory memory, bool sequential,

@@ -419,14 +419,14 @@ static bool read_attributes(int dev)
 }
 
 /* Allocation. Pinned (page-locked) host memory is what the copy engines can read and
- * write by DMA on their own; pageable memory is for step 5. */
+ * write by DMA on their own (core.c's buffers_alloc); pageable memory is for step 5. */
 bool lesson_allocate(const char *size_s)
 {
-    if (!checkRuntime(cudaMallocHost((void **)&L.h_in, L.bytes)) ||
-        !checkRuntime(cudaMallocHost((void **)&L.h_out, L.bytes)) ||
-        !checkRuntime(cudaMalloc((void **)&L.d_in, L.bytes)) ||
-        !checkRuntime(cudaMalloc((void **)&L.d_out, L.bytes)) ||
-        !checkRuntime(cudaMalloc((void **)&L.d_flag, sizeof(int)))) {
+    struct pipeline b = {.n = L.n};
+    bool ok = buffers_alloc(&b);
+    L.h_in = b.host_in, L.h_out = b.host_out, L.d_in = b.dev_in, L.d_out = b.dev_out;
+    L.d_flag = b.dev_counter;
+    if (!ok) {
         fprintf(stderr,
                 "%s: could not allocate 2 x %s of pinned host memory and of device memory\n",
                 lesson_prog, size_s);
@@ -444,14 +444,13 @@ bool lesson_allocate(const char *size_s)
     memset(L.p_out, 0, L.bytes); /* touch every page now, not during a measurement */
     /* Blocking streams (cudaStreamCreate, not cudaStreamNonBlocking): they synchronise with
      * the legacy default stream, which step 5 shows. */
-    for (int i = 0; i < L.nstreams; i++)
-        if (!checkRuntime(cudaStreamCreate(&L.stream[i])))
-            return false;
+    if (!streams_create(L.stream, L.nstreams, BLOCKING))
+        return false;
     if (!checkRuntime(cudaEventCreate(&L.start)) || !checkRuntime(cudaEventCreate(&L.stop)))
         return false;
     for (; L.events_made < L.nstreams * (OPS + 1); L.events_made++)
         if (!checkRuntime(
-                cudaEventCreate(&L.ev[L.events_made / (OPS + 1)][L.events_made % (OPS + 1)])))
+                cudaEventCreate(&L.ev.at[L.events_made / (OPS + 1)][L.events_made % (OPS + 1)])))
             return false;
     int device = 0;
     return checkRuntime(cudaGetDevice(&device)) && checkRuntime(preload_work()) &&
@@ -463,24 +462,18 @@ bool lesson_release(void)
 {
     bool ok = gate_close(&L.gate);
     for (int e = 0; e < L.events_made; e++)
-        ok = checkRuntime(cudaEventDestroy(L.ev[e / (OPS + 1)][e % (OPS + 1)])) && ok;
+        ok = checkRuntime(cudaEventDestroy(L.ev.at[e / (OPS + 1)][e % (OPS + 1)])) && ok;
     if (L.start)
         ok = checkRuntime(cudaEventDestroy(L.start)) && ok;
     if (L.stop)
         ok = checkRuntime(cudaEventDestroy(L.stop)) && ok;
-    for (int i = 0; i < L.nstreams; i++)
-        if (L.stream[i])
-            ok = checkRuntime(cudaStreamDestroy(L.stream[i])) && ok;
-    if (L.d_flag)
-        ok = checkRuntime(cudaFree(L.d_flag)) && ok;
-    if (L.d_out)
-        ok = checkRuntime(cudaFree(L.d_out)) && ok;
-    if (L.d_in)
-        ok = checkRuntime(cudaFree(L.d_in)) && ok;
-    if (L.h_out)
-        ok = checkRuntime(cudaFreeHost(L.h_out)) && ok;
-    if (L.h_in)
-        ok = checkRuntime(cudaFreeHost(L.h_in)) && ok;
+    ok = streams_destroy(L.stream, L.nstreams, BLOCKING) && ok;
+    struct pipeline b = {.host_in = L.h_in,
+                         .host_out = L.h_out,
+                         .dev_in = L.d_in,
+                         .dev_out = L.d_out,
+                         .dev_counter = L.d_flag};
+    ok = buffers_free(&b) && ok;
     free(L.p_in);
     free(L.p_out);
     free(L.ref);

@@ -1,7 +1,7 @@
 /*
  * 04_streams_overlap/measure.c - the measuring apparatus: one run issued into its streams and
  * timed with events, repetitions and their median, the overlap fraction, and the pipeline's
- * model. The lesson's steps (steps.c, breaks.c) use it; the CUDA calls they teach are there.
+ * model. The lesson's steps (steps.c, breaks.c) use it; the work it times is core.c's.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -19,24 +19,17 @@ struct run runs[MAX_RUNS];
 int nruns;
 static struct span scratch[MAX_REPS + 1][MAX_STREAMS][OPS];
 
-static size_t chunk_first(int chunks, int i)
+struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *streams)
 {
-    return L.n * (size_t)i / (size_t)chunks;
-}
-
-bool issue_op(int op, int i, int chunks, cudaStream_t s, const float *in, float *out)
-{
-    size_t first = chunk_first(chunks, i), count = chunk_first(chunks, i + 1) - first;
-    switch (op) {
-    case OP_H2D:
-        return checkRuntime(cudaMemcpyAsync(L.d_in + first, in + first, count * sizeof(float),
-                                            cudaMemcpyHostToDevice, s));
-    case OP_KERNEL:
-        return checkRuntime(launch_work(L.d_in + first, L.d_out + first, count, L.work, s));
-    default:
-        return checkRuntime(cudaMemcpyAsync(out + first, L.d_out + first, count * sizeof(float),
-                                            cudaMemcpyDeviceToHost, s));
-    }
+    return (struct pipeline){.streams = chunks,
+                             .n = L.n,
+                             .work = L.work,
+                             .host_in = memory == PINNED ? L.h_in : L.p_in,
+                             .host_out = memory == PINNED ? L.h_out : L.p_out,
+                             .dev_in = L.d_in,
+                             .dev_out = L.d_out,
+                             .dev_counter = L.d_flag,
+                             .stream = streams};
 }
 
 bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
@@ -48,38 +41,19 @@ bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
     return true;
 }
 
-/* Issue one repetition of a run: per stream (each chunk's three operations, then the next
- * chunk's) or by stage (every chunk's copy in, then every kernel, then every copy out), with
- * an event before each chunk's copy in and after each of its operations. */
-static bool issue_run(const struct run *r, const float *in, float *out)
+/* Issue one repetition of a run through core.c's pipelines, with an event before each chunk's
+ * copy in and after each of its operations (L.ev). The sequential run is in the legacy default
+ * stream (stream 0, a.k.a. NULL), which waits for all earlier work in blocking streams, and
+ * their later work waits for it. */
+static bool issue_run(const struct run *r)
 {
-    int chunks = r->streams;
-    if (r->order == PER_STREAM) {
-        for (int i = 0; i < chunks; i++) {
-            cudaStream_t s = r->sequential ? 0 : L.stream[i];
-            if (!checkRuntime(cudaEventRecord(L.ev[i][0], s)))
-                return false;
-            for (int op = 0; op < OPS; op++)
-                if (!issue_op(op, i, chunks, s, in, out) ||
-                    !checkRuntime(cudaEventRecord(L.ev[i][op + 1], s)))
-                    return false;
-            /* The legacy default stream (stream 0, a.k.a. NULL) waits for all earlier work
-             * in blocking streams, and their later work waits for it. */
-            if (r->legacy_between && i + 1 < chunks &&
-                !checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)))
-                return false;
-        }
-    } else {
-        for (int op = 0; op < OPS; op++)
-            for (int i = 0; i < chunks; i++) {
-                if (op == 0 && !checkRuntime(cudaEventRecord(L.ev[i][0], L.stream[i])))
-                    return false;
-                if (!issue_op(op, i, chunks, L.stream[i], in, out) ||
-                    !checkRuntime(cudaEventRecord(L.ev[i][op + 1], L.stream[i])))
-                    return false;
-            }
-    }
-    return true;
+    static cudaStream_t legacy[1] = {0};
+    struct pipeline p = lesson_pipeline(r->streams, r->memory, r->sequential ? legacy : L.stream);
+    if (r->sequential)
+        return pipeline_sequential(&p, &L.ev);
+    if (r->legacy_between)
+        return pipeline_with_legacy_memset(&p, &L.ev);
+    return r->order == PER_STREAM ? pipeline_per_stream(&p, &L.ev) : pipeline_by_stage(&p, &L.ev);
 }
 
 /* One repetition of a run: issue everything, wait, and turn the events into spans.
@@ -90,15 +64,13 @@ static bool issue_run(const struct run *r, const float *in, float *out)
  * and one kernel at a time, in the order they finished. */
 bool run_once(const struct run *r, struct span spans[][OPS], double *total)
 {
-    const float *in = r->memory == PINNED ? L.h_in : L.p_in;
-    float *out = r->memory == PINNED ? L.h_out : L.p_out;
     int chunks = r->streams;
     /* Pinned runs are queued whole behind the gate (common/gate.h; in the legacy stream, which
      * every blocking stream waits for); pageable copies wait on the stream to be staged, so
      * those runs are timed as they are queued. */
     if (r->memory == PINNED && !gate_hold(&L.gate, 0))
         return false;
-    bool ok = checkRuntime(cudaEventRecord(L.start, 0)) && issue_run(r, in, out) &&
+    bool ok = checkRuntime(cudaEventRecord(L.start, 0)) && issue_run(r) &&
               checkRuntime(cudaEventRecord(L.stop, 0));
     gate_release(&L.gate);
     if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)) || !elapsed(L.start, L.stop, total))
@@ -106,10 +78,10 @@ bool run_once(const struct run *r, struct span spans[][OPS], double *total)
     gate_check(&L.gate);
     static double ready[MAX_STREAMS][OPS], end[MAX_STREAMS][OPS];
     for (int i = 0; i < chunks; i++) {
-        if (!elapsed(L.start, L.ev[i][0], &ready[i][0]))
+        if (!elapsed(L.start, L.ev.at[i][0], &ready[i][0]))
             return false;
         for (int op = 0; op < OPS; op++) {
-            if (!elapsed(L.start, L.ev[i][op + 1], &end[i][op]))
+            if (!elapsed(L.start, L.ev.at[i][op + 1], &end[i][op]))
                 return false;
             if (op + 1 < OPS)
                 ready[i][op + 1] = end[i][op];
@@ -238,18 +210,19 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
 {
     double a[MAX_REPS], b[MAX_REPS];
     int issued = first_only ? 1 : chunks;
+    struct pipeline p = lesson_pipeline(chunks, PINNED, L.stream);
     for (int rep = -1; rep < reps; rep++) {
         bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
         for (int i = 0; ok && i < issued; i++) {
             if (which == OPS)
-                ok = issue_op(OP_H2D, i, chunks, L.stream[0], L.h_in, L.h_out) &&
-                     issue_op(OP_D2H, i, chunks, L.stream[1], L.h_in, L.h_out);
+                ok = chunk_op(&p, OP_H2D, i, L.stream[0], NULL) &&
+                     chunk_op(&p, OP_D2H, i, L.stream[1], NULL);
             else
-                ok = issue_op(which, i, chunks, issued == 1 ? 0 : L.stream[i], L.h_in, L.h_out);
+                ok = chunk_op(&p, which, i, issued == 1 ? 0 : L.stream[i], NULL);
         }
         if (ok && which == OPS)
-            ok = checkRuntime(cudaEventRecord(L.ev[0][1], L.stream[0])) &&
-                 checkRuntime(cudaEventRecord(L.ev[1][3], L.stream[1]));
+            ok = checkRuntime(cudaEventRecord(L.ev.at[0][1], L.stream[0])) &&
+                 checkRuntime(cudaEventRecord(L.ev.at[1][3], L.stream[1]));
         ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
         gate_release(&L.gate);
         if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))
@@ -258,7 +231,8 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
         if (rep < 0)
             continue;
         if (which == OPS) {
-            if (!elapsed(L.start, L.ev[0][1], &a[rep]) || !elapsed(L.start, L.ev[1][3], &b[rep]))
+            if (!elapsed(L.start, L.ev.at[0][1], &a[rep]) ||
+                !elapsed(L.start, L.ev.at[1][3], &b[rep]))
                 return false;
         } else if (!elapsed(L.start, L.stop, &a[rep])) {
             return false;
@@ -288,16 +262,15 @@ bool time_stage(int which, int reps, double *t, double *t2)
 bool per_op_costs(double ms[OPS])
 {
     enum { BACK_TO_BACK = 16 };
+    /* one float: a copy of 4 bytes each way, a kernel of one element and one multiply-add */
+    struct pipeline one = lesson_pipeline(1, PINNED, L.stream);
+    one.n = 1, one.work = 1;
     for (int op = 0; op < OPS; op++) {
         double t[MAX_REPS];
         for (int rep = -1; rep < L.reps; rep++) {
             bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
             for (int k = 0; ok && k < BACK_TO_BACK; k++)
-                ok = op == OP_H2D   ? checkRuntime(cudaMemcpyAsync(L.d_in, L.h_in, sizeof(float),
-                                                                   cudaMemcpyHostToDevice, 0))
-                     : op == OP_D2H ? checkRuntime(cudaMemcpyAsync(L.h_out, L.d_out, sizeof(float),
-                                                                   cudaMemcpyDeviceToHost, 0))
-                                    : checkRuntime(launch_work(L.d_in, L.d_out, 1, 1, 0));
+                ok = chunk_op(&one, op, 0, 0, NULL);
             ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
             gate_release(&L.gate);
             if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))

@@ -348,12 +348,14 @@ bool step_7_the_hardwares_own_record(struct findings *f)
      * the host has issued everything. A warm-up repetition first, the same way. */
     double gate_ms = 2 + 0.5 * wide->streams, w = L.work * gate_ms / f->tk;
     int gate = w < L.work ? L.work : w > 1e7 ? 10000000 : (int)w;
+    struct pipeline held = lesson_pipeline(1, PINNED, L.stream); /* the kernel, all elements */
+    held.work = gate;
     bool ok = checkRuntime(cudaDeviceSynchronize());
     for (int rep = 0; ok && rep < 2; rep++) {
         C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         nrecords = dropped = 0;
-        ok = checkRuntime(launch_work(L.d_in, L.d_out, L.n, gate, 0)) &&
-             run_once(wide, spans, &ev.total) && checkRuntime(cudaDeviceSynchronize());
+        ok = chunk_op(&held, OP_KERNEL, 0, 0, NULL) && run_once(wide, spans, &ev.total) &&
+             checkRuntime(cudaDeviceSynchronize());
     }
     C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     stop_recording();
