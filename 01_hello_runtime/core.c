@@ -198,9 +198,11 @@ CUresult release_primary_context(CUdevice dev)
     return cuDevicePrimaryCtxRelease(dev);
 }
 
-/* 8d. Both resets destroy the primary context and every allocation in it, whoever still holds
- * a reference. cudaDeviceReset also drops the runtime's own reference; cuDevicePrimaryCtxReset
- * releases none ("Resetting the primary context does not release it", cuda.h). */
+/* 8d. Both resets destroy the primary context and the allocations in it, whoever still holds a
+ * reference (tested: cudaMalloc's and cuMemAlloc's; its reference says cudaDeviceReset leaves
+ * those of cudaMallocAsync and cudaMallocFromPoolAsync). cudaDeviceReset also drops the
+ * runtime's own reference; cuDevicePrimaryCtxReset releases none ("Resetting the primary
+ * context does not release it", cuda.h): whoever retained it must still release it. */
 bool reset_primary_context(CUdevice dev, bool the_runtime_way)
 {
     if (the_runtime_way)
