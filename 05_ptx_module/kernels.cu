@@ -7,8 +7,9 @@
 //     which makes PTX again, inside the running program.
 //  3. common/lesson.mk compiles every .cu of the lesson into the program, so nvcc also puts
 //     these kernels into the program's own fat binary, where the runtime finds them: the
-//     launchers at the bottom use <<<>>> on `empty` to compare its cost with cuLaunchKernel,
-//     and step 7 hands `axpy`'s host-side symbol to cudaGetKernel and cudaGetFuncBySymbol.
+//     launcher at the bottom uses <<<>>> on `empty` (core.c compares its cost with
+//     cuLaunchKernel's), and step 7 hands `axpy`'s host-side symbol to cudaGetKernel and
+//     cudaGetFuncBySymbol.
 //
 // The kernels are extern "C" so that their names in PTX and in the module are plain ("axpy"),
 // not C++-mangled ("_Z4axpyfPKfPfi"): cuModuleGetFunction looks a kernel up by that name.
@@ -36,14 +37,9 @@ __device__ int kernels_fatbin_marker;
 #ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
 
-// One launch of `empty` on the legacy default stream, the runtime's way. nvcc turns the
-// <<<1, 1>>> into a call to cudaLaunchKernel. The caller checks cudaGetLastError().
-extern "C" void launch_empty_runtime(void)
-{
-    empty<<<1, 1>>>();
-}
-
-// The same on a stream of the caller's (step 5 captures these launches into a CUDA graph).
+// One launch of `empty` on `stream` (NULL: the legacy default stream), the runtime's way: nvcc
+// turns the <<<>>> into a call to cudaLaunchKernel. core.c calls it from C (launch_empty_runtime_n;
+// step 5 also captures such launches into a CUDA graph). The caller checks cudaGetLastError().
 extern "C" void launch_empty_runtime_on(cudaStream_t stream)
 {
     empty<<<1, 1, 0, stream>>>();

@@ -1,8 +1,9 @@
 /*
  * 05_ptx_module - kernels as PTX, loaded and launched through the Driver API.
  *
- * main() is the table of contents: it reads the options and calls one function per numbered
- * step of the output, in the order README.md annotates it:
+ * The calls the lesson teaches are in core.c (read it first). main() is the table of contents:
+ * it reads the options and calls one function per numbered step of the output, in the order
+ * README.md annotates it; each step calls core.c's functions, then times, checks and prints:
  *   1. what the build made: kernels.ptx (nvcc -ptx), kernels.cubin (nvcc -cubin), and copies
  *      of both inside this program; a fresh JIT cache so that "cold" really is cold;
  *   2. loading a module: cuModuleLoad (PTX file), cuModuleLoadData (embedded PTX),
@@ -11,7 +12,7 @@
  *      the packed `extra` buffer; the same result from every module;
  *   4. PTX made at run time by NVRTC from kernels.cu's text, loaded and launched the same way;
  *   5. the host cost of a launch: cuLaunchKernel against the runtime's <<<>>>, and a CUDA graph;
- *   6. the errors a student meets, each made on purpose and explained, and the seeds' slips;
+ *   6. the errors a student meets, each made on purpose and explained, and common mistakes;
  *   7. one load for every context: cuLibraryLoadData against a module per context; the
  *      runtime's cudaLibraryLoadData; cudaGetFuncBySymbol / cudaGetKernel the other way;
  *   8. a part of the GPU: a green context on some of its SMs.
@@ -21,9 +22,10 @@
  * and the JIT/NVRTC log go to stderr); 2 bad command line, including a --ptx or --nvrtc file
  * that cannot be read (found before any CUDA call); 77 no usable GPU or driver here.
  *
- * Where each step lives: main.c (1), loading.c (2), graphs.c (end of 5), seeds.c (end of 6),
- * library.c (7), green.c (8), launching.c (3, 4, 5), errors.c (6); tools.c holds
- * the apparatus (files, PTX text edits, the JIT log, statistics); ptx_module.h what they share.
+ * Where each step lives: main.c (1), step2_loading.c, step3_launching.c, step4_nvrtc.c,
+ * step5_launch_cost.c, step6_errors.c and step6_mistakes.c, step7_library.c, step8_green.c;
+ * the apparatus: files.c (files, the JIT cache), ptx_text.c (PTX text, fatbinaries, logs),
+ * report.c (error names, timing claims, medians); ptx_module.h what they share.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -273,13 +275,11 @@ static bool release_all(struct lesson *L)
     bool ok = true;
     for (int m = 0; m < M_COUNT; m++)
         if (L->mod[m])
-            ok = checkDriver(cuModuleUnload(L->mod[m])) && ok;
+            ok = unload_module(L->mod[m]) && ok;
     if (L->d.dx)
         ok = checkDriver(cuMemFree(L->d.dx)) && ok;
     if (L->d.dy)
         ok = checkDriver(cuMemFree(L->d.dy)) && ok;
-    if (L->prog)
-        ok = checkNvrtc(nvrtcDestroyProgram(&L->prog)) && ok;
     if (L->retained)
         ok = checkDriver(cuDevicePrimaryCtxRelease(L->dev)) && ok;
     free(L->d.x);

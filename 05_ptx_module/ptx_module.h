@@ -1,6 +1,7 @@
 /* 05_ptx_module/ptx_module.h - what the lesson's steps share: the options, the device, the
- * modules loaded so far, the data axpy runs on; and the apparatus in tools.c (files, PTX text
- * edits, the JIT log, statistics) that the steps use but do not teach. */
+ * modules loaded so far, the data axpy runs on; and the apparatus (files.c, ptx_text.c,
+ * report.c: files, PTX text, the JIT log, statistics) that the steps use but do not teach.
+ * The calls the lesson teaches are core.c's, declared in core.h. */
 #ifndef PTX_MODULE_H
 #define PTX_MODULE_H
 
@@ -11,20 +12,14 @@
 #include <nvrtc.h>
 
 #include "check.h"
+#include "core.h"
 
-enum { N = 1 << 20, BLOCK = 256, REPEATS = 5, LOG_SIZE = 16384 };
+enum { N = 1 << 20, REPEATS = 5 };
 #define AXPY_A 2.0f
 
 /* The modules the lesson loads, one per way of loading (step 4 launches each one). */
 enum { M_FILE, M_EMBEDDED, M_EX, M_CUBIN, M_FATBIN, M_NVRTC, M_COUNT };
 extern const char *const module_what[M_COUNT];
-
-/* cuModuleLoadDataEx's two logs and the JIT's own wall time (tools.c: load_with_log). */
-struct jit_log {
-    char info[LOG_SIZE];
-    char error[LOG_SIZE];
-    float wall_ms;
-};
 
 /* x, y0 (y before each launch), the host's answer, the copy back; and x, y on the device. */
 struct data {
@@ -62,30 +57,35 @@ struct lesson {
     struct jit_log *log;
     struct data d;
     /* step 4: NVRTC */
-    nvrtcProgram prog;
     char *nvrtc_ptx, *nvrtc_cubin, *nvrtc_log;
     char arch_opt[64]; /* --gpu-architecture=compute_XX, or sm_XX where the driver cannot JIT */
 };
 
-/* launching.c: axpy's data on the host and the device of the current context. */
+/* step3_launching.c: axpy's data on the host and the device of the current context. */
 bool prepare_axpy_data(struct lesson *L);
 bool axpy_reset(struct data *d); /* y back to y0 before a launch */
 int axpy_wrong(struct data *d);  /* sync, copy y back, count wrong elements (-1: a call failed) */
+/* Reset y, launch axpy through kernelParams or `extra`, count the wrong elements (-1: failed). */
+int run_axpy(CUfunction f, struct data *d, bool use_extra);
 
 /* The steps, in the order main() calls them (README.md follows the same order). Each returns
  * false when a CUDA call failed (reported on stderr), and prints its own claims. */
 bool step_1_what_the_build_made(struct lesson *L);        /* main.c */
-bool step_2_loading_the_module(struct lesson *L);         /* loading.c */
-bool step_3_get_function_and_launch(struct lesson *L);    /* launching.c */
-bool step_4_ptx_made_at_run_time(struct lesson *L);       /* launching.c */
-bool step_5_what_a_launch_costs(struct lesson *L);        /* launching.c */
-bool launch_cost_graphs(struct lesson *L);                /* graphs.c, end of step 5 */
-bool step_6_errors_you_will_meet(struct lesson *L);       /* errors.c */
-bool seeds_slips(struct lesson *L);                       /* seeds.c, end of step 6 */
-bool step_7_one_load_for_every_context(struct lesson *L); /* library.c */
-bool step_8_a_part_of_the_gpu(struct lesson *L);          /* green.c */
+bool step_2_loading_the_module(struct lesson *L);         /* step2_loading.c */
+bool step_3_get_function_and_launch(struct lesson *L);    /* step3_launching.c */
+bool step_4_ptx_made_at_run_time(struct lesson *L);       /* step4_nvrtc.c */
+bool step_5_what_a_launch_costs(struct lesson *L);        /* step5_launch_cost.c */
+bool step_6_errors_you_will_meet(struct lesson *L);       /* step6_errors.c */
+bool common_mistakes(struct lesson *L);                   /* step6_mistakes.c, end of step 6 */
+bool step_7_one_load_for_every_context(struct lesson *L); /* step7_library.c */
+bool step_8_a_part_of_the_gpu(struct lesson *L);          /* step8_green.c */
 
-/* ---- tools.c: the apparatus ----------------------------------------------------------- */
+/* step4_nvrtc.c: NVRTC's output for `source`, compiled with L->arch_opt: the image to load (PTX
+ * where the driver can JIT it, else the cubin for this card), and a copy of the PTX in *ptx
+ * when ptx is not NULL. Caller frees both; NULL when a call failed. Steps 6 and 8 use it. */
+char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx);
+
+/* ---- report.c: names, checks, claims and figures ----------------------------------------- */
 
 /* cuGetErrorName's name for r, or "(no name)". */
 const char *cu_name(CUresult r);
@@ -93,14 +93,15 @@ const char *cu_name(CUresult r);
 bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
 #define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
 
-/* NVRTC's output for `source`, compiled with L->arch_opt: the image to load (PTX where the
- * driver can JIT it, else the cubin for this card), and a copy of the PTX in *ptx when ptx is
- * not NULL. Caller frees both; NULL when a call failed. */
-char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx);
-
 /* A timing claim: judged (claim) unless a tool slows the calls (not judged, L->tool says why). */
 bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Print "<label><median> <unit>  (<min>-<max>)" for REPEATS timings v (sorts v); returns the
+ * median. width and decimals format the median as printf's %*.*f would. */
+double print_median(const char *label, double *v, int width, int decimals, const char *unit);
+
+/* ---- files.c: files, the JIT cache, the libraries in the process ------------------------- */
 
 /* The whole file, NUL-terminated (PTX must be a C string for cuModuleLoadData), at most
  * `limit` bytes; NULL with errno set when it cannot be read (EISDIR: a directory; EINVAL: not
@@ -114,14 +115,6 @@ char *read_file(const char *path, size_t limit, size_t *size);
  * EINVAL for a FIFO, a device or a socket). Opening does not wait for a FIFO's writer. */
 bool readable_file(const char *path);
 
-/* The images in a fatbinary: SASS (a cubin) or PTX, and for which architecture. Returns how
- * many (at most max), or -1 when `image` is not a fatbinary. */
-struct fatbin_entry {
-    bool sass;
-    int arch;
-};
-int fatbin_list(const void *image, size_t size, struct fatbin_entry *e, int max);
-
 /* path = the directory of this program + "/" + name. */
 void beside_program(const char *name, char *path, size_t len);
 
@@ -131,6 +124,16 @@ bool fresh_jit_cache(void);
 /* The file name of the first library mapped into this process whose path holds `part`
  * (/proc/self/maps); false when none is. */
 bool mapped_library(const char *part, char *name, size_t len);
+
+/* ---- ptx_text.c: what a fatbinary and a PTX text hold, logs ----------------------------- */
+
+/* The images in a fatbinary: SASS (a cubin) or PTX, and for which architecture. Returns how
+ * many (at most max), or -1 when `image` is not a fatbinary. */
+struct fatbin_entry {
+    bool sass;
+    int arch;
+};
+int fatbin_list(const void *image, size_t size, struct fatbin_entry *e, int max);
 
 /* What a PTX text says about itself. */
 struct ptx_facts {
@@ -150,13 +153,5 @@ char *ptx_edit(const char *ptx, const char *line_start, const char *replacement,
 
 /* Print a JIT or NVRTC log, each line indented and marked. */
 void print_log(FILE *to, const char *log);
-
-/* cuModuleLoadDataEx with the JIT options the lesson shows: both log buffers, a verbose
- * info log, the optimisation level, and the JIT's own wall time. */
-CUresult load_with_log(CUmodule *module, const void *image, struct jit_log *log);
-
-/* Print "<label><median> <unit>  (<min>-<max>)" for REPEATS timings v (sorts v); returns the
- * median. width and decimals format the median as printf's %*.*f would. */
-double print_median(const char *label, double *v, int width, int decimals, const char *unit);
 
 #endif

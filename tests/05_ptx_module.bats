@@ -191,14 +191,18 @@ normalize_05() {
 }
 
 # bats test_tags=gpu
-@test "GPU: step 6 - the seeds' slips: a C++ kernel by its plain name, a parameter of the wrong type, one initialiser" {
+@test "GPU: step 6 - common mistakes: a C++ kernel by its plain name, a parameter of the wrong size both ways, one initialiser" {
     assert_claim "a C++ kernel is not found by its plain name"
     assert_claim "by its mangled name the same kernel is found and adds one to every element"
+    assert_claim "for a 4-byte parameter the driver copied 4 bytes from &N, the first half of the size_t"
     assert_claim "the driver copied the parameter's 8 bytes from &n: 4 of n, 4 of its neighbour"
     assert_claim "an initialiser list sets the elements it names; the rest are zero"
     run_lesson
-    assert_regex "$LESSON_OUT" 'cuModuleGetFunction\("add_one"\)'
+    assert_regex "$LESSON_OUT" 'g\) a common example.s add_one, compiled as C\+\+ \(no extern "C"\): cuModuleGetFunction\("add_one"\)'
     assert_regex "$LESSON_OUT" '-> CUDA_ERROR_NOT_FOUND \(500\); the PTX.s entry is _Z7add_onePfi'
+    assert_regex "$LESSON_OUT" 'h\) a common example.s kernelParams \{&d_data, &N\} with size_t N = 1024, for a kernel whose n is'
+    # the GPU machines' hosts are little-endian (x86-64, ARM64): the int gets N's low half
+    assert_regex "$LESSON_OUT" 'an int: the kernel received 1024, the first 4 of N.s 8 bytes \(on this little-endian host'
     assert_regex "$LESSON_OUT" 'the kernel received 30064772096 = 7 \* 2\^32 \+ 1024'
 }
 

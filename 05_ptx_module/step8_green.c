@@ -1,8 +1,11 @@
-/* 05_ptx_module/green.c - step 8: a part of the GPU. A green context (cuGreenCtxCreate, CUDA
- * 12.4) owns a set of the device's SMs, split off with cuDevSmResourceSplitByCount; a kernel
- * launched in it runs on those SMs only. The same kernel, with more blocks than fit at once,
- * timed on the part and on the whole GPU: the part takes longer, about as many times as the
- * whole has SMs more (our model: the time goes with the number of waves of blocks). */
+/* 05_ptx_module/step8_green.c - step 8: a part of the GPU. A green context (core.c:
+ * green_context; cuGreenCtxCreate, CUDA 12.4) is provisioned with a set of the device's SMs,
+ * split off with cuDevSmResourceSplitByCount; a kernel launched in it runs on those SMs (never
+ * fewer; in a few cases the Driver API names, more: MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE,
+ * or a 9.x GPU once a module with dynamic parallelism is loaded). The same kernel, with more
+ * blocks than fit at once, timed on the part and on the whole GPU: the part takes longer, about
+ * as many times as the whole has SMs more (our model: the time goes with the number of waves of
+ * blocks). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,42 +34,19 @@ static double time_spin(const char *ptx, unsigned blocks)
     long long cycles = 100000;
     void *args[] = {&cycles};
     double ms[SPIN_RUNS];
-    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)) &&
-              checkDriver(cuModuleGetFunction(&f, mod, "spin"));
+    bool ok = checkDriver(load_module(&mod, ptx)) && checkDriver(get_function(&f, mod, "spin"));
     for (int k = -1; k < SPIN_RUNS && ok; k++) {
         double t0 = host_ms();
-        ok =
-            checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
-            checkDriver(cuCtxSynchronize());
+        ok = checkDriver(launch_with_params(f, blocks, SPIN_THREADS, args)) &&
+             checkDriver(cuCtxSynchronize());
         if (k >= 0)
             ms[k] = host_ms() - t0;
     }
     if (mod)
-        ok = checkDriver(cuModuleUnload(mod)) && ok;
+        ok = unload_module(mod) && ok;
     return ok ? median_of(ms, SPIN_RUNS) : -1.0;
 }
 
-/* A green context on about a quarter of the SMs. A failure here is "not supported here"
- * (an old driver, MIG, a tool), reported as such: *why is set, and true is returned. */
-static bool make_green(struct lesson *L, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
-                       CUcontext *ctx, const char **why)
-{
-    CUdevResource all = {0}, part = {0};
-    CUdevResourceDesc desc;
-    unsigned groups = 1;
-    CUresult r = cuDeviceGetDevResource(L->dev, &all, CU_DEV_RESOURCE_TYPE_SM);
-    if (r == CUDA_SUCCESS) {
-        *all_sms = all.sm.smCount;
-        r = cuDevSmResourceSplitByCount(&part, &groups, &all, NULL, 0, all.sm.smCount / 4);
-    }
-    if (r == CUDA_SUCCESS && (r = cuDevResourceGenerateDesc(&desc, &part, 1)) == CUDA_SUCCESS &&
-        (r = cuGreenCtxCreate(green, desc, L->dev, CU_GREEN_CTX_DEFAULT_STREAM)) == CUDA_SUCCESS)
-        r = cuCtxFromGreenCtx(ctx, *green);
-    *part_sms = part.sm.smCount;
-    if (r != CUDA_SUCCESS)
-        *why = cu_name(r);
-    return true;
-}
 #endif
 
 bool step_8_a_part_of_the_gpu(struct lesson *L)
@@ -79,16 +59,18 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     CUcontext gctx = NULL;
     const char *why = NULL;
     char *ptx = nvrtc_compile(spin_source, "spin.cu", L, NULL); /* PTX, or a cubin (step 1) */
-    if (!ptx || !make_green(L, &all_sms, &part_sms, &green, &gctx, &why)) {
-        free(ptx);
+    if (!ptx)
         return false;
-    }
+    /* A failure here is "not supported here" (an old driver, MIG, a tool), reported as such. */
+    CUresult r = green_context(L->dev, &all_sms, &part_sms, &green, &gctx);
+    if (r != CUDA_SUCCESS)
+        why = cu_name(r);
     if (why) {
         printf("   the green context could not be made here: %s\n", why);
         not_judged("green contexts are not available here",
                    "a kernel on a part of the SMs takes longer");
         free(ptx);
-        return !green || checkDriver(cuGreenCtxDestroy(green));
+        return !green || destroy_green_context(green);
     }
     /* The whole GPU before and after the part: if the two differ, something else (another
      * program on this GPU) changed what the kernel gets, and the ratio is not judged. */
@@ -98,7 +80,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     double part = ok ? time_spin(ptx, blocks) : -1.0;
     ok = checkDriver(cuCtxSetCurrent(L->primary)) && part >= 0 && ok;
     double after = ok ? time_spin(ptx, blocks) : -1.0;
-    ok = checkDriver(cuGreenCtxDestroy(green)) && after >= 0 && ok;
+    ok = destroy_green_context(green) && after >= 0 && ok;
     free(ptx);
     if (!ok)
         return false;

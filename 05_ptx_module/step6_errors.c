@@ -1,6 +1,7 @@
-/* 05_ptx_module/errors.c - step 6: the errors a student meets, each made on purpose: a missing
- * file, a PTX syntax error, a missing kernel name, a PTX ISA or a target newer than the
- * driver or the card can take, an NVRTC compile error; each with its code and its log. */
+/* 05_ptx_module/step6_errors.c - step 6: the errors a student meets, each made on purpose
+ * through core.c's calls: a missing file, a PTX syntax error, a missing kernel name, a PTX ISA
+ * or a target newer than the driver or the card can take, an NVRTC compile error; each with
+ * its code and its log. Then step6_mistakes.c's common mistakes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,11 @@
 static CUresult load_broken(struct lesson *L, char *bad_ptx, const char *what)
 {
     CUmodule tmp = NULL;
-    CUresult r = bad_ptx ? load_with_log(&tmp, bad_ptx, L->log) : CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult r = bad_ptx ? load_module_with_log(&tmp, bad_ptx, L->log) : CUDA_ERROR_OUT_OF_MEMORY;
     printf("   %s -> %s (%d); the JIT's error log:\n", what, cu_name(r), (int)r);
     print_log(stdout, L->log->error[0] ? L->log->error : "(empty)");
     if (r == CUDA_SUCCESS)
-        checkDriver(cuModuleUnload(tmp));
+        unload_module(tmp);
     free(bad_ptx);
     return r;
 }
@@ -59,16 +60,13 @@ static bool nvrtc_error(struct lesson *L)
                                  "{\n"
                                  "    y[threadIdx.x] = undefined_name;\n"
                                  "}\n";
-    const char *nv_opts[] = {L->arch_opt};
     nvrtcProgram bp = NULL;
-    if (!checkNvrtc(nvrtcCreateProgram(&bp, broken, "broken.cu", 0, NULL, NULL)))
+    if (!checkNvrtc(nvrtc_program(&bp, broken, "broken.cu")))
         return false;
-    nvrtcResult nr = nvrtcCompileProgram(bp, 1, nv_opts);
-    size_t n = 0;
+    nvrtcResult nr = compile_with_nvrtc(bp, L->arch_opt);
     char *blog = NULL;
     bool ok = true;
-    if (checkNvrtc(nvrtcGetProgramLogSize(bp, &n)) && (blog = malloc(n + 1)) &&
-        checkNvrtc(nvrtcGetProgramLog(bp, blog))) {
+    if (nvrtc_output(&bp, &blog, NULL, NULL, NULL)) {
         printf("   f) NVRTC on a source that uses an undeclared name -> %s (%d); its log:\n",
                nvrtcGetErrorString(nr), (int)nr);
         print_log(stdout, blog);
@@ -78,7 +76,7 @@ static bool nvrtc_error(struct lesson *L)
         ok = false;
     }
     free(blog);
-    return checkNvrtc(nvrtcDestroyProgram(&bp)) && ok;
+    return ok;
 }
 
 /* 6. Errors you will meet, each made here on purpose. */
@@ -86,17 +84,17 @@ bool step_6_errors_you_will_meet(struct lesson *L)
 {
     printf("\n6. Errors you will meet, each made here on purpose\n");
     CUmodule tmp = NULL;
-    CUresult r = cuModuleLoad(&tmp, "no/such/kernels.ptx");
+    CUresult r = load_module_file(&tmp, "no/such/kernels.ptx");
     printf("   a) cuModuleLoad(\"no/such/kernels.ptx\") -> %s (%d)\n", cu_name(r), (int)r);
     claim(r == CUDA_ERROR_FILE_NOT_FOUND, "a missing file is CUDA_ERROR_FILE_NOT_FOUND");
-    if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(tmp)))
+    if (r == CUDA_SUCCESS && !unload_module(tmp))
         return false;
 
     if (!syntax_error(L))
         return false;
 
     CUfunction missing = NULL;
-    r = cuModuleGetFunction(&missing, L->mod[M_FATBIN], "saxpy");
+    r = get_function(&missing, L->mod[M_FATBIN], "saxpy");
     printf("   c) cuModuleGetFunction(module, \"saxpy\") -> %s (%d)\n", cu_name(r), (int)r);
     claim(r == CUDA_ERROR_NOT_FOUND,
           "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND");
@@ -125,5 +123,5 @@ bool step_6_errors_you_will_meet(struct lesson *L)
         r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".target", target, NULL), what);
         claim(r != CUDA_SUCCESS, "PTX for a newer architecture than the card's does not load");
     }
-    return nvrtc_error(L) && seeds_slips(L);
+    return nvrtc_error(L) && common_mistakes(L);
 }

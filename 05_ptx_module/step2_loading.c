@@ -1,5 +1,7 @@
-/* 05_ptx_module/loading.c - step 2: loading what the build made as a module (cuModuleLoad,
- * cuModuleLoadData, cuModuleLoadDataEx, a cubin); cold JIT, cache hit, cubin. */
+/* 05_ptx_module/step2_loading.c - step 2: what the build made, loaded as a module each way
+ * (core.c: load_module_file, load_module, load_module_with_log, get_function), each timed;
+ * which compiler the driver used, what the JIT logged, what the driver took from the fatbin;
+ * a cold JIT, a JIT cache hit and SASS, each repeated. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,7 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
         printf("      the driver cannot compile this toolkit's PTX: every step below loads SASS "
                "instead\n");
     }
-    if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(L->mod[M_FILE])))
+    if (r == CUDA_SUCCESS && !unload_module(L->mod[M_FILE]))
         return false;
     L->mod[M_FILE] = NULL;
     /* The cubin is for the first architecture of ARCH; the fatbin has SASS for each. */
@@ -38,12 +40,12 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
     char path[4200];
     beside_program(file, path, sizeof path);
     double t0 = host_ms();
-    r = cuModuleLoad(&L->mod[M_FILE], path);
+    r = load_module_file(&L->mod[M_FILE], path);
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
         file = "kernels.fatbin";
         beside_program(file, path, sizeof path);
         t0 = host_ms();
-        r = cuModuleLoad(&L->mod[M_FILE], path);
+        r = load_module_file(&L->mod[M_FILE], path);
     }
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
         fprintf(stderr,
@@ -57,7 +59,7 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
         return false;
     L->load_ms[M_FILE] = host_ms() - t0;
     t0 = host_ms();
-    if (!checkDriver(cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel)))
+    if (!checkDriver(get_function(&L->fn[M_FILE], L->mod[M_FILE], L->kernel)))
         return false;
     L->get_ms[M_FILE] = host_ms() - t0;
     printf("      cuModuleLoad(\"%s\") instead, the SASS the build made: load %.3f ms,\n"
@@ -79,7 +81,7 @@ static bool load_from_file(struct lesson *L)
     char jit[256] = "", driver[256] = "";
     bool had_jit = mapped_library("libnvidia-ptxjitcompiler", jit, sizeof jit);
     double t0 = host_ms();
-    CUresult r = cuModuleLoad(&L->mod[M_FILE], path);
+    CUresult r = load_module_file(&L->mod[M_FILE], path);
     L->load_ms[M_FILE] = host_ms() - t0;
     if (!L->ptx_arg && (!L->jit_ok || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION))
         return cubin_file_instead(L, r);
@@ -91,18 +93,18 @@ static bool load_from_file(struct lesson *L)
         CUmodule tmp = NULL;
         if (r != CUDA_ERROR_FILE_NOT_FOUND &&
             (file_ptx = read_file(path, PTX_FILE_LIMIT, NULL)) != NULL &&
-            load_with_log(&tmp, file_ptx, L->log) != CUDA_SUCCESS) {
+            load_module_with_log(&tmp, file_ptx, L->log) != CUDA_SUCCESS) {
             fprintf(stderr, "%s: the JIT's error log (from cuModuleLoadDataEx on the same text):\n",
                     lesson_prog);
             print_log(stderr, L->log->error[0] ? L->log->error : "(empty)");
         }
         if (tmp)
-            checkDriver(cuModuleUnload(tmp));
+            unload_module(tmp);
         free(file_ptx);
         return false;
     }
     t0 = host_ms();
-    r = cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel);
+    r = get_function(&L->fn[M_FILE], L->mod[M_FILE], L->kernel);
     L->get_ms[M_FILE] = host_ms() - t0;
     if (r != CUDA_SUCCESS) {
         check_driver_(r, "cuModuleGetFunction(&fn[M_FILE], mod[M_FILE], kernel)", __FILE__,
@@ -164,7 +166,7 @@ static bool load_with_options(struct lesson *L)
         return false;
     }
     double t0 = host_ms();
-    CUresult r = load_with_log(&L->mod[M_EX], cold_ptx, L->log);
+    CUresult r = load_module_with_log(&L->mod[M_EX], cold_ptx, L->log);
     L->load_ms[M_EX] = host_ms() - t0;
     free(cold_ptx);
     if (!check_driver_(r, "cuModuleLoadDataEx(&mod[M_EX], cold_ptx, 7, options, values)", __FILE__,
@@ -172,7 +174,7 @@ static bool load_with_options(struct lesson *L)
         print_log(stderr, L->log->error);
         return false;
     }
-    if (!checkDriver(cuModuleGetFunction(&L->fn[M_EX], L->mod[M_EX], L->kernel)))
+    if (!checkDriver(get_function(&L->fn[M_EX], L->mod[M_EX], L->kernel)))
         return false;
     printf(
         "   c) cuModuleLoadDataEx(kernels_ptx + one line, 7 options: info and error log buffers,\n"
@@ -206,7 +208,7 @@ static bool sass_runs_on(int sass, int card)
 static bool load_cubin(struct lesson *L)
 {
     double t0 = host_ms();
-    CUresult r = cuModuleLoadData(&L->mod[M_CUBIN], kernels_cubin);
+    CUresult r = load_module(&L->mod[M_CUBIN], kernels_cubin);
     L->load_ms[M_CUBIN] = host_ms() - t0;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
         L->mod[M_CUBIN] = NULL;
@@ -223,7 +225,7 @@ static bool load_cubin(struct lesson *L)
     if (!check_driver_(r, "cuModuleLoadData(&mod[M_CUBIN], kernels_cubin)", __FILE__, __LINE__))
         return false;
     t0 = host_ms();
-    if (!checkDriver(cuModuleGetFunction(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)))
+    if (!checkDriver(get_function(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)))
         return false;
     L->get_ms[M_CUBIN] = host_ms() - t0;
     printf("   d) cuModuleLoadData(kernels_cubin): load %.3f ms, cuModuleGetFunction %.3f ms\n",
@@ -263,7 +265,7 @@ static bool load_fatbin(struct lesson *L)
         return false;
     }
     double t0 = host_ms();
-    CUresult r = load_with_log(&L->mod[M_FATBIN], kernels_fatbin, log);
+    CUresult r = load_module_with_log(&L->mod[M_FATBIN], kernels_fatbin, log);
     L->load_ms[M_FATBIN] = host_ms() - t0;
     if (r != CUDA_SUCCESS && !L->fatbin_has_sass && !L->jit_ok) {
         fprintf(stderr,
@@ -276,15 +278,16 @@ static bool load_fatbin(struct lesson *L)
         free(log);
         return false;
     }
-    int bin = 0;
+    struct fn_attrs at = {0};
     bool ok =
         check_driver_(r, "cuModuleLoadDataEx(&mod[M_FATBIN], kernels_fatbin, 7, options, values)",
                       __FILE__, __LINE__);
     t0 = host_ms();
-    ok = ok && checkDriver(cuModuleGetFunction(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel));
+    ok = ok && checkDriver(get_function(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel));
     L->get_ms[M_FATBIN] = host_ms() - t0;
-    ok = ok && checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_FATBIN], "empty")) &&
-         checkDriver(cuFuncGetAttribute(&bin, CU_FUNC_ATTRIBUTE_BINARY_VERSION, L->fn[M_FATBIN]));
+    ok = ok && checkDriver(get_function(&L->empty_fn, L->mod[M_FATBIN], "empty")) &&
+         function_attributes(L->fn[M_FATBIN], &at);
+    int bin = at.binary_version;
     bool jit_ran = strstr(log->info, "Compiling entry function") != NULL;
     float jit_ms = log->wall_ms;
     free(log);
@@ -338,13 +341,13 @@ static bool three_costs(struct lesson *L)
         CUmodule tmp = NULL;
         CUfunction f;
         double t0 = host_ms();
-        ok = image && checkDriver(cuModuleLoadData(&tmp, image)) &&
-             checkDriver(cuModuleGetFunction(&f, tmp, L->kernel));
+        ok = image && checkDriver(load_module(&tmp, image)) &&
+             checkDriver(get_function(&f, tmp, L->kernel));
         double ms = host_ms() - t0;
         free(text);
         (k < REPEATS ? cold : k < 2 * REPEATS ? hit : cub)[i] = ms;
         if (tmp)
-            ok = checkDriver(cuModuleUnload(tmp)) && ok;
+            ok = unload_module(tmp) && ok;
     }
     if (!ok)
         return false;
@@ -399,11 +402,11 @@ bool step_2_loading_the_module(struct lesson *L)
         return load_with_options(L) && load_cubin(L) && load_fatbin(L) && three_costs(L);
     }
     double t0 = host_ms();
-    if (!checkDriver(cuModuleLoadData(&L->mod[M_EMBEDDED], kernels_ptx)))
+    if (!checkDriver(load_module(&L->mod[M_EMBEDDED], kernels_ptx)))
         return false;
     L->load_ms[M_EMBEDDED] = host_ms() - t0;
     t0 = host_ms();
-    if (!checkDriver(cuModuleGetFunction(&L->fn[M_EMBEDDED], L->mod[M_EMBEDDED], L->kernel)))
+    if (!checkDriver(get_function(&L->fn[M_EMBEDDED], L->mod[M_EMBEDDED], L->kernel)))
         return false;
     L->get_ms[M_EMBEDDED] = host_ms() - t0;
     printf("   b) cuModuleLoadData(kernels_ptx), the copy built into the program\n");

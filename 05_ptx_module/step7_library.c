@@ -1,9 +1,11 @@
-/* 05_ptx_module/library.c - step 7: one load for every context. A module (cuModuleLoad*) is
- * loaded into the current context and serves that context only; a library (cuLibraryLoadData,
- * CUDA 12.0) is loaded once and serves every context that exists and every one created later,
- * on every device. The runtime has the same since CUDA 12.8 (cudaLibraryLoadData), so it can
- * load PTX too; and cudaGetKernel / cudaGetFuncBySymbol go the other way, from a kernel
- * compiled into the program to handles the Driver API can query and launch. */
+/* 05_ptx_module/step7_library.c - step 7: one load for every context. A module (cuModuleLoad*)
+ * is loaded into the current context and serves that context only; a library (core.c:
+ * load_library, function_in_context; CUDA 12.0) is loaded once and serves every context that
+ * exists and every one created later, on every device. The runtime has the same since CUDA 12.8
+ * (runtime_library_axpy), so it can load PTX too; and cudaGetKernel / cudaGetFuncBySymbol
+ * (kernel_of_symbol, function_of_symbol) go the other way, from a kernel compiled into the
+ * program to handles the Driver API can query and launch. The contexts themselves (cuCtxCreate,
+ * the primary contexts) are lesson 02's, made here. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,24 +15,21 @@
 #include "embedded.h"
 #include "ptx_module.h"
 
-const void *axpy_symbol(void); /* kernels.cu: axpy as <<<>>> names it */
-
 enum { SMALL = 4096, MAX_CONTEXTS = 18 };
 
 /* axpy on SMALL floats in the current context, with buffers of its own: the number wrong, or
  * -1 when a call failed (*launch holds cuLaunchKernel's result, reported by the caller). */
 static int small_axpy(CUfunction f, CUresult *launch)
 {
-    float x[SMALL], y[SMALL], a = AXPY_A;
-    int n = SMALL, wrong = -1;
+    float x[SMALL], y[SMALL];
+    int wrong = -1;
     for (int i = 0; i < SMALL; i++)
         x[i] = (float)(i % 100), y[i] = 1.0f;
     CUdeviceptr dx = 0, dy = 0;
-    void *params[] = {&a, &dx, &dy, &n};
     *launch = CUDA_SUCCESS;
     if (checkDriver(cuMemAlloc(&dx, sizeof x)) && checkDriver(cuMemAlloc(&dy, sizeof y)) &&
         checkDriver(cuMemcpyHtoD(dx, x, sizeof x)) && checkDriver(cuMemcpyHtoD(dy, y, sizeof y))) {
-        *launch = cuLaunchKernel(f, SMALL / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL);
+        *launch = launch_axpy(f, AXPY_A, dx, dy, SMALL);
         if (*launch == CUDA_SUCCESS && checkDriver(cuCtxSynchronize()) &&
             checkDriver(cuMemcpyDtoH(y, dy, sizeof y))) {
             wrong = 0;
@@ -73,14 +72,14 @@ static bool module_in_another_context(struct lesson *L, CUcontext other)
           "a module's function does not run in another context: one module per context");
     CUmodule again = NULL;
     CUfunction f;
-    ok = ok && checkDriver(cuModuleLoadData(&again, kernels_fatbin)) &&
-         checkDriver(cuModuleGetFunction(&f, again, L->kernel));
+    ok = ok && checkDriver(load_module(&again, kernels_fatbin)) &&
+         checkDriver(get_function(&f, again, L->kernel));
     if (ok) {
         wrong = small_axpy(f, &launch);
         ok = checkDriver(launch) && wrong >= 0;
     }
     if (again)
-        ok = checkDriver(cuModuleUnload(again)) && ok;
+        ok = unload_module(again) && ok;
     if (ok)
         printf("      cuModuleLoadData again, in that context: %d floats, %d wrong\n", SMALL,
                wrong);
@@ -95,8 +94,7 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
     CUcontext after = NULL;
     CUresult launch = CUDA_SUCCESS;
     double t0 = host_ms();
-    bool ok = checkDriver(cuLibraryLoadData(&lib, kernels_fatbin, NULL, NULL, 0, NULL, NULL, 0)) &&
-              checkDriver(cuLibraryGetKernel(&kernel, lib, L->kernel));
+    bool ok = load_library(&lib, &kernel, kernels_fatbin, L->kernel);
     double load_ms = host_ms() - t0;
     ok = ok && new_context(L->dev, &after);
     if (ok)
@@ -108,8 +106,8 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
     for (int c = 0; c <= n && ok; c++) {
         CUfunction f;
         int wrong = -1;
-        ok = checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) &&
-             checkDriver(cuKernelGetFunction(&f, kernel));
+        ok =
+            checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) && function_in_context(&f, kernel);
         if (ok) {
             wrong = small_axpy(f, &launch);
             ok = checkDriver(launch) && wrong >= 0;
@@ -120,7 +118,7 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
         good += ok && wrong == 0;
     }
     if (lib)
-        ok = checkDriver(cuLibraryUnload(lib)) && ok;
+        ok = unload_library(lib) && ok;
     if (after)
         ok = checkDriver(cuCtxDestroy(after)) && ok;
     if (ok)
@@ -136,21 +134,11 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
  *    the driver cannot compile this toolkit's PTX, the runtime loads the fatbin's SASS. */
 static bool runtime_library(struct lesson *L)
 {
-    cudaLibrary_t lib = NULL;
-    cudaKernel_t kernel;
-    int n = N;
-    float a = AXPY_A;
-    void *args[] = {&a, &L->d.dx, &L->d.dy, &n};
-    dim3 grid = {(N + BLOCK - 1) / BLOCK, 1, 1}, block = {BLOCK, 1, 1};
     int wrong = -1;
     const void *image = L->jit_ok ? (const void *)kernels_ptx : (const void *)kernels_fatbin;
-    bool ok = checkRuntime(cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0)) &&
-              checkRuntime(cudaLibraryGetKernel(&kernel, lib, L->kernel)) && axpy_reset(&L->d) &&
-              checkRuntime(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, NULL)) &&
-              (wrong = axpy_wrong(&L->d)) >= 0;
-    if (lib)
-        ok = checkRuntime(cudaLibraryUnload(lib)) && ok;
-    if (!ok)
+    if (!axpy_reset(&L->d) ||
+        !runtime_library_axpy(image, L->kernel, AXPY_A, L->d.dx, L->d.dy, N) ||
+        (wrong = axpy_wrong(&L->d)) < 0)
         return false;
     printf("   c) the runtime: cudaLibraryLoadData(%s), cudaLibraryGetKernel, cudaLaunchKernel\n"
            "      of the cudaKernel_t: y = %.1f * x + y on %d floats, %d wrong\n",
@@ -169,18 +157,15 @@ static bool runtime_library(struct lesson *L)
 /* d) a kernel compiled into the program (<<<>>>'s axpy), as Driver API handles. */
 static bool runtime_kernel_to_driver(struct lesson *L)
 {
-    cudaFunction_t func = NULL;
-    int regs = 0, n = N, wrong = -1;
-    float a = AXPY_A;
-    void *params[] = {&a, &L->d.dx, &L->d.dy, &n};
-    bool ok = checkRuntime(cudaGetFuncBySymbol(&func, axpy_symbol())) &&
-              checkDriver(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, func)) &&
-              axpy_reset(&L->d) &&
-              checkDriver(cuLaunchKernel(func, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL,
-                                         params, NULL)) &&
+    CUfunction func = NULL;
+    struct fn_attrs at = {0};
+    int wrong = -1;
+    bool ok = function_of_symbol(&func, axpy_symbol()) && function_attributes(func, &at) &&
+              axpy_reset(&L->d) && checkDriver(launch_axpy(func, AXPY_A, L->d.dx, L->d.dy, N)) &&
               (wrong = axpy_wrong(&L->d)) >= 0;
     if (!ok)
         return false;
+    int regs = at.regs;
     printf("   d) the other way: cudaGetFuncBySymbol(&f, axpy) gives the CUfunction of the <<<>>> "
            "kernel:\n"
            "      cuFuncGetAttribute: %d registers; cuLaunchKernel(f, ...): %d wrong\n",
@@ -193,10 +178,8 @@ static bool runtime_kernel_to_driver(struct lesson *L)
      * the runtime its library API (step 7c). */
     cudaKernel_t kernel;
     CUfunction f2;
-    ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) &&
-         checkDriver(cuKernelGetFunction(&f2, (CUkernel)kernel)) && axpy_reset(&L->d) &&
-         checkDriver(cuLaunchKernel(f2, (N + BLOCK - 1) / BLOCK, 1, 1, BLOCK, 1, 1, 0, NULL, params,
-                                    NULL)) &&
+    ok = kernel_of_symbol(&kernel, axpy_symbol()) && function_in_context(&f2, (CUkernel)kernel) &&
+         axpy_reset(&L->d) && checkDriver(launch_axpy(f2, AXPY_A, L->d.dx, L->d.dy, N)) &&
          (wrong = axpy_wrong(&L->d)) >= 0;
     if (!ok)
         return false;
@@ -211,7 +194,7 @@ static bool runtime_kernel_to_driver(struct lesson *L)
      * cuKernelGetFunction, was answered CUDA_ERROR_INVALID_HANDLE. It is not passed on here. */
     cudaKernel_t kernel;
     char why[200];
-    if (!checkRuntime(cudaGetKernel(&kernel, axpy_symbol())))
+    if (!kernel_of_symbol(&kernel, axpy_symbol()))
         return false;
     snprintf(why, sizeof why,
              "built with CUDA runtime %d.%d; the runtime documents its cudaKernel_t as a CUkernel "

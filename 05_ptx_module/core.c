@@ -1,0 +1,298 @@
+/* 05_ptx_module/core.c - the idea: a kernel as PTX (or SASS), loaded through the Driver API as
+ * a module or a library, looked up by name and launched. Every call the lesson teaches is made
+ * here, in the order of the steps; the steps (main.c, step*.c) call these functions, then
+ * time, check and print. A call whose failure a step shows on purpose returns its result;
+ * the rest are checked here (checkDriver, checkRuntime, checkNvrtc print the call and error).
+ *   2. load_module_file, load_module, load_module_with_log, get_function, unload_module
+ *   3. function_attributes; launch_with_params, launch_axpy (kernelParams); launch_axpy_with_extra
+ *   4. nvrtc_program, compile_with_nvrtc, nvrtc_output
+ *   5. launch_empty, launch_empty_runtime_n, launch_and_wait; capture_graph_runtime,
+ *      capture_graph_driver, replay_graph_runtime, replay_graph_driver, destroy_graphs
+ *   7. load_library, function_in_context, unload_library; runtime_library_axpy,
+ *      function_of_symbol, kernel_of_symbol
+ *   8. green_context, destroy_green_context
+ * Not here, on purpose: the <<<>>> itself (C has none: kernels.cu's launch_empty_runtime_on);
+ * step 1's cuInit and primary context, the contexts of step 7, the data's cuMemAlloc and
+ * cuMemcpy*, the waits (cuCtxSynchronize) and step 5's streams: lessons 01-04 teach those. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "ptx_module.h"
+
+/* ---- 2. Loading a module --------------------------------------------------------------- */
+/* a) From a file, by name: PTX text, a cubin or a fatbin alike (the driver reads which). */
+CUresult load_module_file(CUmodule *mod, const char *path)
+{
+    return cuModuleLoad(mod, path);
+}
+
+/* b, d, e) From memory: PTX text (a NUL-terminated string), a cubin or a fatbin. PTX is
+ *    compiled for this card by the driver's JIT, here, at load time. */
+CUresult load_module(CUmodule *mod, const void *image)
+{
+    return cuModuleLoadData(mod, image);
+}
+
+/* A kernel of the module by its name in the PTX (.entry): plain for extern "C" kernels. */
+CUresult get_function(CUfunction *f, CUmodule mod, const char *name)
+{
+    return cuModuleGetFunction(f, mod, name);
+}
+
+bool unload_module(CUmodule mod)
+{
+    return checkDriver(cuModuleUnload(mod));
+}
+
+/* c) With JIT options: two arrays, the options and a value for each. The logs are buffers of
+ *    ours; CU_JIT_WALL_TIME's value slot comes back holding a float, the JIT's milliseconds. */
+CUresult load_module_with_log(CUmodule *mod, const void *image, struct jit_log *log)
+{
+    memset(log, 0, sizeof *log);
+    CUjit_option opt[] = {CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                          CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                          CU_JIT_LOG_VERBOSE,      CU_JIT_OPTIMIZATION_LEVEL,
+                          CU_JIT_WALL_TIME};
+    void *size = (void *)(uintptr_t)(LOG_SIZE - 1), *verbose = (void *)1, *highest = (void *)4;
+    void *val[] = {log->info, size, log->error, size, verbose, highest, NULL};
+    CUresult r = cuModuleLoadDataEx(mod, image, (unsigned)(sizeof opt / sizeof opt[0]), opt, val);
+    memcpy(&log->wall_ms, &val[6], sizeof log->wall_ms);
+    return r;
+}
+
+/* ---- 3. cuFuncGetAttribute and cuLaunchKernel ------------------------------------------ */
+/* What the loaded function needs, and the PTX and SASS versions it was made from. */
+bool function_attributes(CUfunction f, struct fn_attrs *a)
+{
+    return checkDriver(cuFuncGetAttribute(&a->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f)) &&
+           checkDriver(cuFuncGetAttribute(&a->shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f)) &&
+           checkDriver(cuFuncGetAttribute(&a->local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f)) &&
+           checkDriver(
+               cuFuncGetAttribute(&a->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)) &&
+           checkDriver(cuFuncGetAttribute(&a->ptx_version, CU_FUNC_ATTRIBUTE_PTX_VERSION, f)) &&
+           checkDriver(cuFuncGetAttribute(&a->binary_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
+}
+
+/* kernelParams: one pointer per parameter, each pointing at a value of exactly that
+ * parameter's type; the driver copies as many bytes as the parameter has from each. */
+CUresult launch_with_params(CUfunction f, unsigned grid, unsigned block, void **params)
+{
+    return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL);
+}
+
+/* y = a * x + y: axpy(float a, const float *x, float *y, int n), one thread per element. */
+CUresult launch_axpy(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n)
+{
+    void *params[] = {&a, &x, &y, &n};
+    return launch_with_params(f, (n + BLOCK - 1) / BLOCK, BLOCK, params);
+}
+
+/* The same through `extra`: the parameters packed into one buffer (struct axpy_args), and its
+ * size, which is the end of the last parameter, not sizeof the struct. */
+CUresult launch_axpy_with_extra(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n)
+{
+    struct axpy_args args = {a, x, y, n};
+    size_t size = offsetof(struct axpy_args, n) + sizeof args.n; /* 28, not sizeof args (32) */
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     CU_LAUNCH_PARAM_END};
+    unsigned grid = (n + BLOCK - 1) / BLOCK;
+    return cuLaunchKernel(f, grid, 1, 1, BLOCK, 1, 1, 0, NULL, NULL, extra);
+}
+
+/* ---- 4. NVRTC: PTX made at run time ---------------------------------------------------- */
+/* A program from CUDA C++ source text; `name` is the file name its messages give. */
+nvrtcResult nvrtc_program(nvrtcProgram *prog, const char *source, const char *name)
+{
+    return nvrtcCreateProgram(prog, source, name, 0, NULL, NULL);
+}
+
+/* Compile it inside the running program: --gpu-architecture=compute_XX makes PTX, and sm_XX
+ * makes SASS for that card too (a cubin). */
+nvrtcResult compile_with_nvrtc(nvrtcProgram prog, const char *arch_opt)
+{
+    const char *opts[] = {arch_opt};
+    return nvrtcCompileProgram(prog, 1, opts);
+}
+
+/* What NVRTC made, each malloc'd for the caller to free (a NULL argument: not wanted): its
+ * log, the PTX (a C string), the cubin and its size. Then the program is destroyed. */
+bool nvrtc_output(nvrtcProgram *prog, char **log, char **ptx, char **cubin, size_t *cubin_size)
+{
+    size_t size = 0;
+    bool ok = true;
+    if (log)
+        ok = checkNvrtc(nvrtcGetProgramLogSize(*prog, &size)) &&
+             (*log = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetProgramLog(*prog, *log));
+    if (ok && ptx) /* the size NVRTC gives counts the NUL at the end */
+        ok = checkNvrtc(nvrtcGetPTXSize(*prog, &size)) && (*ptx = malloc(size)) != NULL &&
+             checkNvrtc(nvrtcGetPTX(*prog, *ptx));
+    if (ok && cubin)
+        ok = checkNvrtc(nvrtcGetCUBINSize(*prog, cubin_size)) &&
+             (*cubin = malloc(*cubin_size)) != NULL && checkNvrtc(nvrtcGetCUBIN(*prog, *cubin));
+    return checkNvrtc(nvrtcDestroyProgram(prog)) && ok;
+}
+
+/* ---- 5. What a launch costs; a CUDA graph ---------------------------------------------- */
+/* n launches of `empty` on stream s, one after another: each is queued, and the call returns.
+ * The first failure, if any. */
+CUresult launch_empty(CUfunction f, long n, CUstream s)
+{
+    CUresult first = CUDA_SUCCESS;
+    for (long i = 0; i < n; i++) {
+        CUresult r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL);
+        if (r != CUDA_SUCCESS && first == CUDA_SUCCESS)
+            first = r;
+    }
+    return first;
+}
+
+/* The same through the runtime: kernels.cu's <<<1, 1, 0, s>>>, n times. */
+void launch_empty_runtime_n(long n, cudaStream_t s)
+{
+    for (long i = 0; i < n; i++)
+        launch_empty_runtime_on(s);
+}
+
+/* n launches, waiting for each to finish before the next. */
+CUresult launch_and_wait(CUfunction f, long n)
+{
+    CUresult first = CUDA_SUCCESS;
+    for (long i = 0; i < n; i++) {
+        CUresult r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+        if (r == CUDA_SUCCESS)
+            r = cuCtxSynchronize();
+        if (r != CUDA_SUCCESS && first == CUDA_SUCCESS)
+            first = r;
+    }
+    return first;
+}
+
+/* A graph, the runtime's way: n <<<>>> launches on a capturing stream are recorded, not run;
+ * the graph is instantiated once, and each replay is one call. */
+bool capture_graph_runtime(long n, cudaStream_t s, cudaGraph_t *g, cudaGraphExec_t *ge)
+{
+    if (!checkRuntime(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal)))
+        return false;
+    launch_empty_runtime_n(n, s);
+    bool ok = checkRuntime(cudaGetLastError());
+    ok = checkRuntime(cudaStreamEndCapture(s, g)) && ok;
+    return ok && checkRuntime(cudaGraphInstantiate(ge, *g, 0));
+}
+
+/* The Driver API's way: the same with cuLaunchKernel on a CUstream. */
+bool capture_graph_driver(CUfunction f, long n, CUstream s, CUgraph *g, CUgraphExec *ge)
+{
+    if (!checkDriver(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL)))
+        return false;
+    bool ok = checkDriver(launch_empty(f, n, s));
+    ok = checkDriver(cuStreamEndCapture(s, g)) && ok;
+    return ok && checkDriver(cuGraphInstantiate(ge, *g, 0));
+}
+
+/* Replay a graph (all n kernels, one call) and wait for it. */
+bool replay_graph_runtime(cudaGraphExec_t ge, cudaStream_t s)
+{
+    return checkRuntime(cudaGraphLaunch(ge, s)) && checkRuntime(cudaStreamSynchronize(s));
+}
+
+bool replay_graph_driver(CUgraphExec ge, CUstream s)
+{
+    return checkDriver(cuGraphLaunch(ge, s)) && checkDriver(cuStreamSynchronize(s));
+}
+
+bool destroy_graphs(cudaGraph_t rg, cudaGraphExec_t rge, CUgraph dg, CUgraphExec dge)
+{
+    bool ok = !dge || checkDriver(cuGraphExecDestroy(dge));
+    ok = (!dg || checkDriver(cuGraphDestroy(dg))) && ok;
+    ok = (!rge || checkRuntime(cudaGraphExecDestroy(rge))) && ok;
+    return (!rg || checkRuntime(cudaGraphDestroy(rg))) && ok;
+}
+
+/* ---- 7. One load for every context ----------------------------------------------------- */
+#if CUDA_VERSION >= 12000
+/* b) A library (CUDA 12.0): loaded once, for every context, those that exist and those made
+ *    later. Its kernel is a CUkernel, which belongs to no context. */
+bool load_library(CUlibrary *lib, CUkernel *kernel, const void *image, const char *name)
+{
+    return checkDriver(cuLibraryLoadData(lib, image, NULL, NULL, 0, NULL, NULL, 0)) &&
+           checkDriver(cuLibraryGetKernel(kernel, *lib, name));
+}
+
+/* The kernel's CUfunction in whichever context is current now. */
+bool function_in_context(CUfunction *f, CUkernel kernel)
+{
+    return checkDriver(cuKernelGetFunction(f, kernel));
+}
+
+bool unload_library(CUlibrary lib)
+{
+    return checkDriver(cuLibraryUnload(lib));
+}
+#endif
+
+#if CUDART_VERSION >= 12080
+/* c) The runtime's library (CUDA 12.8), which loads PTX too: cudaLaunchKernel takes its
+ *    cudaKernel_t cast to const void *, and the same array of pointers to the arguments. */
+bool runtime_library_axpy(const void *image, const char *name, float a, CUdeviceptr x,
+                          CUdeviceptr y, int n)
+{
+    cudaLibrary_t lib = NULL;
+    cudaKernel_t kernel;
+    void *args[] = {&a, &x, &y, &n};
+    dim3 grid = {(n + BLOCK - 1) / BLOCK, 1, 1}, block = {BLOCK, 1, 1};
+    bool ok = checkRuntime(cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0)) &&
+              checkRuntime(cudaLibraryGetKernel(&kernel, lib, name)) &&
+              checkRuntime(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, NULL)) &&
+              checkRuntime(cudaDeviceSynchronize()); /* done with it before it is unloaded */
+    return (!lib || checkRuntime(cudaLibraryUnload(lib))) && ok;
+}
+#endif
+
+/* d) The other way: a kernel compiled into the program, named by its host-side symbol (what
+ *    <<<>>> launches), as the CUfunction of the current context (CUDA 11.0). */
+bool function_of_symbol(CUfunction *f, const void *symbol)
+{
+    return checkRuntime(cudaGetFuncBySymbol(f, symbol));
+}
+
+#if CUDART_VERSION >= 12010
+/* Its cudaKernel_t (CUDA 12.1), which from CUDA 12.8 the runtime documents as a CUkernel. */
+bool kernel_of_symbol(cudaKernel_t *kernel, const void *symbol)
+{
+    return checkRuntime(cudaGetKernel(kernel, symbol));
+}
+#endif
+
+/* ---- 8. A part of the GPU -------------------------------------------------------------- */
+#if CUDA_VERSION >= 12040
+/* A green context (CUDA 12.4) on a group of at least a quarter of the device's SMs: the SMs
+ * (a resource), a group split off them, a descriptor, the green context, and a CUcontext for
+ * it to make current. Its kernels get those SMs, never fewer (more in the cases the Driver
+ * API's "Green Contexts" section names: MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, a 9.x GPU
+ * once a module using dynamic parallelism is loaded). The first failure is returned (where
+ * green contexts are not to be had: an older driver, MIG, a tool). */
+CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
+                       CUcontext *ctx)
+{
+    CUdevResource all = {0}, part = {0};
+    CUdevResourceDesc desc;
+    unsigned groups = 1;
+    CUresult r = cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM);
+    if (r == CUDA_SUCCESS) {
+        *all_sms = all.sm.smCount;
+        r = cuDevSmResourceSplitByCount(&part, &groups, &all, NULL, 0, all.sm.smCount / 4);
+    }
+    if (r == CUDA_SUCCESS && (r = cuDevResourceGenerateDesc(&desc, &part, 1)) == CUDA_SUCCESS &&
+        (r = cuGreenCtxCreate(green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM)) == CUDA_SUCCESS)
+        r = cuCtxFromGreenCtx(ctx, *green);
+    *part_sms = part.sm.smCount;
+    return r;
+}
+
+bool destroy_green_context(CUgreenCtx green)
+{
+    return checkDriver(cuGreenCtxDestroy(green));
+}
+#endif

@@ -1,0 +1,92 @@
+/* 05_ptx_module/core.h - the functions of core.c, the calls the lesson teaches, in step order,
+ * and the few types they take. */
+#ifndef PTX_MODULE_CORE_H
+#define PTX_MODULE_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+
+enum { BLOCK = 256, LOG_SIZE = 16384 };
+
+/* cuModuleLoadDataEx's two logs and the JIT's own wall time (load_module_with_log). */
+struct jit_log {
+    char info[LOG_SIZE];
+    char error[LOG_SIZE];
+    float wall_ms;
+};
+
+/* What `extra` packs for axpy(float a, const float *x, float *y, int n): each parameter at its
+ * natural alignment, as the kernel's parameter list is laid out. A C struct with the same
+ * members puts them at the same offsets; its sizeof (32) adds tail padding after n, so the
+ * size to pass is the end of n (28). */
+struct axpy_args {
+    float a;       /* offset 0, then 4 bytes of padding */
+    CUdeviceptr x; /* offset 8 */
+    CUdeviceptr y; /* offset 16 */
+    int n;         /* offset 24 */
+};
+
+/* What cuFuncGetAttribute says about a loaded function. */
+struct fn_attrs {
+    int regs, shared, local, max_threads, ptx_version, binary_version;
+};
+
+/* 2. Loading a module. Each returns the driver's answer; the caller checks it. */
+CUresult load_module_file(CUmodule *mod, const char *path);
+CUresult load_module(CUmodule *mod, const void *image);
+CUresult load_module_with_log(CUmodule *mod, const void *image, struct jit_log *log);
+CUresult get_function(CUfunction *f, CUmodule mod, const char *name);
+bool unload_module(CUmodule mod);
+
+/* 3. What a function needs, and launching it. */
+bool function_attributes(CUfunction f, struct fn_attrs *a);
+CUresult launch_with_params(CUfunction f, unsigned grid, unsigned block, void **params);
+CUresult launch_axpy(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n);
+CUresult launch_axpy_with_extra(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n);
+
+/* 4. NVRTC. */
+nvrtcResult nvrtc_program(nvrtcProgram *prog, const char *source, const char *name);
+nvrtcResult compile_with_nvrtc(nvrtcProgram prog, const char *arch_opt);
+bool nvrtc_output(nvrtcProgram *prog, char **log, char **ptx, char **cubin, size_t *cubin_size);
+
+/* 5. What a launch costs; a graph of launches. */
+CUresult launch_empty(CUfunction f, long n, CUstream s);
+void launch_empty_runtime_n(long n, cudaStream_t s);
+CUresult launch_and_wait(CUfunction f, long n);
+bool capture_graph_runtime(long n, cudaStream_t s, cudaGraph_t *g, cudaGraphExec_t *ge);
+bool capture_graph_driver(CUfunction f, long n, CUstream s, CUgraph *g, CUgraphExec *ge);
+bool replay_graph_runtime(cudaGraphExec_t ge, cudaStream_t s);
+bool replay_graph_driver(CUgraphExec ge, CUstream s);
+bool destroy_graphs(cudaGraph_t rg, cudaGraphExec_t rge, CUgraph dg, CUgraphExec dge);
+
+/* 7. One load for every context; the runtime's side. */
+#if CUDA_VERSION >= 12000
+bool load_library(CUlibrary *lib, CUkernel *kernel, const void *image, const char *name);
+bool function_in_context(CUfunction *f, CUkernel kernel);
+bool unload_library(CUlibrary lib);
+#endif
+#if CUDART_VERSION >= 12080
+bool runtime_library_axpy(const void *image, const char *name, float a, CUdeviceptr x,
+                          CUdeviceptr y, int n);
+#endif
+bool function_of_symbol(CUfunction *f, const void *symbol);
+#if CUDART_VERSION >= 12010
+bool kernel_of_symbol(cudaKernel_t *kernel, const void *symbol);
+#endif
+
+/* 8. A part of the GPU. */
+#if CUDA_VERSION >= 12040
+CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
+                       CUcontext *ctx);
+bool destroy_green_context(CUgreenCtx green);
+#endif
+
+/* kernels.cu: <<<1, 1, 0, s>>> of `empty`, the runtime's launch; axpy's host-side symbol. */
+void launch_empty_runtime_on(cudaStream_t s);
+const void *axpy_symbol(void);
+
+#endif
