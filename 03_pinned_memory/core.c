@@ -14,7 +14,7 @@
  *      driver_host_free: the same memory and copies through the Driver API.
  * The other files are the apparatus (lesson.h lists them): options, the sweep, statistics, the
  * claims and the report. They call these functions and make none of these calls themselves; the
- * state queries (cuMemHostGetFlags) and the Driver API's own events stay in driver_api.c. */
+ * state queries (cuMemHostGetFlags) and the Driver API's own events stay in step7_driver_api.c. */
 #define _GNU_SOURCE /* posix_memalign */
 #include <stdlib.h>
 

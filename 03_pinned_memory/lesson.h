@@ -3,13 +3,14 @@
  *
  *   core.c       the calls the lesson teaches, one small function each (core.h declares them)
  *   main.c       options and main(): the table of contents, one call per step
- *   sweep.c      steps 1 and 2: the platform and the link (common/platform.h); the sweep
- *   cost.c       step 3: what pinning costs and when it pays off
- *   staging.c    step 4: why pageable memory is slower (staging)
- *   async.c      step 4 b): copies queued behind a kernel: when cudaMemcpyAsync returns
- *   zero_copy.c  step 5: mapped (zero-copy) memory
- *   both_ways.c  step 6: both directions at once
- *   driver_api.c step 7: the same pinned memory and copies through the Driver API
+ *   step1_device.c           step 1: the platform and the link (common/platform.h)
+ *   step2_sweep.c            step 2: the sweep of sizes, four kinds of host memory, its claims
+ *   step3_cost.c             step 3: what pinning costs and when it pays off
+ *   step4_staging.c          step 4: why pageable memory is slower (staging)
+ *   step4b_behind_a_kernel.c step 4 b): copies queued behind a kernel: when cudaMemcpyAsync returns
+ *   step5_zero_copy.c        step 5: mapped (zero-copy) memory
+ *   step6_both_ways.c        step 6: both directions at once
+ *   step7_driver_api.c       step 7: the same pinned memory and copies through the Driver API
  *   measure.c    the one "warm-up + timed event pairs" loop, the control copy, the data
  *                pattern written and checked, and small helpers
  *   report.c     the sweep's tables and CSV
@@ -115,15 +116,15 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 bool pace_sample(struct lesson *L);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
-bool step_1_platform(struct lesson *L);         /* sweep.c: before any context */
-bool step_1_link(struct lesson *L);             /* sweep.c */
-bool step_2_bandwidth_sweep(struct lesson *L);  /* sweep.c */
-bool step_3_pinning_cost(struct lesson *L);     /* cost.c */
-bool step_4_staging(struct lesson *L);          /* staging.c */
-bool step_4b_behind_a_kernel(struct lesson *L); /* async.c, called by step 4 */
-bool step_5_zero_copy(struct lesson *L);        /* zero_copy.c */
-bool step_6_both_ways(struct lesson *L);        /* both_ways.c */
-bool step_7_driver_api(struct lesson *L);       /* driver_api.c */
+bool step_1_platform(struct lesson *L);         /* step1_device.c: before any context */
+bool step_1_link(struct lesson *L);             /* step1_device.c */
+bool step_2_bandwidth_sweep(struct lesson *L);  /* step2_sweep.c */
+bool step_3_pinning_cost(struct lesson *L);     /* step3_cost.c */
+bool step_4_staging(struct lesson *L);          /* step4_staging.c */
+bool step_4b_behind_a_kernel(struct lesson *L); /* step4b_behind_a_kernel.c, called by step 4 */
+bool step_5_zero_copy(struct lesson *L);        /* step5_zero_copy.c */
+bool step_6_both_ways(struct lesson *L);        /* step6_both_ways.c */
+bool step_7_driver_api(struct lesson *L);       /* step7_driver_api.c */
 
 /* ---- measure.c: the timing loop ------------------------------------------------------------- */
 /* What goes between the two events of one timed repetition (work queued on L->stream, or on

@@ -321,7 +321,7 @@ int main(int argc, char **argv)
                 lesson_prog, L.opt.device, count, count - 1);
         return EXIT_USAGE;
     }
-    /* the steps, in order; after each, the control copy is timed again (timing.c): from step 1
+    /* the steps, in order; after each, the control copy is timed again (measure.c): from step 1
      * on, whose copies have woken the link from its idle speed */
     static bool (*const steps[])(struct lesson *) = {
         step_1_link,      step_2_bandwidth_sweep, step_3_pinning_cost, step_4_staging,

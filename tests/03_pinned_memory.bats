@@ -354,8 +354,8 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
 }
 
 @test "the claim on registered and write-combined memory states the tolerances its check uses" {
-    local sweep="$ROOT/03_pinned_memory/sweep.c"
-    grep -qF 'worst_reg <= 0.10 && least_wc >= 0.90' "$sweep" || fail "sweep.c's check changed: update the sentence and this test"
+    local sweep="$ROOT/03_pinned_memory/step2_sweep.c"
+    grep -qF 'worst_reg <= 0.10 && least_wc >= 0.90' "$sweep" || fail "step2_sweep.c's check changed: update the sentence and this test"
     run tr -d '\n' <"$sweep"
     assert_output --partial '"to the copy engine, registered memory is as fast as pinned within 10% and "                       "write-combined memory at least 90% as fast"'
 }
@@ -377,7 +377,7 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
     run grep -F "is not the case for memory allocated using the flag" "$inc/cuda.h"
     assert_success
     # the lesson says the same, and no longer that every buffer is mapped whatever its flags
-    run cat "$ROOT/03_pinned_memory/driver_api.c" "$ROOT/03_pinned_memory/README.md" "$ROOT/tests/expected/03_pinned_memory.out"
+    run cat "$ROOT/03_pinned_memory/step7_driver_api.c" "$ROOT/03_pinned_memory/README.md" "$ROOT/tests/expected/03_pinned_memory.out"
     assert_output --partial "PORTABLE and DEVICEMAP or not, at its host pointer unless it is WRITECOMBINED;"
     assert_output --partial 'which cuMemHostGetDevicePointer gives: \"Exceptions, Disjoint Addressing\")'
     refute_output --partial "mapped and pinned for every context"

@@ -1,4 +1,4 @@
-/* 03_pinned_memory/driver_api.c - step 7: a common pinned-memory example, through the Driver
+/* 03_pinned_memory/step7_driver_api.c - step 7: a common pinned-memory example, through the Driver
  * API. cuMemHostAlloc (PORTABLE, DEVICEMAP, WRITECOMBINED) and cuMemHostRegister give the same
  * kinds of pinned memory as the runtime's calls; cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a
  * cuStreamCreate stream, timed with cuEventRecord / cuEventElapsedTime, move them at the same

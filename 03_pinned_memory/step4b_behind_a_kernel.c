@@ -1,7 +1,8 @@
-/* 03_pinned_memory/async.c - step 4 b): when does cudaMemcpyAsync return? Each copy is queued
- * behind a kernel of about 20 ms in the same stream; the host clock says whether the call came
- * back at once (the copy queued) or only after the kernel; for a copy into pageable memory the
- * host buffer, checked the moment the call returns, says whether the copy was done too. */
+/* 03_pinned_memory/step4b_behind_a_kernel.c - step 4 b): when does cudaMemcpyAsync return?
+ * Each copy is queued behind a kernel of about 20 ms in the same stream; the host clock says
+ * whether the call came back at once (the copy queued) or only after the kernel; for a copy into
+ * pageable memory the host buffer, checked the moment the call returns, says whether the copy
+ * was done too. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* 03_pinned_memory/both_ways.c - step 6: a host-to-device and a device-to-host copy at the
+/* 03_pinned_memory/step6_both_ways.c - step 6: a host-to-device and a device-to-host copy at the
  * same time, in two streams, against one direction at a time. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* 03_pinned_memory/zero_copy.c - step 5: mapped (zero-copy) memory, a kernel that reads and
+/* 03_pinned_memory/step5_zero_copy.c - step 5: mapped (zero-copy) memory, a kernel that reads and
  * writes host memory directly, against copy in + kernel + copy out. */
 #include <string.h>
 

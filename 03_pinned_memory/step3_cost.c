@@ -1,4 +1,4 @@
-/* 03_pinned_memory/cost.c - step 3: what pinning costs, and after how many transfers it pays
+/* 03_pinned_memory/step3_cost.c - step 3: what pinning costs, and after how many transfers it pays
  * for itself. The same work is timed for every kind of memory: allocate, copy the data in (the
  * first fill), free (and register/unregister for the registered kind), several rounds, median
  * and spread. */

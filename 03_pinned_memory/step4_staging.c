@@ -1,7 +1,7 @@
-/* 03_pinned_memory/staging.c - step 4: why pageable memory is slower. The driver stages a
+/* 03_pinned_memory/step4_staging.c - step 4: why pageable memory is slower. The driver stages a
  * pageable copy through a pinned buffer of its own; the host waits in the call; the CPU's
  * memcpy feeds the copy; and what the CPU measures of write-combined memory. (4b, the copies
- * queued behind a kernel, is in async.c.) */
+ * queued behind a kernel, is in step4b_behind_a_kernel.c.) */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
