@@ -188,9 +188,10 @@ static bool reset_with_library(CUdevice dev, bool runtime_reset, int *left, CUre
     claim(lib_free != CUDA_SUCCESS && lib_handle != CUDA_SUCCESS,
           "after %s the library's pointer and context handle dangle: its calls on them fail", how);
     *left = references_left(dev, last);
-    printf("   [child] then cuDevicePrimaryCtxRelease until it fails -> %d succeeded, then %s: %d "
-           "reference(s) were left\n",
-           *left, driver_name(*last), *left);
+    printf(
+        "   [child] references left: cuDevicePrimaryCtxRelease succeeded %d time(s), then returned "
+        "%s\n",
+        *left, driver_name(*last));
     return true;
 }
 

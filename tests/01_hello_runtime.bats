@@ -233,9 +233,10 @@ setup() {
     assert_claim "cuDevicePrimaryCtxReset(dev) released no reference: the library's and the runtime's were both left"
     assert_regex "$LESSON_OUT" 'cuPointerGetAttribute: application.s buffer CUDA_ERROR_INVALID_VALUE'
     # the references counted after each reset, in this order: one, then two
-    run grep -E -o 'until it fails -> [0-9]+ succeeded, then CUDA_ERROR_INVALID_CONTEXT' <<<"$LESSON_OUT"
-    assert_output "$(printf '%s\n' 'until it fails -> 1 succeeded, then CUDA_ERROR_INVALID_CONTEXT' \
-        'until it fails -> 2 succeeded, then CUDA_ERROR_INVALID_CONTEXT')"
+    run grep -E -o 'references left: cuDevicePrimaryCtxRelease succeeded [0-9]+ time\(s\), then returned [A-Z_]+' <<<"$LESSON_OUT"
+    assert_output "$(printf '%s\n' \
+        'references left: cuDevicePrimaryCtxRelease succeeded 1 time(s), then returned CUDA_ERROR_INVALID_CONTEXT' \
+        'references left: cuDevicePrimaryCtxRelease succeeded 2 time(s), then returned CUDA_ERROR_INVALID_CONTEXT')"
 }
 
 # bats test_tags=gpu,shared
@@ -318,6 +319,20 @@ setup() {
     # nor does a HELLO_RUNTIME_PARENT naming another process open them
     LD_LIBRARY_PATH="$dir" HELLO_RUNTIME_PARENT=1 run "$BIN" --fault-demo
     assert_usage_error
+}
+
+@test "README: step 5a's report names the file and line of the call in steps.c" {
+    local line
+    line="$(grep -n 'checkRuntime(cudaSetDevice(invalid))' "$ROOT/01_hello_runtime/steps.c" | cut -d: -f1)"
+    [ -n "$line" ] || fail "steps.c makes no checkRuntime(cudaSetDevice(invalid))"
+    run grep -c -F "steps.c:$line: cudaSetDevice(invalid) failed: cudaErrorInvalidDevice (101): invalid device ordinal" \
+        "$ROOT/01_hello_runtime/README.md"
+    assert_output 1
+}
+
+@test "README: the lazy-loading rule, in the words lesson 02 uses" {
+    run bash -c 'tr -s " \n" "  " <"$1"' _ "$ROOT/01_hello_runtime/README.md"
+    assert_output --partial 'lazy loading needs both a CUDA runtime of 11.7 or newer and a driver that supports it (R515+); from CUDA 12.2 it is the default on Linux (12.3 on Windows), and `CUDA_MODULE_LOADING=EAGER` turns it off. `cuModuleGetLoadingMode` tells what this process got.'
 }
 
 # The decisions the lesson takes from what the driver reports (machine.c), driven with the
