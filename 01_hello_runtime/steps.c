@@ -263,6 +263,16 @@ static bool invalid_call_reported(int invalid, char *report, size_t len, int *li
     return reported;
 }
 
+/* Does a line of text begin with prefix and go on after it (the error's message)? */
+static bool line_begins(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, prefix, n) == 0 && p[n] != '\n' && p[n] != '\0')
+            return true;
+    return false;
+}
+
 static bool step_5a_invalid_call(const struct lesson *L)
 {
     printf("   a) an invalid call: cudaSetDevice(%d), one past the last device\n", L->count);
@@ -278,9 +288,7 @@ static bool step_5a_invalid_call(const struct lesson *L)
     /* what check_runtime_ prints: "file:line: call failed: NAME (number): message" */
     snprintf(want, sizeof want, "%s:%d: cudaSetDevice(invalid) failed: %s (%d): ", __FILE__, line,
              cudaGetErrorName(cudaErrorInvalidDevice), (int)cudaErrorInvalidDevice);
-    bool as_printed = strncmp(report, want, strlen(want)) == 0 && report[strlen(want)] != '\n' &&
-                      report[strlen(want)] != '\0';
-    claim(reported && last == cudaErrorInvalidDevice && as_printed,
+    claim(reported && last == cudaErrorInvalidDevice && line_begins(report, want),
           "checkRuntime reported cudaErrorInvalidDevice with this file and line");
     claim(still == L->device, "the failed call left device %d current", L->device);
     return true;
