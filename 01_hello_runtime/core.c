@@ -19,9 +19,9 @@
  *      release_primary_context         the references the primary context counts
  *      reset_primary_context           the two resets; start_primary_context_again
  * Step 7 (a new thread) calls make_primary_context_current again, on its own thread.
- * Exceptions, made elsewhere: step 5a (steps.c) calls cudaSetDevice itself with a device that
- * does not exist, since what it shows is the check macro's report of the very line it is on;
- * the steps allocate the buffers they watch (cudaMalloc, cuMemAlloc) themselves.
+ * Made elsewhere, and why: step 5a (steps.c) calls cudaSetDevice with a device that does not
+ * exist: it shows the check macro's report of the very line it is on. The steps allocate what
+ * they watch (cudaMalloc, cuMemAlloc; step 8c's next cudaMalloc too), and wait for the GPU.
  */
 #include <string.h>
 
