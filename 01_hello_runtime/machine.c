@@ -23,10 +23,12 @@ enum child_plan child_plan_for(int compute_mode)
     }
 }
 
-/* Programming Guide, "Lazy Loading": the default on Linux since CUDA 12.2 (on every platform
- * since 12.3), and "a joint feature of both the CUDA runtime and driver": the lesson judges
- * the default only where both are 12.2 or newer (a 13.0 build on an older driver cannot run;
- * a 12.x build can, on a 12.0 or 12.1 driver). */
+/* CUDA Programming Guide, "Lazy Loading" (its requirements and its changes by CUDA version):
+ * lazy loading needs both a CUDA runtime of 11.7 or newer and a driver that supports it
+ * (R515+); from CUDA 12.2 it is the default on Linux (12.3 on Windows), and
+ * CUDA_MODULE_LOADING=EAGER turns it off. The lesson judges the default only where the runtime
+ * and the driver are both 12.2 or newer (a 13.0 build on an older driver cannot run; a 12.x
+ * build can, on a 12.0 or 12.1 driver). */
 bool lazy_loading_is_default(int driver_version, int runtime_version)
 {
     return driver_version >= 12020 && runtime_version >= 12020;
