@@ -332,6 +332,29 @@ check() {
 
 # ---- on any machine ------------------------------------------------------------------------
 
+# The struct's member declarations (type and name, comments and spacing dropped), one a line.
+struct_fields04() {
+    sed -n '/^struct pipeline {/,/^};/p' "$1" | sed -e '1d;$d' -e 's@/\*.*\*/@@' -e 's/  */ /g' \
+        -e 's/^ //' -e 's/ $//' | grep -v '^$'
+}
+
+@test "core.h's struct pipeline has the exercises' fields, in the same order (harness/harness.h)" {
+    run struct_fields04 "$ROOT/$LESSON/core.h"
+    local core="$output"
+    [ "$(echo "$core" | wc -l)" -ge 9 ] || fail "core.h: no struct pipeline found: $core"
+    run struct_fields04 "$ROOT/$LESSON/harness/harness.h"
+    assert_equal "$output" "$core"
+}
+
+@test "the calls the lesson is about are made in core.c and nowhere else in the lesson's own files" {
+    # copies, launches, streams, the legacy-stream memset, pinned buffers: code lines, not comments
+    local calls='(cudaMemcpy(Async)?|cudaMemsetAsync|launch_work|cudaStreamCreate(WithFlags)?|cuStreamCreate|cuMemcpy[A-Za-z]*Async|cuLaunchKernel|cudaMallocHost|cudaFreeHost|cudaStreamDestroy|cuStreamDestroy)[[:space:]]*\('
+    run bash -c "cd '$ROOT/$LESSON' && grep -nE '$calls' *.c | grep -v '^core\.c:' | grep -vE '^[a-z_]+\.c:[0-9]+: *(/?\*|//)' | grep -vE '\"[^\"]*$calls'"
+    assert_output ""
+    run grep -cE "$calls" "$ROOT/$LESSON/core.c"
+    [ "$output" -ge 10 ] || fail "core.c makes only $output of those calls"
+}
+
 @test "--help prints the usage and exits 0" {
     run "$BIN" --help
     assert_success
