@@ -389,13 +389,24 @@ static void say_what_this_gpu_decides(void)
            : L.compute_mode == cudaComputeModeProhibited       ? "PROHIBITED"
                                                                : "other",
            L.pageable_access, L.host_page_tables, L.integrated);
-    if (L.engines < 2)
-        printf(
-            "   one asynchronous engine (asyncEngineCount %d, as on a MIG slice or a GeForce card "
-            "under\n"
-            "   WSL2): copies in and out take turns, so step 1 expects no gain from both at once\n"
-            "   and the model (step 3) lets them take turns; its claims are bounds here\n",
-            L.engines);
+    /* A MIG 1g slice reports asyncEngineCount 1; a GeForce card under WSL2 does too, as users
+     * report it (NVIDIA's documentation does not say). 0: no copy overlaps a kernel, and 1 or 0:
+     * no copy in overlaps a copy out (the Programming Guide's "Overlap of Data Transfer and
+     * Kernel Execution" and "Concurrent Data Transfers"). */
+    if (L.engines == 1)
+        printf("   one asynchronous engine (asyncEngineCount 1, as on a MIG slice, or, as users "
+               "report,\n"
+               "   a GeForce card under WSL2): copies in and out take turns, so step 1 expects no "
+               "gain\n"
+               "   from both at once and the model (step 3) lets them take turns; its claims are "
+               "bounds here\n");
+    else if (L.engines == 0)
+        printf("   no asynchronous engine (asyncEngineCount 0): no copy runs beside a kernel, nor "
+               "a copy\n"
+               "   in beside a copy out: nothing overlaps here. Step 1 expects no gain from both "
+               "copies\n"
+               "   at once, the model's claims (step 3) are bounds, step 4's overlap is not "
+               "judged\n");
     if (L.compute_mode == cudaComputeModeExclusiveProcess)
         printf(
             "   EXCLUSIVE_PROCESS: this GPU lets one process at a time use it, so step 6's child\n"

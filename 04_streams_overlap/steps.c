@@ -83,10 +83,12 @@ bool step_1_stages_alone(struct findings *f)
     if (L.engines < 2) {
         char engine[480];
         snprintf(engine, sizeof engine,
-                 "asyncEngineCount %d: one asynchronous engine takes the "
-                 "copies in and out in turn, so both at once move about what one direction does "
+                 "asyncEngineCount %d: %s, so both at once move about what one direction does "
                  "(here %.1f against %.1f GB/s)",
-                 L.engines, total, one);
+                 L.engines,
+                 L.engines == 1 ? "one asynchronous engine takes the copies in and out in turn"
+                                : "no asynchronous engine: the copies in and out take turns",
+                 total, one);
         not_judged(engine, "both directions at once move more than one direction alone");
     } else if (!steady_stages) {
         not_judged(why, "both directions at once move more than one direction alone");
@@ -346,10 +348,11 @@ bool step_3_split_over_streams(struct findings *f)
                      "CUDA_LAUNCH_BLOCKING=1: each launch waits for its kernel, "
                      "and how late the host issues the rest depends on the order (step 4)");
         else if (m->chunks >= 2 && L.engines < 2)
-            snprintf(why, sizeof why,
-                     "asyncEngineCount %d: one asynchronous engine takes the copies in "
-                     "and out in turn, in an order the model does not follow",
-                     L.engines);
+            snprintf(why, sizeof why, "asyncEngineCount %d: %s", L.engines,
+                     L.engines == 1 ? "one asynchronous engine takes the copies in and out in "
+                                      "turn, in an order the model does not follow"
+                                    : "no asynchronous engine: no copy runs beside a kernel, "
+                                      "which the model assumes");
         else if (shortest < 20 * cost) /* one stream too: its hand-offs are a noisy difference */
             snprintf(why, sizeof why,
                      "the shortest operation of a chunk takes %.0f us, under 20 "
@@ -367,8 +370,10 @@ bool step_3_split_over_streams(struct findings *f)
                   "%s: no faster than the model allows (a bound here: %.2f ms with %s, within "
                   "5%%, the spread and two operation costs)",
                   what, m->bound,
-                  L.engines < 2 ? "the two directions taking turns on the one copy engine"
-                                : "both directions at their full rates while they overlap");
+                  L.engines == 1   ? "the two directions taking turns on the one copy engine"
+                  : L.engines == 0 ? "the two directions taking turns (and here no copy beside "
+                                     "a kernel)"
+                                   : "both directions at their full rates while they overlap");
             not_judged(why, "%d stream%s as fast as the model allows", m->chunks,
                        m->chunks == 1 ? "" : "s");
         }
