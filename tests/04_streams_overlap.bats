@@ -496,13 +496,18 @@ reached_attributes() {
 
 # (shared: it asserts what the attributes decide, no timing: tests/README.md)
 # bats test_tags=gpu,shared
-@test "what the attributes decide is said before the context: one copy engine, EXCLUSIVE_PROCESS, a GPU that reads pageable memory" {
+@test "what the attributes decide is said before the context: one copy engine, none, EXCLUSIVE_PROCESS, a GPU that reads pageable memory" {
     dir="$(shim04)"
     LD_LIBRARY_PATH="$dir" CUDA_SHIM_ASYNC_ENGINES=1 run "$BIN" --elements 1048576 --streams 2 --reps 1
     reached_attributes
     assert_output --partial "asyncEngineCount 1, compute mode default"
     assert_output --partial "one asynchronous engine (asyncEngineCount 1"
     assert_output --partial "lets them take turns"
+    # 0 is said apart: no copy beside a kernel at all (not "one engine")
+    LD_LIBRARY_PATH="$dir" CUDA_SHIM_ASYNC_ENGINES=0 run "$BIN" --elements 1048576 --streams 2 --reps 1
+    assert_output --partial "no asynchronous engine (asyncEngineCount 0): no copy runs beside a kernel"
+    refute_output --partial "one asynchronous engine ("
+    assert_output --partial "not judged here: asyncEngineCount 0: no asynchronous engine: the copies in and out take turns"
     LD_LIBRARY_PATH="$dir" CUDA_SHIM_COMPUTE_MODE=exclusive_process run "$BIN" --elements 1048576 --streams 2 --reps 1
     assert_output --partial "compute mode EXCLUSIVE_PROCESS"
     assert_output --partial "step 6 is not judged here"
