@@ -563,6 +563,52 @@ C
     assert_output --partial "cuobjdump not found (looked for '$BATS_TEST_TMPDIR/no/cuobjdump')"
 }
 
+# ---- what the README says of toolkits, checked against their headers -----------------------
+
+# The Driver API's "Green Contexts" section (the comment above those calls in cuda.h) is the
+# README's source for step 8: a green context's kernels get its SMs, never fewer, in some cases
+# more. The toolkits at hand: the one on PATH and those tests/toolkits fetched.
+toolkit_includes() {
+    local inc
+    for inc in "$(cuda_root)/include" "${XDG_CACHE_HOME:-$HOME/.cache}"/cuda-lessons/cuda-*/include; do
+        [ -f "$inc/cuda.h" ] && [ -f "$inc/cuda_runtime_api.h" ] && echo "$inc"
+    done
+}
+
+@test "green contexts: each toolkit's cuda.h says work may run on more SMs than provisioned, never fewer, as the README does" {
+    local inc n=0
+    while IFS= read -r inc; do
+        grep -q 'more SMs than was provisioned (but never less)' "$inc/cuda.h" \
+            || fail "$inc/cuda.h does not say 'more SMs than was provisioned (but never less)'"
+        n=$((n + 1))
+    done < <(toolkit_includes)
+    [ "$n" -gt 0 ] || fail "no toolkit headers found"
+    run grep -c -e 'never fewer' -e 'more SMs than was provisioned' "$LESSON/README.md"
+    assert_output --regexp '^[2-9]'
+    run grep -F 'those SMs only' "$LESSON/README.md" "$LESSON"/*.c
+    assert_failure
+}
+
+@test "green contexts in the runtime: a toolkit's cuda_runtime_api.h declares cudaGreenCtxCreate exactly from CUDA 13.1, as the README says" {
+    local inc v has n=0
+    while IFS= read -r inc; do
+        v="$(sed -n -E 's/^#define CUDART_VERSION +([0-9]+).*/\1/p' "$inc/cuda_runtime_api.h")"
+        [ -n "$v" ] || fail "no CUDART_VERSION in $inc/cuda_runtime_api.h"
+        has=0
+        ! grep -q 'CUDARTAPI cudaGreenCtxCreate(' "$inc/cuda_runtime_api.h" || has=1
+        [ "$has" -eq "$((v >= 13010))" ] || fail "$inc: CUDA runtime $v, declares cudaGreenCtxCreate: $has"
+        if [ "$v" -ge 13010 ]; then
+            for call in cudaDeviceGetDevResource cudaDevSmResourceSplitByCount cudaDevResourceGenerateDesc \
+                        cudaExecutionCtxStreamCreate cudaExecutionCtxDestroy; do
+                grep -q "CUDARTAPI $call(" "$inc/cuda_runtime_api.h" || fail "$inc: no $call"
+            done
+        fi
+        n=$((n + 1))
+    done < <(toolkit_includes)
+    [ "$n" -gt 0 ] || fail "no toolkit headers found"
+    assert_regex "$(tr '\n' ' ' <"$LESSON/README.md")" 'runtime has green contexts *from CUDA 13\.1'
+}
+
 # The images of a fatbinary, one "sm_NN" (SASS) or "compute_NN" (PTX) per line, read from its
 # headers (the layout tools.c reads; cuobjdump lists the same where it is installed).
 fatbin_images() {
