@@ -255,17 +255,11 @@ static bool state_the_model(struct findings *f)
     return true;
 }
 
-/* 3. N chunks over N streams, issued per stream and by stage, against the pipeline's model. */
-bool step_3_split_over_streams(struct findings *f)
+/* Step 3's runs: every stream count, per stream and by stage (one chunk: per stream only), each
+ * against its model; *best, the fastest. */
+static bool run_each_count(const struct findings *f, struct run **best_run)
 {
     const struct run *seq = f->seq;
-    printf("\n3. Split into N chunks, one per stream, in two issue orders\n");
-    printf("   per stream: copy in, kernel, copy out of chunk 1, then of chunk 2, ...\n");
-    printf("   by stage:   all copies in, then all kernels, then all copies out\n");
-    if (!state_the_model(f))
-        return false;
-    printf(
-        "   streams  order        time (spread)            model    reached  speed-up  result\n");
     struct run *best = NULL;
     bool all_identical = true;
     int streamed = 0;
@@ -300,6 +294,13 @@ bool step_3_split_over_streams(struct findings *f)
         }
     claim(all_identical, "all %d streamed runs returned the sequential result bit for bit",
           streamed);
+    *best_run = best;
+    return true;
+}
+
+/* After step 3's runs: the stages and the model timed again, to catch a pace that moved. */
+static bool pace_after_runs(const struct findings *f)
+{
     /* The stages once more, after the runs: the model and the runs were timed between this and
      * the check before the model, so a pace that moved in between shows at one end or the other. */
     if (!L.drift[0] && !stages_again(f, "after the runs"))
@@ -320,6 +321,13 @@ bool step_3_split_over_streams(struct findings *f)
                      "pace (its clocks, its temperature, another program) moved while it ran",
                      m->chunks, m->chunks == 1 ? "" : "s", m->ideal, after.ideal);
     }
+    return true;
+}
+
+/* Step 3's claims: each stream count's best run against its model, as a target where the model
+ * holds, as a bound (with the reason) where it leaves something out. */
+static void judge_each_count(const struct findings *f)
+{
     for (int k = 0; k < f->ncounts; k++) {
         const struct model *m = &f->model[k];
         struct run *b = NULL;
@@ -378,6 +386,23 @@ bool step_3_split_over_streams(struct findings *f)
                        m->chunks == 1 ? "" : "s");
         }
     }
+}
+
+/* 3. N chunks over N streams, issued per stream and by stage, against the pipeline's model. */
+bool step_3_split_over_streams(struct findings *f)
+{
+    const struct run *seq = f->seq;
+    printf("\n3. Split into N chunks, one per stream, in two issue orders\n");
+    printf("   per stream: copy in, kernel, copy out of chunk 1, then of chunk 2, ...\n");
+    printf("   by stage:   all copies in, then all kernels, then all copies out\n");
+    if (!state_the_model(f))
+        return false;
+    printf(
+        "   streams  order        time (spread)            model    reached  speed-up  result\n");
+    struct run *best = NULL;
+    if (!run_each_count(f, &best) || !pace_after_runs(f))
+        return false;
+    judge_each_count(f);
     /* (a speed-up under 1, as with the smallest sizes, is said as what it is: slower) */
     double speedup = seq->median / best->median;
     printf("   best: %d stream%s %s, %.2f ms against %.2f ms in sequence: %.2fx %s (the model "
