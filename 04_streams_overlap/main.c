@@ -16,8 +16,9 @@
  *      process): the per-stream order serialises, the by-stage order still overlaps;
  *   7. the hardware's own record: CUPTI's timestamps against the events' picture;
  *   8. the same pipeline through the Driver API, in CU_STREAM_NON_BLOCKING streams.
- * This file: the options, the environment, the allocation and release, and main(), the table
- * of contents. lesson.h says which file holds which step.
+ * core.c holds the idea: the pipelines every step runs, and the calls they make. This file: the
+ * options, the environment, the allocation and release, and main(), the table of contents.
+ * lesson.h says which file holds which step.
  */
 #define _GNU_SOURCE
 #include <errno.h>
