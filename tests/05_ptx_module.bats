@@ -609,6 +609,19 @@ toolkit_includes() {
     assert_regex "$(tr '\n' ' ' <"$LESSON/README.md")" 'runtime has green contexts *from CUDA 13\.1'
 }
 
+@test "README's Common mistakes and step 6h describe the same mismatch: the example's size_t N for an int, then the reverse" {
+    local section
+    section="$(sed -n '/^## Common mistakes/,/^## /p' "$LESSON/README.md")"
+    [[ "$section" == *'`size_t N = 1024;`'* && "$section" == *'void *args[] = { &d_data, &N };'* ]] \
+        || fail "Common mistakes does not show the example's size_t N and its args line"
+    [[ "$section" == *'an `int` passed for an 8-byte parameter'* ]] || fail "Common mistakes does not name the reverse"
+    # the program's own text for 6h (printed on the GPU; here read from the binary)
+    grep -a -q "kernelParams {&d_data, &N} with size_t N = 1024, for a kernel whose n is" "$BIN" \
+        || fail "step 6h does not print the example's size_t N case"
+    grep -a -q "the reverse, a pointer to a 4-byte int for an 8-byte parameter" "$BIN" \
+        || fail "step 6h does not print the reverse case"
+}
+
 # The images of a fatbinary, one "sm_NN" (SASS) or "compute_NN" (PTX) per line, read from its
 # headers (the layout tools.c reads; cuobjdump lists the same where it is installed).
 fatbin_images() {
