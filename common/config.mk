@@ -84,6 +84,23 @@ ifneq ($(strip $(ARCH_UNSUPPORTED_MESSAGE)),)
 endif
 export ARCH
 ARCH_NUMS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(ARCH)))
+
+# ARCH given by hand (make ARCH=52, ARCH=foo): checked against nvcc --list-gpu-code before
+# anything is built (an architecture-specific 90a or 100f as its 90 or 100), rather than every
+# file compiled again for nvcc to stop at the first .cu. Not for clean, help, doctor (which says
+# what each GPU needs), format.
+ifneq ($(filter-out clean help doctor format format-check,$(or $(MAKECMDGOALS),all)),)
+  ARCH_NVCC_LIST := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
+  ifneq ($(ARCH_NVCC_LIST),)
+    ARCH_NOT_BUILDABLE := $(strip $(foreach a,$(ARCH_NUMS),$(if $(filter $(ARCH_NVCC_LIST),$(patsubst %a,%,$(patsubst %f,%,$(a)))),,$(a))))
+    ifeq ($(strip $(ARCH_NUMS)),)
+      $(error ARCH is empty: give the architectures to build for (make ARCH=90, or ARCH="80 90"), or leave ARCH out to build for the GPUs here)
+    endif
+    ifneq ($(ARCH_NOT_BUILDABLE),)
+      $(error ARCH=$(ARCH): this nvcc ($(NVCC)) cannot build for $(ARCH_NOT_BUILDABLE); it builds for $(ARCH_NVCC_LIST) (nvcc --list-gpu-code). Give ARCH some of those (make ARCH=90, or ARCH="80 90"), or leave ARCH out to build for the GPUs here (make doctor says what each GPU needs))
+    endif
+  endif
+endif
 GENCODE := $(foreach a,$(ARCH_NUMS),-gencode arch=compute_$a,code=sm_$a) \
            -gencode arch=compute_$(lastword $(ARCH_NUMS)),code=compute_$(lastword $(ARCH_NUMS))
 
@@ -115,5 +132,5 @@ define NO_NVCC_MESSAGE
 nvcc not found (looked for '$(NVCC)').
 Install the CUDA Toolkit 12 or 13 (https://developer.nvidia.com/cuda-downloads; on Debian or
 Ubuntu: apt-get install nvidia-cuda-toolkit, or NVIDIA's cuda-toolkit package), then either
-put its bin directory on PATH or run make with CUDA_PATH=/path/to/cuda (or NVCC=/path/to/nvcc).
+put its bin directory on PATH or run make with CUDA_PATH=/path/to/cuda (or NVCC=/path/to/nvcc)
 endef

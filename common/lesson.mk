@@ -16,23 +16,44 @@
 # from the student's files found in FROM (the tests grade wrong and alternative solutions so).
 # BUILD=dir (on the command line) builds into another folder; HOST_SANITIZE=1 uses build-hostsan.
 
-COMMON := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-ROOT := $(abspath $(COMMON)/..)
+# An exercise's folder may hold a Makefile of the same one line, one folder further up
+# (include ../../../common/lesson.mk): there every target (make check, make) points to the
+# lesson's folder, where make works, instead of make's bare "No rule to make target".
+EXERCISE_FOLDER := $(filter exercises solutions,$(notdir $(patsubst %/,%,$(dir $(CURDIR)))))
+ifneq ($(EXERCISE_FOLDER),)
+EXERCISE_LESSON := $(shell cd ../.. && basename "$$PWD")
+$(error make$(if $(MAKECMDGOALS), $(MAKECMDGOALS)) in an exercise's folder ($(EXERCISE_LESSON)/$(EXERCISE_FOLDER)/$(lastword $(subst /, ,$(CURDIR)))): make works in the lesson's folder, cd ../.. && make$(if $(MAKECMDGOALS), $(MAKECMDGOALS)) (make check there grades the exercises))
+else
+
+# Paths as the lesson's Makefile gives them (../common), relative: the checkout's own path is
+# never written into a rule, so a checkout in a folder whose name holds a space builds too (make
+# splits names at spaces). Only the lesson folder's own name must hold none.
+COMMON := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+ROOT := $(patsubst %/,%,$(dir $(COMMON)))
 include $(COMMON)/config.mk
 
-LESSON := $(notdir $(CURDIR))
+LESSON := $(lastword $(subst /, ,$(CURDIR)))
 NAME := $(shell echo '$(LESSON)' | sed 's/^[0-9]*_//')
 ifneq ($(origin BUILD),command line)
   BUILD := $(if $(HOST_SANITIZE),build-hostsan,build)
 endif
 BIN := $(BUILD)/$(NAME)
+# make splits names at spaces: a build folder or a toolkit whose path holds one cannot be used.
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+ifneq ($(words $(BUILD)),1)
+$(error BUILD=$(BUILD): make cannot build into a folder whose path holds a space; give one without (a relative BUILD=build/x is inside $(LESSON)))
+endif
+ifneq ($(words $(CUDA_PATH) $(NVCC)),2)
+$(error CUDA_PATH=$(CUDA_PATH), NVCC=$(NVCC): make cannot use a toolkit whose path holds a space; link it from a path without one (ln -s '$(CUDA_PATH)' /opt/cuda) and make CUDA_PATH=/opt/cuda)
+endif
+endif
 
 LESSON_SRCS := $(wildcard *.c *.cu)
 EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
 SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
-INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include $(if $(wildcard harness/),-I$(CURDIR)/harness)
+INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include $(if $(wildcard harness/),-Iharness)
 # q: one word for the shell whatever the name holds ($(), spaces, quotes, ...): as it is when it
 # holds only letters, digits and _./+-= (what the output shows), else in single quotes.
 unsafe = $(strip $(subst =,,$(subst -,,$(subst +,,$(subst /,,$(subst .,,$(subst _,,$(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(subst Z,,$(subst Y,,$(subst X,,$(subst W,,$(subst V,,$(subst U,,$(subst T,,$(subst S,,$(subst R,,$(subst Q,,$(subst P,,$(subst O,,$(subst N,,$(subst M,,$(subst L,,$(subst K,,$(subst J,,$(subst I,,$(subst H,,$(subst G,,$(subst F,,$(subst E,,$(subst D,,$(subst C,,$(subst B,,$(subst A,,$(subst z,,$(subst y,,$(subst x,,$(subst w,,$(subst v,,$(subst u,,$(subst t,,$(subst s,,$(subst r,,$(subst q,,$(subst p,,$(subst o,,$(subst n,,$(subst m,,$(subst l,,$(subst k,,$(subst j,,$(subst i,,$(subst h,,$(subst g,,$(subst f,,$(subst e,,$(subst d,,$(subst c,,$(subst b,,$(subst a,,$(1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
@@ -51,10 +72,18 @@ COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COM
                $(COMMON_CU:%=$(BUILD)/obj/common/%.cu.o)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
+# PROGRESS=1 (the top-level make run and make test, which build with -s): a line per file built.
+progress = $(if $(PROGRESS),@echo $(call q,$(LESSON): $(1)))
 
 .PHONY: all program programs exercises run test check sanitize clean help FORCE
 .DEFAULT_GOAL := all
+# EXERCISES_MAY_FAIL=1 (the top-level make gives it): a student's exercise that does not build
+# (yet) stops neither the lesson's program nor the suite (exercises-may-fail, below).
+ifdef EXERCISES_MAY_FAIL
+all: $(BIN) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%) $(if $(EXERCISES),exercises-may-fail)
+else
 all: $(BIN) $(EXERCISE_BINS)
+endif
 program: $(BIN)
 programs: program
 exercises: $(EXERCISE_BINS)
@@ -74,21 +103,26 @@ $(BUILD)/flags: FORCE
 $(BUILD)/obj/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
+	$(call progress,$<)
 
 $(BUILD)/obj/%.cu.o: %.cu $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
+	$(call progress,$<)
 
 $(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
+	$(call progress,$<)
 
 $(BUILD)/obj/common/%.cu.o: $(COMMON)/%.cu $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
+	$(call progress,$<)
 
 $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
+	$(call progress,$@)
 
 # An exercise (or its solution): the student's files (those exercises/NAME/files lists, else
 # every .c and .cu file of its folder) and the harness's, see the top of this file.
@@ -105,6 +139,21 @@ $(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,
 endef
 $(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))
 $(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))
+
+# make EXERCISES_MAY_FAIL=1 (make, make run and make test at the top level): the exercises in
+# exercises/ (the student's; the solutions build as always) are built by a make of their own
+# with -k, once every object they share with the program and the solutions is built (no two
+# makes build one file). Its messages go to build/exercises.log; an exercise that does not build
+# is named in one line, and make check, which builds them as usual, shows the compiler's message.
+.PHONY: exercises-may-fail
+exercises-may-fail: $(sort $(COMMON_OBJS) $(call obj,$(foreach e,$(EXERCISES),$(call harness_srcs,$(e)))))
+	@if $(MAKE) --no-print-directory -k $(call qall,$(EXERCISES:%=$(BUILD)/exercises/%)) 2>$(call q,$(BUILD)/exercises.log); \
+	then cat $(call q,$(BUILD)/exercises.log) >&2; \
+	else ex=$$(grep -E '[*][*][*]|not remade' $(call q,$(BUILD)/exercises.log) \
+	  | grep -oE "$(BUILD)/(obj/)?exercises/[^/' ]+" | sed 's,.*/,,' | sort -u | tr '\n' ' ' | sed 's/ $$//'); \
+	  case "$$ex" in *' '*) what="the exercises $$ex do"  ;; '') what='an exercise does' ;; *) what="the exercise $$ex does" ;; esac; \
+	  echo "$(LESSON): $$what not build yet, and the lesson runs all the same (make -C $(LESSON) check shows the compiler's message)"; \
+	fi
 
 # make exercise-from EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir (see the top of this file).
 .PHONY: exercise-from
@@ -189,3 +238,5 @@ help:
 	  echo "$${line:-make $$t   (a target of this lesson's Makefile)}"; \
 	done
 	@echo 'variables: CUDA_PATH NVCC CC ARCH CFLAGS LDFLAGS NVCCFLAGS dbg=1 HOST_SANITIZE=1 (see ../common/config.mk)'
+
+endif # (an exercise's folder, at the top)
