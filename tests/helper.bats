@@ -10,7 +10,7 @@ probe_file() {
     # (@test at the start of a line here would be taken by bats for a test of this file)
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" -e "s|@LIBS@|$1|" \
         -e "s|@BIN@|$BATS_TEST_TMPDIR/bin|" >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
-load @HELPER@
+load '@HELPER@'
 driver_libraries() { echo "@LIBS@"; }
 AT_TEST "no driver" {
     PATH="@BIN@:$PATH"
@@ -65,7 +65,7 @@ fake_tool() {  # fake_tool NAME 'sh script'
     echo 'not a library' >"$BATS_TEST_TMPDIR/libcuda.so.1"
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
         -e "s|@LIB@|$BATS_TEST_TMPDIR/libcuda.so.1|" >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
-load @HELPER@
+load '@HELPER@'
 driver_libraries() { echo "@LIB@"; }
 AT_TEST "hidden" {
     run_without_driver sh -c 'test -s "$1" && echo visible || echo hidden' sh "@LIB@"
@@ -87,7 +87,7 @@ EOF2
         -e "s|@HARNESS@|$ROOT/tests/exercises/harness|" -e "s|@PROG@|$prog|" \
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
 setup() {
-    load @HELPER@
+    load '@HELPER@'
     load @HARNESS@
     seed="$(exercise_seed)"
 }
@@ -124,7 +124,7 @@ EOF2
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
         -e "s|@REGIMES@|$ROOT/tests/regimes|" -e "s|@RUNS@|$runs|" \
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
-load @HELPER@
+load '@HELPER@'
 load @REGIMES@
 # a stand-in for run_regime: its Nth run prints the Nth word of $PLAN as the claim's mark
 fake_regime() {
@@ -224,7 +224,7 @@ EOF2
 @test "assert_claim, assert_judged, assert_same_or_noisy: a claim left [n/j] for noise skips, with the lesson's reason; beside a [FAIL], or without noise, it fails" {
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
-load @HELPER@
+load '@HELPER@'
 gpu_reason() { :; }
 noise="  [n/j]  the copies overlap - not judged here: the repetitions behind it spread by 13%, more than 10%: too noisy to compare times"
 lesson() { # the lesson's output as run_lesson keeps it

@@ -72,3 +72,26 @@ setup() {
     assert_equal "${lines[3]}" "g1 "
     assert_equal "${#lines[@]}" 4
 }
+
+@test "tests/run: only TAP on stdout (a skip reason with a newline in it is a comment); a file that ends before an earlier one says so at once" {
+    rm "$BATS_TEST_TMPDIR/t/mixed.bats" "$BATS_TEST_TMPDIR/t/good.bats"
+    printf '%s\n' '@test "slow" { sleep 2; skip "$(printf "first line\nsecond line")"; }' >"$BATS_TEST_TMPDIR/t/a_slow.bats"
+    printf '%s\n' '@test "fast" { true; }' >"$BATS_TEST_TMPDIR/t/b_fast.bats"
+    run env -u MAKEFLAGS TEST_JOBS=2 bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t"
+    assert_success
+    assert_equal "${lines[${#lines[@]} - 1]}" "1 passed, 0 failed, 1 skipped"
+    local line i progress='' slow=''
+    for i in "${!lines[@]}"; do
+        line="${lines[$i]}"
+        [ "$i" -eq $((${#lines[@]} - 1)) ] && break
+        [[ "$line" =~ ^((not )?ok [0-9]+ |#|1\.\.[0-9]+$) ]] || fail "not a TAP line: '$line'"
+        case "$line" in
+            "# tests/run: "*b_fast.bats" finished in "*) progress="$i" ;;
+            "ok 1 slow # skip first line") slow="$i" ;;
+        esac
+    done
+    assert_line "# second line"
+    assert_line --regexp '^# tests/run: 2 file\(s\), 2 at a time'
+    [ -n "$progress" ] && [ -n "$slow" ] && [ "$progress" -lt "$slow" ] \
+        || fail "no progress line for b_fast.bats before a_slow.bats's tests: $output"
+}

@@ -201,3 +201,62 @@ FILES12="$FILES13 lib64/libnvrtc.so.12 lib64/libcupti.so.12 lib64/stubs/libcuda.
     assert_failure 2
     assert_output "check-toolkit: RELEASE must be 12 or 13.x, not '11'"
 }
+
+# fake_bundle DIR SOLUTION_EXIT [GRADER_SKIPS]: a bundle as gpu-bundle packs one, made up: lesson
+# 01_fake (a program that ends "RESULT: PASS"), its grader tests/exercises/01_fake.bats (two
+# exercises, each test running EXERCISE_BIN/NAME and wanting exit 0), a reference solution of
+# each exiting SOLUTION_EXIT, the untouched exercises exiting 1. GRADER_SKIPS=yes: the grader
+# skips exercise b, "needs CUDA 12.5" (as a grader does for what a toolkit cannot build).
+fake_bundle() {
+    local t="$BATS_TEST_TMPDIR/tree-$RANDOM" e
+    mkdir -p "$t/01_fake/build/solutions" "$t/01_fake/build/exercises" "$t/tests/exercises" "$1"
+    printf '#!/bin/sh\necho "1. a step"\necho "RESULT: PASS (3 checks)"\n' >"$t/01_fake/build/fake"
+    for e in a b; do
+        printf '#!/bin/sh\nexit %s\n' "$2" >"$t/01_fake/build/solutions/$e"
+        printf '#!/bin/sh\nexit 1\n' >"$t/01_fake/build/exercises/$e"
+    done
+    chmod +x "$t"/01_fake/build/fake "$t"/01_fake/build/*/*
+    {
+        echo '@test "a: it runs" { "$EXERCISE_BIN/a"; }'
+        echo '@test "a: it runs again" { "$EXERCISE_BIN/a"; }'
+        if [ "${3:-}" = yes ]; then echo '@test "b: it runs" { skip "needs CUDA 12.5"; }'
+        else echo '@test "b: it runs" { "$EXERCISE_BIN/b"; }'; fi
+    } >"$t/tests/exercises/01_fake.bats"
+    echo abc1234 >"$t/.commit"
+    tar -C "$t" -cJf "$1/tree.tar.xz" .
+}
+
+@test "gpu-run: exit 0 when every lesson passes and every grader is right, non-zero when a grader is wrong; OUT by default a folder of its own" {
+    stand_in nvidia-smi 0 "Stand-in GPU, 580.00, 9.0"
+    local w="$BATS_TEST_TMPDIR/work"
+    mkdir -p "$w/.gpu"
+    fake_bundle "$w/.gpu/good" 0
+    cd "$w"
+    PATH="$BIN:$PATH" run env -u OUT bash "$ROOT/tests/toolkits/gpu-run" good:01
+    assert_success
+    assert_line --partial "good 01_fake: exit 0"
+    assert_line --regexp "^good grader 01_fake solutions: bats exit 0, [0-9]+ s: a=pass b=pass $"
+    assert_line --regexp "^good grader 01_fake exercises: bats exit 1, [0-9]+ s: a=FAIL b=FAIL $"
+    assert_line "gpu-run: 3 right, 0 wrong (each lesson PASS, each grader passing the reference solutions and failing the untouched exercises)"
+    [ -s "$w/gpu-run-out/summary.txt" ] && [ -s "$w/gpu-run-out/good.log" ] || fail "no summary in $w/gpu-run-out"
+    [ ! -e /summary.txt ] || [ /summary.txt -ot "$w/gpu-run-out/summary.txt" ] || fail "it wrote /summary.txt"
+    # a reference solution that fails its grader: wrong, exit 1; a bundle given as a path
+    fake_bundle "$BATS_TEST_TMPDIR/bad" 1
+    PATH="$BIN:$PATH" OUT="$BATS_TEST_TMPDIR/out" run bash "$ROOT/tests/toolkits/gpu-run" "$BATS_TEST_TMPDIR/bad:01"
+    assert_failure 1
+    assert_line --regexp "^bad grader 01_fake solutions: .* a=FAIL b=FAIL +<-- WRONG$"
+    assert_line "gpu-run: 2 right, 1 wrong (each lesson PASS, each grader passing the reference solutions and failing the untouched exercises)"
+    [ -s "$BATS_TEST_TMPDIR/out/summary.txt" ] || fail "OUT was not used"
+    # a grader that says it cannot grade an exercise with this toolkit: not gradable, not wrong
+    fake_bundle "$w/.gpu/skips" 0 yes
+    PATH="$BIN:$PATH" run bash "$ROOT/tests/toolkits/gpu-run" skips:01
+    assert_success
+    assert_line --regexp "solutions: .* a=pass b=skip\(not gradable: needs CUDA 12.5\) $"
+    # no such bundle, or no lessons given: exit 2, one line
+    PATH="$BIN:$PATH" run bash "$ROOT/tests/toolkits/gpu-run" nothere:01
+    assert_failure 2
+    assert_output --partial "gpu-run: no bundle at .gpu/nothere"
+    PATH="$BIN:$PATH" run bash "$ROOT/tests/toolkits/gpu-run" good
+    assert_failure 2
+    assert_output --partial "usage:"
+}
