@@ -4,20 +4,35 @@
  *
  * A harness holds main(): it calls the functions the student wrote, observes their effect
  * itself (the driver's view of contexts, memory and pointers; the calls counted through the
- * linker's --wrap) and reports what it saw on lines "harness: KEY VALUE". It judges nothing:
- * the test (tests/exercises/NN_name.bats) compares those values with what it expects, and its
- * inputs come from a seed the test chooses for each run (argv[1]), so that a printed sentence or
- * a pasted figure cannot pass. The last line is "harness: end SEED": output cut short by a
- * student's exit() has none.
+ * linker's --wrap) and reports what it saw as lines "KEY VALUE". It judges nothing: the test
+ * (tests/exercises/NN_name.bats) compares those values with what it expects, and its inputs
+ * come from a seed the test chooses for each run, so that a printed sentence or a pasted figure
+ * cannot pass.
+ *
+ * The grader's channel. The grader runs the program with its standard input open for reading
+ * and writing on a file of the grader's (`prog 0<>FILE`) that holds the seed. Before any student
+ * code runs, the harness reads the seed from it, moves the file to a high descriptor (closed on
+ * exec) and puts /dev/null on standard input; the report is kept in memory and written to that
+ * descriptor once, by harness_end(), after the last call of the student's code, ending with
+ * "end SEED". The student's file cannot reach the descriptor: common/check-object refuses it
+ * when it calls write, dup, fdopen, open, read, syscall, dlsym or exit, uses stdin, or has a
+ * constructor or destructor (code that would run before the seed is read or after the report).
+ * Run by hand (`prog SEED`, no channel), the report is printed on stdout as "harness: KEY VALUE"
+ * lines instead, and the grader never reads stdout. One translation unit of a harness reports
+ * (the state below is per unit).
  */
 #ifndef LESSON_EXERCISE_HARNESS_H
 #define LESSON_EXERCISE_HARNESS_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -57,18 +72,51 @@ static inline bool harness_round_trip(CUdeviceptr d, float *v, size_t n, uint32_
     return done && cuMemcpyDtoH(v, d, n * sizeof(float)) == CUDA_SUCCESS;
 }
 
-/* One line of the report: "harness: KEY VALUE". */
+/* The report's state: fd -1 (no channel: lines go to stdout as they come), else the
+ * grader's descriptor and the report kept until harness_end(). */
+struct harness_channel {
+    int fd;
+    bool overflow;
+    size_t len;
+    char text[1 << 16];
+};
+static inline struct harness_channel *harness_channel(void)
+{
+    static struct harness_channel chan = {.fd = -1};
+    return &chan;
+}
+
+/* One line of the report: "KEY VALUE" (kept for the grader's channel, or printed on stdout as
+ * "harness: KEY VALUE" when run by hand). */
 static inline void harness_report(const char *key, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static inline void harness_report(const char *key, const char *fmt, ...)
 {
+    struct harness_channel *c = harness_channel();
+    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    printf("harness: %s ", key);
-    vprintf(fmt, ap);
-    printf("\n");
+    int head = snprintf(line, sizeof line, "%s ", key);
+    int body = head < 0 ? -1 : vsnprintf(line + head, sizeof line - (size_t)head, fmt, ap);
     va_end(ap);
-    fflush(stdout);
+    if (head < 0 || body < 0 || (size_t)head + (size_t)body + 1 >= sizeof line) {
+        snprintf(line, sizeof line, "%s (a value too long for the report)", key);
+    }
+    if (c->fd == -2) /* the report was written: nothing more goes there */
+        return;
+    if (c->fd < 0) {
+        printf("harness: %s\n", line);
+        fflush(stdout);
+        return;
+    }
+    size_t n = strlen(line);
+    if (c->len + n + 2 > sizeof c->text) {
+        c->overflow = true;
+        return;
+    }
+    memcpy(c->text + c->len, line, n);
+    c->text[c->len + n] = '\n';
+    c->len += n + 1;
 }
 
 /* A result: "KEY N SUM" (the sum of v's n values) where ok, else "KEY " and the word the
@@ -90,27 +138,86 @@ static inline void harness_case(int k, bool ok, const float *v, size_t n, const 
     harness_result(key, ok, v, n, failed);
 }
 
-/* The seed from the command line (one number, 1 .. 2^31 - 2); a bad command line exits 2,
- * --help (or -h) prints the usage and exits 0. */
+/* The grader's channel on standard input (see the top): a regular file open for reading and
+ * writing that starts with the seed. Reads the seed into *seed, moves the file to a high
+ * descriptor and gives standard input /dev/null. False: no channel (a run by hand). */
+static inline bool harness_channel_open(long *seed)
+{
+    struct stat st;
+    int flags = fcntl(0, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) != O_RDWR || fstat(0, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    char text[32] = {0};
+    ssize_t got = lseek(0, 0, SEEK_SET) == 0 ? read(0, text, sizeof text - 1) : -1;
+    if (got <= 0)
+        return false;
+    text[got] = '\0';
+    text[strcspn(text, "\n")] = '\0';
+    if (!parse_long(text, 1, 2147483646L, "the grader's SEED", seed))
+        exit(EXIT_USAGE);
+    int fd = fcntl(0, F_DUPFD, 512);
+    if (fd < 0)
+        fd = fcntl(0, F_DUPFD, 3);
+    if (fd >= 0)
+        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    int null = open("/dev/null", O_RDONLY);
+    if (fd < 0 || null < 0 || dup2(null, 0) != 0) {
+        fprintf(stderr, "%s: could not set up the grader's channel: %s\n", lesson_prog,
+                strerror(errno));
+        exit(EXIT_CHECK);
+    }
+    close(null);
+    clearerr(stdin);
+    harness_channel()->fd = fd;
+    return true;
+}
+
+/* The seed: from the grader's channel (then the command line must be empty), else from the
+ * command line (one number, 1 .. 2^31 - 2, a run by hand); a bad command line exits 2, --help
+ * (or -h) prints the usage and exits 0. */
 static inline uint32_t harness_seed(int argc, char **argv, const char *what)
 {
     long seed = 0;
     bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
-    if (help || argc != 2 || !parse_long(argv[1], 1, 2147483646L, "SEED", &seed)) {
+    if (!help && harness_channel_open(&seed) && argc == 1)
+        return (uint32_t)seed;
+    if (help || argc != 2 || harness_channel()->fd >= 0 ||
+        !parse_long(argv[1], 1, 2147483646L, "SEED", &seed)) {
         fprintf(help ? stdout : stderr,
-                "usage: %s SEED\n%s\nThe inputs come from SEED; the grader "
-                "(tests/exercises) chooses it and judges the lines \"harness: ...\".\n",
+                "usage: %s SEED\n%s\nThe inputs come from SEED, and the report is printed as "
+                "lines \"harness: KEY VALUE\". The grader (tests/exercises) gives the seed on "
+                "its own channel instead, and judges the report it reads back there.\n",
                 lesson_prog, what);
         exit(help ? EXIT_OK : EXIT_USAGE);
     }
     return (uint32_t)seed;
 }
 
-/* The last line: the report is complete. */
+/* The last line, "end SEED" when ok; on the grader's channel, the whole report is written
+ * now, once (call it after the last call of the student's code). */
 static inline int harness_end(uint32_t seed, bool ok)
 {
+    struct harness_channel *c = harness_channel();
     if (ok)
         harness_report("end", "%u", seed);
+    if (c->fd >= 0) {
+        if (c->overflow) {
+            static const char full[] = "overflow the report was too long\n";
+            memcpy(c->text, full, sizeof full - 1);
+            c->len = sizeof full - 1;
+        }
+        size_t done = 0;
+        while (done < c->len) {
+            ssize_t n = write(c->fd, c->text + done, c->len - done);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+        close(c->fd);
+        c->fd = -2; /* written: nothing more goes there */
+    }
     return ok ? EXIT_OK : EXIT_CHECK;
 }
 

@@ -16,8 +16,8 @@
  *      copies in and out share it: the longer of both copies and the kernel, plus one chunk
  *      of the shorter), so that a correct pipeline passes on any card and one that does not
  *      overlap fails on any card.
- * The input comes from --seed (fresh for each grading run); the grader (tests/exercises)
- * judges the lines "harness: KEY VALUE" (common/exercise_harness.h), the last "harness: end SEED".
+ * The input comes from the grader's channel (fresh for each grading run; --seed by hand); the
+ * grader (tests/exercises) judges the report it reads back there (common/exercise_harness.h).
  * --work auto (the default) sets the kernel's work so that it takes about 1.2x a copy on this
  * card, as the lesson does: a balance where overlap can pay off.
  */
@@ -288,6 +288,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    /* The grader gives the seed on its channel (common/exercise_harness.h), never in argv. */
+    long channel_seed = 0;
+    if (harness_channel_open(&channel_seed))
+        seed = channel_seed;
 
     int count = 0;
     if (!requireRuntime(cudaGetDeviceCount(&count)))
@@ -363,9 +367,8 @@ cleanup:
     }
     (void)cudaGetLastError();
     free(ref);
-    if (ok) {
+    if (ok)
         harness_report("host_buffers_kept", "%d", kept);
-        harness_report("end", "%ld", seed);
-    }
+    (void)harness_end((uint32_t)seed, ok); /* the report: after the last call of pipeline.c */
     return verdict(ok);
 }

@@ -15,7 +15,7 @@ setup() {
 }
 
 @test "stack_order: the buffer is allocated in ctxA and holds data" {
-    run_exercise "$EXERCISE_BIN/stack_order" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/stack_order"
     assert_success
     assert_harness allocate_in_a true
     assert_harness owner ctxA "the context that owns the buffer"
@@ -25,14 +25,14 @@ setup() {
 }
 
 @test "stack_order: the stack ends as it began, ctxB on top of ctxA, nothing more" {
-    run_exercise "$EXERCISE_BIN/stack_order" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/stack_order"
     assert_success
     assert_harness stack "ctxB ctxA" "the context stack after allocate_in_a(), top first"
     assert_harness_end "$seed"
 }
 
 @test "share_primary: the library works in the runtime's primary context" {
-    run_exercise "$EXERCISE_BIN/share_primary" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/share_primary"
     assert_success
     assert_harness library_begin true
     assert_harness library_context "runtime runtime" "the context library_begin() returned, and the one current after it"
@@ -41,7 +41,7 @@ setup() {
 }
 
 @test "share_primary: after the library is done the application reads its buffer, the stack is the application's and no reference is left" {
-    run_exercise "$EXERCISE_BIN/share_primary" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/share_primary"
     assert_success
     assert_harness library_end true
     assert_harness stack runtime "the context stack after library_end(), top first"
@@ -52,7 +52,7 @@ setup() {
 }
 
 @test "context_leak: every task computes the right data (four sizes)" {
-    run_exercise "$EXERCISE_BIN/context_leak" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/context_leak"
     assert_success
     for k in 0 1 2 3; do
         n=$((200000 + (seed + 7 * k) % 100000))
@@ -62,7 +62,7 @@ setup() {
 }
 
 @test "context_leak: the tasks destroy their contexts and give their device memory back" {
-    run_exercise "$EXERCISE_BIN/context_leak" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/context_leak"
     assert_success
     assert_harness contexts_left 0 "contexts the tasks created and did not destroy"
     read -r lost one noise <<<"$(harness_value memory_lost_mib)"
@@ -74,14 +74,14 @@ setup() {
 }
 
 @test "context_leak: the context stack is back to the observer" {
-    run_exercise "$EXERCISE_BIN/context_leak" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/context_leak"
     assert_success
     assert_harness stack observer "the context stack after the tasks, top first"
     assert_harness_end "$seed"
 }
 
 @test "entry_point: cuMemGetInfo comes from the runtime's entry-point query, the size_t ABI" {
-    run_exercise "$EXERCISE_BIN/entry_point" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/entry_point"
     assert_success
     assert_harness get_mem_info "true success cuMemGetInfo_v2" "what get_mem_info() returned (call, query result, function)"
     assert_harness total same "the total device memory, through your pointer and from the runtime"
@@ -91,7 +91,7 @@ setup() {
 }
 
 @test "entry_point: the per-thread-default-stream variant of cuMemcpyAsync" {
-    run_exercise "$EXERCISE_BIN/entry_point" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/entry_point"
     assert_success
     assert_harness get_per_thread_copy "true cuMemcpyAsync_ptsz" "what get_per_thread_copy() returned"
     read -r q1 q2 <<<"$(harness_value queries)"

@@ -28,7 +28,7 @@ judge_rate() {
 }
 
 @test "pin_it: pin() page-locks the whole buffer in place, unpin() undoes it" {
-    run_exercise "$EXERCISE_BIN/pin_it" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/pin_it"
     assert_success
     assert_harness before "unregistered unregistered"
     assert_harness pin true
@@ -41,14 +41,14 @@ judge_rate() {
 }
 
 @test "pin_it: copies from the pinned buffer run at the pinned rate of the same run" {
-    run_exercise "$EXERCISE_BIN/pin_it" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/pin_it"
     assert_success
     assert_harness_end "$seed"
     judge_rate
 }
 
 @test "both_ways: both copies deliver their data, and what begin made is destroyed" {
-    run_exercise "$EXERCISE_BIN/both_ways" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/both_ways"
     assert_success
     assert_harness both_ways_begin true
     assert_harness both_ways_issue true
@@ -64,10 +64,10 @@ judge_rate() {
 # read 1.404x against 1.417x needed on a busy H100 host; a pair that does not overlap reads
 # about 1.0x every time)
 @test "both_ways: the two directions overlap as the copy engines allow on this card (3/4 of the harness's own gain)" {
-    run_exercise "$EXERCISE_BIN/both_ways" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/both_ways"
     local try why=""
     for try in 1 2 3; do
-        [ "$try" -eq 1 ] || run_exercise_fresh "$EXERCISE_BIN/both_ways" "$seed"
+        [ "$try" -eq 1 ] || run_harness_fresh "$seed" "$EXERCISE_BIN/both_ways"
         assert_success
         assert_harness_end "$seed"
         engines="$(harness_value engines)"
@@ -85,7 +85,7 @@ judge_rate() {
 }
 
 @test "driver_pinned: the buffer comes from cuMemHostAlloc, portable, and goes back with cuMemFreeHost" {
-    run_exercise "$EXERCISE_BIN/driver_pinned" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/driver_pinned"
     assert_success
     assert_harness alloc_host given
     read -r word flags <<<"$(harness_value driver)"
@@ -100,7 +100,7 @@ judge_rate() {
 }
 
 @test "driver_pinned: its copy runs at the pinned rate of the same run, and the data arrives intact" {
-    run_exercise "$EXERCISE_BIN/driver_pinned" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/driver_pinned"
     assert_success
     n=$(((16 << 20) + seed % 65536))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied from the buffer and back"

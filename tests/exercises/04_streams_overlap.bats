@@ -21,7 +21,7 @@ grade() {
     local e="$1" seed speedup mark allowed
     shift
     seed="$(new_seed)"
-    run_exercise "$EXERCISE_BIN/$e" --seed "$seed" "$@"
+    run_harness "$seed" "$EXERCISE_BIN/$e" "$@"
     echo "$output"
     assert_harness_end "$seed"
     assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it"
@@ -74,7 +74,7 @@ grade() {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
     seed="$(new_seed)"
-    run_exercise "$EXERCISE_BIN/driver" --seed "$seed" --elements 1048576 --streams 4 --reps 1
+    run_harness "$seed" "$EXERCISE_BIN/driver" --elements 1048576 --streams 4 --reps 1
     assert_harness_end "$seed"
     read -r drv rt <<<"$(harness_value copies)"
     # a warm-up and one timed run, 4 chunks, one copy in and one out each

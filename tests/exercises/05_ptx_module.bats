@@ -17,7 +17,7 @@ setup() {
 }
 
 @test "pack_extra: the extra buffer holds the parameters at their aligned offsets (28 bytes)" {
-    run_exercise "$EXERCISE_BIN/pack_extra" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/pack_extra"
     assert_success
     assert_harness layout "0 8 16 24" "where pack_args() put a, x, y and n"
     assert_harness size 28 "the size pack_args() reported"
@@ -25,7 +25,7 @@ setup() {
 }
 
 @test "pack_extra: the kernel launched with it computes y = 3x + 1 everywhere (three sizes)" {
-    run_exercise "$EXERCISE_BIN/pack_extra" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/pack_extra"
     assert_success
     for k in 0 1 2; do
         case $k in 0) n=$((1000 + seed % 4096)) ;; 1) n=$(((1 << 16) + 4099 + seed % 1000)) ;; 2) n=$((4097 + seed % 100)) ;; esac
@@ -35,7 +35,7 @@ setup() {
 }
 
 @test "find_kernel: the kernel is looked up by the mangled name NVRTC gives" {
-    run_exercise "$EXERCISE_BIN/find_kernel" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/find_kernel"
     assert_success
     # The harness declares scale's parameters by the seed: (float *, float, int), (float *,
     # double, int), (float *, float, unsigned int) or (float *, float, long).
@@ -49,7 +49,7 @@ setup() {
 }
 
 @test "find_kernel: the kernel found that way runs and scales every element" {
-    run_exercise "$EXERCISE_BIN/find_kernel" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/find_kernel"
     assert_success
     n0=$((1000 + seed % 4096)) n1=$((65536 + seed % 7))
     assert_harness case0 "$n0 $(expected_sum "$seed" 0 "$n0" 0.5 0)" "y = 0.5 y on $n0 floats"
@@ -58,7 +58,7 @@ setup() {
 }
 
 @test "library_kernel: the kernel is loaded once, as a library, and unloaded" {
-    run_exercise "$EXERCISE_BIN/library_kernel" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/library_kernel"
     assert_success
     assert_harness kernel_load true
     assert_harness loads "1 0" "libraries and modules loaded (one library, no module)"
@@ -68,7 +68,7 @@ setup() {
 }
 
 @test "library_kernel: one load runs right in the primary context and in two created after it" {
-    run_exercise "$EXERCISE_BIN/library_kernel" "$seed"
+    run_harness "$seed" "$EXERCISE_BIN/library_kernel"
     assert_success
     n0=$((1000 + seed % 4096)) n1=$((3000 + seed % 4096)) n2=$((3000 + (seed + 11) % 4096))
     assert_harness case0 "$n0 $(expected_sum "$seed" 0 "$n0" 2 0)" "the primary context (it existed at the load)"

@@ -1,7 +1,7 @@
 # tests/exercises/harness.bash - what the exercise graders share (loaded by each
-# tests/exercises/NN_name.bats). A harness (NN_name/harness/) prints "harness: KEY VALUE" lines
-# and judges nothing: these functions run it with a fresh seed and compare what it saw with what
-# the test computes itself.
+# tests/exercises/NN_name.bats). A harness (NN_name/harness/) reports "KEY VALUE" lines on the
+# grader's channel and judges nothing: these functions run it with a fresh seed (run_harness)
+# and compare what it saw with what the test computes itself.
 
 # run_exercise PROGRAM ARG...: runs a program built from a submission into $output, $status
 # and $lines, as bats' run does. The grader's sandbox (grading/) sets SANDBOX to its wrapper;
@@ -29,6 +29,72 @@ run_exercise() {
 # host must not cost a correct solution its point; code that does not overlap misses every time).
 run_exercise_fresh() {
     run ${SANDBOX:+"$SANDBOX"} "$@"
+}
+
+# run_harness SEED PROGRAM ARG...: runs an exercise program (the teacher's harness around the
+# student's file) as run_exercise does, once per seed and arguments in a grader file, and reads
+# its report. The seed goes to the program on the grader's channel, never in argv or the
+# environment: its standard input is a file of the grader's, open for reading and writing,
+# that holds the seed; the harness reads it before any student code runs and writes its report
+# there once, after the student's last call (common/exercise_harness.h). The sandbox passes
+# descriptors 0-2 only, and the student's file can reach none of the channel's (common/
+# check-object refuses write, dup, read, stdin, ...). Sets $output, $status and $lines as run
+# does (what the program printed: shown in failures, never judged as a report), $report (the
+# report's lines) and $report_why (empty, or why the report cannot be trusted).
+run_harness() {
+    local kept
+    kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
+    if [ -f "$kept.status" ]; then
+        run cat "$kept.out"
+        status="$(cat "$kept.status")"
+        report="$(cat "$kept.report")"
+        report_why="$(cat "$kept.why")"
+        HARNESS_CHANNEL=1
+        return 0
+    fi
+    run_harness_fresh "$@"
+    printf '%s' "$output" >"$kept.out"
+    printf '%s' "$report" >"$kept.report"
+    printf '%s' "$report_why" >"$kept.why"
+    echo "$status" >"$kept.status"
+}
+
+# run_harness_fresh SEED PROGRAM ARG...: a run of its own (never a kept one); see run_harness.
+run_harness_fresh() {
+    local seed="$1" chan
+    shift
+    chan="$(mktemp "$BATS_FILE_TMPDIR/channel.XXXXXX")"
+    printf '%s\n' "$seed" >"$chan"
+    run ${SANDBOX:+"$SANDBOX"} "$@" 0<>"$chan"
+    HARNESS_CHANNEL=1
+    harness_read_report "$seed" "$chan"
+    rm -f "$chan"
+}
+
+# harness_read_report SEED FILE: $report and $report_why from the channel FILE (its first line
+# the seed as the grader wrote it, then the report). The report counts only when every line is
+# "KEY VALUE" with a key of its own, and its last line, "end SEED", ends it: a key written twice
+# or anything after the end fails the run.
+harness_read_report() {
+    local seed="$1" file="$2" first dup
+    report="" report_why=""
+    first="$(head -n 1 "$file")"
+    report="$(tail -n +2 "$file")"
+    if [ "$first" != "$seed" ]; then
+        report_why="the grader's channel was changed (its first line is not the seed)"
+    elif [ -z "$report" ]; then
+        report_why="the harness wrote no report (the program stopped before the end of the harness)"
+    elif printf '%s\n' "$report" | grep -qvE '^[a-z][a-z0-9_]* '; then
+        report_why="the report holds a line that is not 'KEY VALUE': $(printf '%s\n' "$report" | grep -m1 -vE '^[a-z][a-z0-9_]* ' | cut -c1-80)"
+    elif dup="$(printf '%s\n' "$report" | cut -d' ' -f1 | sort | uniq -d | head -n 1)" && [ -n "$dup" ]; then
+        report_why="the report names '$dup' twice"
+    elif [ "$(printf '%s\n' "$report" | tail -n 1)" != "end $seed" ]; then
+        if printf '%s\n' "$report" | grep -q '^end '; then
+            report_why="something came after the report's end"
+        else
+            report_why="the report is incomplete (no 'end $seed': the program stopped early, or a check failed)"
+        fi
+    fi
 }
 
 # A fresh seed, 1 .. 2^31 - 2.
@@ -87,11 +153,19 @@ input_sum() {
 }
 
 # shellcheck disable=SC2154 # $output: set by bats' run
-# harness_value KEY: the value of the line "harness: KEY VALUE" of $output (the last such line).
+# harness_value KEY: the value KEY has in the report of the last run_harness (a report that
+# cannot be trusted fails, with why); after run_exercise (no channel: a program run by hand,
+# tests/helper.bats), the line "harness: KEY VALUE" of $output.
 harness_value() {
     local v
-    v="$(printf '%s\n' "$output" | sed -n "s/^harness: $1 //p" | tail -n 1)"
-    [ -n "$v" ] || fail "the harness reported no '$1' (the program stopped early?): $output"
+    if [ -n "${HARNESS_CHANNEL:-}" ]; then
+        [ -z "$report_why" ] || { fail "the harness's report does not count: $report_why. The program printed: $output"; return 1; }
+        v="$(printf '%s\n' "$report" | sed -n "s/^$1 //p")"
+        [ -n "$v" ] || { fail "the harness reported no '$1': report: $report; the program printed: $output"; return 1; }
+    else
+        v="$(printf '%s\n' "$output" | sed -n "s/^harness: $1 //p" | tail -n 1)"
+        [ -n "$v" ] || { fail "the harness reported no '$1' (the program stopped early?): $output"; return 1; }
+    fi
     printf '%s\n' "$v"
 }
 

@@ -12,7 +12,18 @@
 #include "check_launch.h"
 
 extern int harness_sabotage, harness_launches;
-static int live_allocs, copies_back;
+extern cudaError_t harness_launch_error;
+static int live_allocs, copies_back, launch_reports;
+
+/* checkRuntime (common/check.h) is counted too: the failed launch counts as reported when the
+ * student's code handed checkRuntime the very error the launch left (what happened, not a text
+ * on stderr: a message printed by hand does not count). */
+bool __real_check_runtime_(cudaError_t err, const char *call, const char *file, int line);
+bool __wrap_check_runtime_(cudaError_t err, const char *call, const char *file, int line)
+{
+    launch_reports += harness_launches > 0 && err != cudaSuccess && err == harness_launch_error;
+    return __real_check_runtime_(err, call, file, line);
+}
 
 cudaError_t __real_cudaMalloc(void **p, size_t bytes);
 cudaError_t __real_cudaFree(void *p);
@@ -53,7 +64,8 @@ static bool good_case(uint32_t seed, int k, int n, int threads)
     return true;
 }
 
-/* A launch that fails: "badJ RETURNED COPIES_BACK_AFTER_THE_LAUNCH ALLOCATIONS_LEFT". */
+/* A launch that fails: "badJ RETURNED COPIES_BACK_AFTER_THE_LAUNCH ALLOCATIONS_LEFT REPORTED"
+ * (REPORTED: 1 when checkRuntime was given the launch's own error after the launch). */
 static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
 {
     float *v = malloc((size_t)n * sizeof(float));
@@ -63,13 +75,16 @@ static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
     int live = live_allocs;
     harness_sabotage = sabotage;
     harness_launches = 0;
+    harness_launch_error = cudaSuccess;
     copies_back = 0;
+    launch_reports = 0;
     bool ok = scale_on_device(v, n, 2.0f, threads);
     harness_sabotage = 0;
     harness_launches = 0;
     char key[16];
     snprintf(key, sizeof key, "bad%d", j);
-    harness_report(key, "%s %d %d", ok ? "true" : "false", copies_back, live_allocs - live);
+    harness_report(key, "%s %d %d %d", ok ? "true" : "false", copies_back, live_allocs - live,
+                   launch_reports > 0);
     (void)cudaGetLastError(); /* whatever the student left pending, the next case starts clean */
     free(v);
     return true;

@@ -8,6 +8,8 @@
 extern "C" {
 int harness_sabotage = 0; // 1: the next launches ask for 1 GiB of dynamic shared memory
 int harness_launches = 0; // launches since the harness last set it to 0
+// what the last launch left pending (peeked: the student's code still finds it)
+cudaError_t harness_launch_error = cudaSuccess;
 }
 
 __global__ void scale(float *data, int n, float factor)
@@ -23,4 +25,5 @@ extern "C" void launch_scale(float *data, int n, float factor, int threads_per_b
     size_t shared = harness_sabotage ? (size_t)1 << 30 : 0;
     int blocks = threads_per_block > 0 ? (n + threads_per_block - 1) / threads_per_block : 1;
     scale<<<blocks, threads_per_block, shared>>>(data, n, factor);
+    harness_launch_error = cudaPeekAtLastError();
 }

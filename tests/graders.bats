@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# The exercise graders' own defences, on CPU: common/check-object (a student's file is refused
+# before the link when it could print or write a report of its own: a constructor, an init or
+# fini section, a system call of its own, a call outside the exercise's allow list), the
+# grader's channel (the seed in, the report out, on a descriptor the student's file cannot
+# reach; common/exercise_harness.h and tests/exercises/harness.bash), the corpus's refused
+# variants, and shellcheck on the graders' scripts.
+
+load test_helper
+
+setup_file() {
+    CUDA_PATH_FOUND="$(make -s --no-print-directory -C "$ROOT/01_hello_runtime" \
+        --eval 'g34-cuda-path: ; @echo $(CUDA_PATH)' g34-cuda-path 2>/dev/null | tail -n 1)"
+    export CUDA_PATH_FOUND
+}
+
+setup() {
+    command -v nm >/dev/null 2>&1 && command -v objdump >/dev/null 2>&1 \
+        || skip "GNU binutils (nm, objdump) are not installed"
+    [ -f "$CUDA_PATH_FOUND/include/cuda.h" ] || skip "no CUDA toolkit found (cuda.h)"
+    CHECK="$ROOT/common/check-object"
+}
+
+# compile LESSON SOURCE OBJECT: the student's file compiled as the lesson compiles it.
+compile() {
+    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -I"$ROOT/common" -I"$CUDA_PATH_FOUND/include" \
+        -I"$ROOT/$1/harness" -c "$2" -o "$3"
+}
+
+# hostile NAME CODE...: the reference solution of check_launch with CODE added at its end,
+# compiled into $BATS_TEST_TMPDIR/NAME.o (the source: NAME.c).
+hostile() {
+    local name="$1" src="$BATS_TEST_TMPDIR/$1.c"
+    shift
+    { echo '#include <stdio.h>'; cat "$ROOT/01_hello_runtime/solutions/check_launch/check_launch.c"
+      printf '%s\n' "$@"; } >"$src"
+    compile 01_hello_runtime "$src" "$BATS_TEST_TMPDIR/$name.o"
+}
+
+# refused NAME REASON: check-object refuses NAME.o with one line naming REASON.
+refused() {
+    run bash "$CHECK" "$ROOT/01_hello_runtime/harness/check_launch/allow" \
+        "$BATS_TEST_TMPDIR/$1.o" "$BATS_TEST_TMPDIR/$1.c"
+    assert_failure 1
+    assert_output --regexp "^$BATS_TEST_TMPDIR/$1\\.c:[0-9]+: error: refused by the grader: .*$2"
+    [ "${#lines[@]}" -ge 1 ]
+}
+
+@test "check-object refuses a constructor, a destructor and every init/fini section" {
+    hostile ctor '__attribute__((constructor)) static void forge(void) { puts("harness: end 1"); }'
+    refused ctor "constructor \\(section \\.init_array\\)"
+    hostile dtor '__attribute__((destructor)) static void forge(void) { puts("late"); }'
+    refused dtor "\\.fini_array"
+    hostile preinit 'static void forge(void) { puts("x"); }' \
+        '__attribute__((section(".preinit_array"), used)) static void (*p)(void) = forge;'
+    refused preinit "\\.preinit_array"
+    hostile ctors 'static void forge(void) { puts("x"); }' \
+        '__attribute__((section(".ctors"), used)) static void (*p)(void) = forge;'
+    refused ctors "\\.ctors"
+    hostile init 'static void forge(void) { puts("x"); }' \
+        '__attribute__((section(".init"), used)) static void (*p)(void) = forge;'
+    refused init "\\(\\.init\\)"
+    hostile odd 'static void forge(void) { puts("x"); }' \
+        '__attribute__((section(".my_hooks"), used)) static void (*p)(void) = forge;'
+    refused odd "section the exercise does not need \\(\\.my_hooks\\)"
+}
+
+@test "check-object refuses write, _Exit, dlsym, an inline syscall, and calls renamed to hide them" {
+    hostile write '#include <unistd.h>' 'void leak(void) { (void)!write(3, "x", 1); }'
+    refused write "'write'"
+    hostile quick_exit '#include <stdlib.h>' 'void leak(void) { _Exit(0); }'
+    refused quick_exit "'_Exit'"
+    hostile exit '#include <stdlib.h>' 'void leak(void) { exit(0); }'
+    refused exit "'exit'"
+    hostile dlsym '#include <dlfcn.h>' 'void *leak(void) { return dlsym(RTLD_DEFAULT, "write"); }'
+    refused dlsym "'dlsym'"
+    hostile syscall 'long leak(void) { long r; __asm__ volatile("syscall" : "=a"(r) : "a"(1L), "D"(1L), "S"("x"), "d"(1L) : "rcx", "r11", "memory"); return r; }'
+    refused syscall "system call itself \\(the instruction 'syscall'\\)"
+    hostile int80 'long leak(void) { long r; __asm__ volatile("int $0x80" : "=a"(r) : "a"(4L) : "memory"); return r; }'
+    refused int80 "system call itself"
+    hostile renamed 'extern long my_out(int, const void *, unsigned long) __asm__("write");' \
+        'void leak(void) { my_out(1, "x", 1); }'
+    refused renamed "'write'"
+    hostile fdopen 'FILE *fdopen(int, const char *);' 'void leak(void) { FILE *f = fdopen(3, "w"); if (f) fputs("x", f); }'
+    refused fdopen "'fdopen'"
+    hostile stdin_read 'int leak(void) { return getc(stdin); }'
+    refused stdin_read "'(getc|_IO_getc|stdin)'"
+    hostile harness_var 'extern int harness_launches;' 'void leak(void) { harness_launches = 0; }'
+    refused harness_var "'harness_launches'"
+}
+
+@test "check-object refuses a definition that would replace the C library's, CUDA's or the harness's" {
+    hostile fflush 'int fflush(FILE *f) { (void)f; return 0; }'
+    refused fflush "defines 'fflush' outside static"
+    hostile cuda 'CUresult cuCtxGetCurrent(CUcontext *c) { *c = 0; return CUDA_SUCCESS; }'
+    refused cuda "defines 'cuCtxGetCurrent' outside static"
+    hostile wrap 'int __wrap_cudaMalloc(void **p, unsigned long n) { (void)p; (void)n; return 0; }'
+    refused wrap "defines '__wrap_cudaMalloc' outside static"
+    # a helper of the student's own, outside static, is fine
+    hostile helper 'int my_helper(int x);' 'int my_helper(int x) { return x + 1; }'
+    run bash "$CHECK" "$ROOT/01_hello_runtime/harness/check_launch/allow" \
+        "$BATS_TEST_TMPDIR/helper.o" "$BATS_TEST_TMPDIR/helper.c"
+    assert_success
+    assert_output ""
+}
+
+@test "check-object accepts the 18 reference solutions and the untouched skeletons, with their allow lists" {
+    local n=0 l e kind src allow
+    for l in $(list_lessons "$ROOT"); do
+        for e in $(sed -n 's/^\([a-z_]*\) .*/\1/p' "$ROOT/$l/exercises/points"); do
+            allow="$(ls "$ROOT/$l/harness/$e/allow" "$ROOT/$l/harness/$e.allow" 2>/dev/null | head -n 1)"
+            [ -n "$allow" ] || fail "$l/$e has no allow list (harness/$e/allow or harness/$e.allow)"
+            for kind in solutions exercises; do
+                for src in $(grep -E '\.(c|cu)$' "$ROOT/$l/exercises/$e/files"); do
+                    compile "$l" "$ROOT/$l/$kind/$e/$src" "$BATS_TEST_TMPDIR/o.o" || fail "$l/$kind/$e/$src does not compile"
+                    run bash "$CHECK" "$allow" "$BATS_TEST_TMPDIR/o.o" "$l/$kind/$e/$src"
+                    [ "$status" -eq 0 ] || fail "$l/$kind/$e/$src was refused: $output"
+                done
+                [ "$kind" = exercises ] || n=$((n + 1))
+            done
+        done
+    done
+    [ "$n" -eq 18 ] || fail "checked $n reference solutions, 18 expected"
+}
+
+@test "check-object: a .cu file keeps nvcc's own registration, and loses a constructor of its own" {
+    local nvcc="$CUDA_PATH_FOUND/bin/nvcc"
+    [ -x "$nvcc" ] || skip "no nvcc in $CUDA_PATH_FOUND/bin"
+    local d="$BATS_TEST_TMPDIR"
+    printf '%s\n' '__global__ void k(float *x) { x[threadIdx.x] *= 2; }' \
+        'extern "C" int run(float *d) { k<<<1, 32>>>(d); return (int)cudaGetLastError(); }' >"$d/k.cu"
+    "$nvcc" -c "$d/k.cu" -o "$d/k.o"
+    run bash "$CHECK" none "$d/k.o" "$d/k.cu"
+    assert_success
+    { cat "$d/k.cu"; echo 'struct Forge { Forge() { cudaGetLastError(); } } forge;'; } >"$d/k2.cu"
+    "$nvcc" -c "$d/k2.cu" -o "$d/k2.o"
+    run bash "$CHECK" none "$d/k2.o" "$d/k2.cu"
+    assert_failure 1
+    assert_output --partial "refused by the grader: it has a constructor"
+    # nvcc's sections in a C file are refused
+    run bash "$CHECK" none "$d/k.o" "$d/k.c"
+    assert_failure 1
+}
+
+@test "an exercise built from a refused file fails to build, with the reason as its first error" {
+    local from="$BATS_TEST_TMPDIR/from" into="$BATS_TEST_TMPDIR/into"
+    mkdir -p "$from"
+    { cat "$ROOT/01_hello_runtime/solutions/check_launch/check_launch.c"
+      echo '#include <stdio.h>'
+      echo '__attribute__((constructor)) static void forge(void) { puts("harness: end 1"); }'; } >"$from/check_launch.c"
+    run make --no-print-directory -C "$ROOT/01_hello_runtime" exercise-from EXERCISE=check_launch \
+        FROM="$from" INTO="$into"
+    assert_failure
+    assert_line --regexp "^$from/check_launch\\.c:[0-9]+: error: refused by the grader: it has a constructor"
+    [ ! -e "$into/check_launch" ] || fail "the program was linked all the same"
+}
+
+# The grader's channel: a probe harness built with common/exercise_harness.h.
+build_probe() {
+    local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
+    [ -x "$d/probe" ] && return 0
+    [ -f "$lib/libcudart_static.a" ] || lib="$CUDA_PATH_FOUND/lib"
+    cat >"$d/probe.c" <<'EOF'
+#include "exercise_harness.h"
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    uint32_t seed = harness_seed(argc, argv, "a probe of the grader's channel");
+    int c = getchar(); /* standard input is /dev/null now: nothing of the channel */
+    harness_report("stdin", "%s", c == EOF ? "empty" : "readable");
+    harness_report("argc", "%d", argc);
+    harness_report("env", "%s", getenv("PROBE_SEED_SEEN") ? "set" : "unset");
+    const char *mode = getenv("PROBE_MODE");
+    if (mode && strcmp(mode, "twice") == 0)
+        harness_report("argc", "%d", argc);
+    printf("harness: forged 1\nharness: end %u\n", seed); /* stdout counts for nothing */
+    if (mode && strcmp(mode, "crash") == 0)
+        abort();
+    int rc = harness_end(seed, true);
+    if (mode && strcmp(mode, "after") == 0)
+        (void)harness_end(seed, true);
+    return rc;
+}
+EOF
+    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$CUDA_PATH_FOUND/include" "$d/probe.c" \
+        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt \
+        -o "$d/probe"
+}
+
+@test "the channel: the seed comes in on it and the report goes out on it, once; stdout counts for nothing" {
+    build_probe || skip "the probe does not build here (no libcudart_static)"
+    load exercises/harness
+    run_harness 4242 "$BATS_FILE_TMPDIR/probe"
+    assert_success
+    [ -z "$report_why" ] || fail "$report_why"
+    assert_equal "$(harness_value stdin)" empty
+    assert_equal "$(harness_value argc)" 1
+    assert_equal "$(harness_value end)" 4242
+    run harness_value forged
+    assert_failure
+    # run by hand (no channel): the report on stdout, seed from argv
+    run "$BATS_FILE_TMPDIR/probe" 17 </dev/null
+    assert_success
+    assert_line "harness: end 17"
+}
+
+@test "the channel: a key reported twice, anything after the end, or no end fails the run" {
+    build_probe || skip "the probe does not build here (no libcudart_static)"
+    load exercises/harness
+    PROBE_MODE=twice run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$report_why" "the report names 'argc' twice"
+    run harness_value end
+    assert_failure
+    PROBE_MODE=after run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+    [ -z "$report_why" ] || fail "the report is written once (the second harness_end writes nothing): $report_why"
+    PROBE_MODE=crash run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$report_why" "the harness wrote no report (the program stopped before the end of the harness)"
+    # a report forged into the channel file's tail by hand: after the end
+    local f="$BATS_TEST_TMPDIR/chan"
+    printf '7\nargc 1\nend 7\nend 7\n' >"$f"
+    harness_read_report 7 "$f"
+    [ -n "$report_why" ] || fail "two end lines were accepted"
+    printf '7\nargc 1\nend 7\nlate 1\n' >"$f"
+    harness_read_report 7 "$f"
+    assert_equal "$report_why" "something came after the report's end"
+}
+
+@test "the corpus: every variant that must be refused is refused, for its reason (build only)" {
+    command -v bats >/dev/null 2>&1 || skip "bats is not on PATH"
+    local l
+    run env CORPUS_MATCH='/(forged|dlsym)$' bash "$ROOT/tests/exercises/corpus" --build-only
+    assert_success
+    assert_output --regexp 'ok \(refused: '
+    refute_output --partial WRONG
+}
+
+@test "shellcheck: common/check-object, tests/exercises/corpus and tests/exercises/harness.bash are clean" {
+    command -v shellcheck >/dev/null 2>&1 || skip "shellcheck is not installed (.ci/run installs it)"
+    run shellcheck -x "$ROOT/common/check-object" "$ROOT/tests/exercises/corpus"
+    assert_success
+    run shellcheck -s bash "$ROOT/tests/exercises/harness.bash"
+    assert_success
+}
