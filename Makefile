@@ -78,7 +78,8 @@ test: build-quietly
 # (grading/grade; TEACHING.md). Exit 77 without a usable GPU: nothing counts unless it ran.
 grade:
 	@grading/grade $(if $(SOLUTIONS),--solutions) $(if $(SUBMISSION),--submission '$(SUBMISSION)') \
-	  $(if $(OUT),--out '$(OUT)') $(if $(FORMAT),--format '$(FORMAT)') $(GRADE_ARGS)
+	  $(if $(OUT),--out '$(OUT)') $(if $(FORMAT),--format '$(FORMAT)') $(GRADE_ARGS); \
+	$(call tool_status,make grade,grading/grade)
 
 clean:
 	@for d in $(LESSONS); do $(MAKE) --no-print-directory -C $$d clean; done
@@ -100,7 +101,8 @@ format-check:
 
 # Before anything runs: what this machine will show and what it cannot judge (tools/doctor).
 doctor:
-	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(ARCH)' BATS='$(BATS)' bash tools/doctor
+	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(ARCH)' BATS='$(BATS)' bash tools/doctor; \
+	$(call tool_status,make doctor,tools/doctor)
 
 help:
 	@echo 'Targets:'

@@ -134,3 +134,8 @@ Install the CUDA Toolkit 12 or 13 (https://developer.nvidia.com/cuda-downloads; 
 Ubuntu: apt-get install nvidia-cuda-toolkit, or NVIDIA's cuda-toolkit package), then either
 put its bin directory on PATH or run make with CUDA_PATH=/path/to/cuda (or NVCC=/path/to/nvcc)
 endef
+
+# make exits 2 whenever a command fails, whatever its status: after TOOL ran, a failure is said
+# with the tool's own status (1 failed or something to fix, 77 cannot run here) and the command
+# that gives it to a script. Used as: TOOL ...; $(call tool_status,make doctor,tools/doctor)
+tool_status = rc=$$?; [ $$rc -eq 0 ] || echo "$(1): $(2) exited $$rc (make itself exits 2 for any failure: a script that needs 0, 1 or 77 runs $(2) directly)" >&2; exit $$rc

@@ -138,3 +138,24 @@ doctor_with_shim() {
     assert_line --partial "[note]  this program runs in a PID namespace of its own (a container): NVML lists at most the processes inside it"
     refute_line --partial "no other process on this GPU"
 }
+
+@test "exit codes: tools/doctor 0, 1 or 77 itself; make doctor 0 when ready, else make's 2 with a line giving the doctor's own code" {
+    need_shims
+    local shim=(env LD_LIBRARY_PATH="$SHIMS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ARCH=90)
+    [ -x "$ROOT/tools/doctor" ] || fail "tools/doctor is not executable"
+    run "${shim[@]}" "$ROOT/tools/doctor"
+    assert_success
+    run "${shim[@]}" make -s -C "$ROOT" doctor
+    assert_success
+    refute_output --partial "exited"
+    run "${shim[@]}" CUDA_VISIBLE_DEVICES= "$ROOT/tools/doctor"
+    assert_equal "$status" 77
+    run "${shim[@]}" CUDA_VISIBLE_DEVICES= make -s -C "$ROOT" doctor
+    assert_equal "$status" 2
+    assert_line "make doctor: tools/doctor exited 77 (make itself exits 2 for any failure: a script that needs 0, 1 or 77 runs tools/doctor directly)"
+    run "${shim[@]}" CUDA_SHIM_COMPUTE_MODE=prohibited "$ROOT/tools/doctor"
+    assert_equal "$status" 1
+    run "${shim[@]}" CUDA_SHIM_COMPUTE_MODE=prohibited make -s -C "$ROOT" doctor
+    assert_equal "$status" 2
+    assert_line --partial "make doctor: tools/doctor exited 1 ("
+}
