@@ -59,13 +59,28 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cu
     return __real_cudaMemcpyAsync(dst, src, b, k, s);
 }
 
+/* "Return without waiting": right after exercise_issue() returns, some of the work it issued
+ * is still running (a stream not idle yet); counted over the runs. */
+static int issue_runs, issue_busy;
+
 static bool counted_issue(const struct pipeline *p)
 {
     counting = 1;
     bool ok = exercise_issue(p);
     counting = 0;
+    bool busy = false;
+    for (int i = 0; i < p->streams && !busy; i++)
+        busy = p->stream[i] && cudaStreamQuery(p->stream[i]) == cudaErrorNotReady;
+    busy = busy || cudaStreamQuery(0) == cudaErrorNotReady;
+    (void)cudaGetLastError(); /* a query's "not ready" is no error of the pipeline's */
+    issue_runs++;
+    issue_busy += busy;
     return ok;
 }
+
+/* The poison of every buffer before each run: 0x7f bytes, the float 3.39e38 (no NaN, which a
+ * copy of a NaN reproduces; no value the work gives from inputs in [-1, 1)). */
+#define POISON 0x7f
 
 static void usage(FILE *to)
 {
@@ -161,17 +176,16 @@ static bool model(struct pipeline *p, bool auto_work, int reps, int engines, dou
     return ok;
 }
 
-/* One run of `issue`, host time from the call to cudaDeviceSynchronize's return; with
- * `poison`, the output is filled with 0xff bytes on both sides first. */
-static bool time_one(const struct pipeline *p, bool (*issue)(const struct pipeline *), bool poison,
-                     double *ms)
+/* One run of `issue`, host time from the call to cudaDeviceSynchronize's return; first the
+ * output on both sides and the device's input are poisoned (POISON), so that a chunk copied
+ * into the wrong place, or not at all, shows in the result of this very run. */
+static bool time_one(const struct pipeline *p, bool (*issue)(const struct pipeline *), double *ms)
 {
-    if (poison) {
-        memset(p->host_out, 0xff, p->n * sizeof(float));
-        if (!checkRuntime(cudaMemset(p->dev_out, 0xff, p->n * sizeof(float))) ||
-            !checkRuntime(cudaDeviceSynchronize()))
-            return false;
-    }
+    memset(p->host_out, POISON, p->n * sizeof(float));
+    if (!checkRuntime(cudaMemset(p->dev_out, POISON, p->n * sizeof(float))) ||
+        !checkRuntime(cudaMemset(p->dev_in, POISON, p->n * sizeof(float))) ||
+        !checkRuntime(cudaDeviceSynchronize()))
+        return false;
     double t0 = host_ms();
     if (!issue(p) || !checkRuntime(cudaDeviceSynchronize()))
         return false;
@@ -181,21 +195,23 @@ static bool time_one(const struct pipeline *p, bool (*issue)(const struct pipeli
 
 /* The sequential baseline and your pipeline, one warm-up each, then `reps` of each in turn
  * (sequential, pipeline, sequential, ...), so that a slow moment of the machine falls on
- * both; the fastest of each counts (a busy host only ever adds time). The last runs start
- * from poisoned output: `ref` gets the baseline's result, host_out keeps the pipeline's. */
+ * both; the fastest of each counts (a busy host only ever adds time). Every run starts from
+ * poisoned buffers: `ref` gets the baseline's first result, and every run of the pipeline is
+ * compared with it (*differ: the runs that were not identical). */
 static bool timed_pair(const struct pipeline *p, bool (*pipeline)(const struct pipeline *),
-                       int reps, float *ref, double *t_seq, double *t_pipe)
+                       int reps, float *ref, double *t_seq, double *t_pipe, int *differ)
 {
     *t_seq = *t_pipe = 1e30;
+    *differ = 0;
     for (int rep = -1; rep < reps; rep++) {
-        bool last = rep == reps - 1;
         double a, b;
-        if (!time_one(p, sequential, last, &a))
+        if (!time_one(p, sequential, &a))
             return false;
-        if (last)
+        if (rep == -1)
             memcpy(ref, p->host_out, p->n * sizeof(float));
-        if (!time_one(p, pipeline, last, &b))
+        if (!time_one(p, pipeline, &b))
             return false;
+        *differ += memcmp(p->host_out, ref, p->n * sizeof(float)) != 0;
         if (rep >= 0) {
             *t_seq = a < *t_seq ? a : *t_seq;
             *t_pipe = b < *t_pipe ? b : *t_pipe;
@@ -222,14 +238,15 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
            engines < 2 ? ": the copies in and out take turns" : "");
 
     double t_seq, t_pipe;
-    if (!timed_pair(p, counted_issue, reps, ref, &t_seq, &t_pipe))
+    int differ = 0;
+    if (!timed_pair(p, counted_issue, reps, ref, &t_seq, &t_pipe, &differ))
         return false;
     size_t stride = p->n / 4096 ? p->n / 4096 : 1, wrong = 0;
     for (size_t i = 0; i < p->n; i += stride) {
         float want = work_on_host(p->host_in[i], p->work);
         wrong += memcmp(&want, &ref[i], sizeof want) != 0;
     }
-    bool same = memcmp(p->host_out, ref, bytes) == 0;
+    bool same = differ == 0 && memcmp(p->host_out, ref, bytes) == 0;
     printf("sequential:    %8.2f ms (the fastest of %d, taken in turn with your pipeline's)\n",
            t_seq, reps);
     printf("your pipeline: %8.2f ms (the fastest of %d)\n", t_pipe, reps);
@@ -247,6 +264,8 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
     harness_report("speedup", "%.3f %.3f %.3f", t_seq / t_pipe, pass_mark, allowed);
     harness_report("copies", "%d %d", driver_copies,
                    runtime_copies); /* "driver" only: see the top */
+    harness_report("returned_busy", "%d %d", issue_busy, issue_runs);
+    harness_report("runs_different", "%d %d", differ, reps + 1);
     return true;
 }
 
@@ -320,6 +339,11 @@ int main(int argc, char **argv)
     p.host_in = exercise_host_alloc(bytes);
     p.host_out = exercise_host_alloc(bytes);
     ref = malloc(bytes);
+    /* two buffers, not one (nor overlapping): "buffers distinct" */
+    if (p.host_in && p.host_out) {
+        uintptr_t a = (uintptr_t)p.host_in, b = (uintptr_t)p.host_out;
+        harness_report("buffers", "%s", a + bytes <= b || b + bytes <= a ? "distinct" : "overlap");
+    }
     if (!p.host_in || !p.host_out || !ref) {
         fprintf(stderr, "%s: could not allocate the host buffers (%zu bytes each)\n", lesson_prog,
                 bytes);

@@ -4,7 +4,7 @@
 #   make -C 04_streams_overlap check SOLUTIONS=1   the reference solutions
 # EXERCISE_BIN is the directory that holds the built exercise programs: the teacher's harness
 # (04_streams_overlap/harness/) around the student's pipeline.c. The harness times the pipeline
-# by its own clock and reports "harness: KEY VALUE" lines; these tests judge them.
+# by its own clock and reports "KEY VALUE" lines on the grader's channel; these tests judge them.
 
 setup() {
     load ../test_helper
@@ -24,7 +24,12 @@ grade() {
     run_harness "$seed" "$EXERCISE_BIN/$e" "$@"
     echo "$output"
     assert_harness_end "$seed"
-    assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it"
+    assert_harness buffers distinct "the input and the output host buffers (two buffers, not one)"
+    assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
+    read -r busy runs <<<"$(harness_value returned_busy)"
+    # "return without waiting": right after exercise_issue() returns, its work is still running
+    [ $((busy * 2)) -gt "$runs" ] ||
+        fail "exercise_issue() returned with all its work done in $((runs - busy)) of $runs runs: it must return without waiting (the harness synchronises)"
     read -r speedup mark allowed <<<"$(harness_value speedup)"
     awk -v m="$mark" 'BEGIN { exit !(m >= 1.2) }' ||
         fail "pass mark ${mark}x: the model allows too little overlap here to tell a pipeline from none"

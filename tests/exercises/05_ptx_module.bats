@@ -40,7 +40,8 @@ setup() {
     # The harness declares scale's parameters by the seed: (float *, float, int), (float *,
     # double, int), (float *, float, unsigned int) or (float *, float, long).
     names=(_Z5scalePffi _Z5scalePfdi _Z5scalePffj _Z5scalePffl)
-    assert_harness kernel_name "true ${names[seed % 4]}" "the name kernel_name() gave"
+    assert_harness kernel_name "true ${names[seed % 4]}" "the name kernel_name() gave (terminated within the length given: the buffer held no zero before)"
+    assert_harness name_bounds within "kernel_name() wrote only within the length it was given"
     assert_harness lookup found "cuModuleGetFunction with that name"
     read -r added lowered <<<"$(harness_value calls)"
     [ "$added" -ge 1 ] && [ "$lowered" -ge 1 ] ||

@@ -1,8 +1,9 @@
 /*
  * 02_driver_context/harness/context_leak - the grader's side of exercise context_leak: from an
  * "observer" context it runs four do_task() (task.c) on fresh data of odd sizes and reports
- * the results, the contexts the tasks created and did not destroy (their cuCtxCreate and
- * cuCtxDestroy calls counted through the linker's --wrap), the stack at the end, and the device
+ * the results, the contexts the tasks created and did not destroy (each one the tasks' own
+ * cuCtxCreate made, followed through their cuCtxDestroy by the linker's --wrap), then a task
+ * whose allocation fails (what it returned, the contexts it left), the stack at the end, and the device
  * memory the tasks did not give back beside a control sample: what one context with one such
  * buffer takes on this GPU, measured first. It judges nothing (common/exercise_harness.h).
  */
@@ -12,8 +13,27 @@
 #include "02_harness.h"
 #include "context_leak.h"
 
-enum { TASKS = 4 };
-static int counting, created, destroyed;
+enum { TASKS = 4, MAX_MADE = 64 };
+static int counting, made_count;
+static CUcontext made[MAX_MADE]; /* the contexts the tasks created and have not destroyed */
+
+static void made_add(CUcontext c)
+{
+    if (made_count < MAX_MADE)
+        made[made_count] = c;
+    made_count++;
+}
+
+/* Destroyed: one of the tasks' own contexts is gone (another context destroyed counts for
+ * nothing: the observer's, destroyed by a task, fails the harness's own destroy at the end). */
+static void made_remove(CUcontext c)
+{
+    for (int i = 0; i < made_count && i < MAX_MADE; i++)
+        if (made[i] == c) {
+            made[i] = made[--made_count < MAX_MADE ? made_count : MAX_MADE - 1];
+            return;
+        }
+}
 
 #if CUDA_VERSION >= 13000
 CUresult __real_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
@@ -22,7 +42,8 @@ CUresult __wrap_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsign
                                CUdevice dev)
 {
     CUresult r = __real_cuCtxCreate_v4(ctx, params, flags, dev);
-    created += counting && r == CUDA_SUCCESS;
+    if (counting && r == CUDA_SUCCESS)
+        made_add(*ctx);
     return r;
 }
 #else
@@ -30,7 +51,8 @@ CUresult __real_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev)
 CUresult __wrap_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev)
 {
     CUresult r = __real_cuCtxCreate_v2(ctx, flags, dev);
-    created += counting && r == CUDA_SUCCESS;
+    if (counting && r == CUDA_SUCCESS)
+        made_add(*ctx);
     return r;
 }
 #endif
@@ -38,7 +60,8 @@ CUresult __real_cuCtxDestroy_v2(CUcontext ctx);
 CUresult __wrap_cuCtxDestroy_v2(CUcontext ctx)
 {
     CUresult r = __real_cuCtxDestroy_v2(ctx);
-    destroyed += counting && r == CUDA_SUCCESS;
+    if (counting && r == CUDA_SUCCESS)
+        made_remove(ctx);
     return r;
 }
 
@@ -89,10 +112,17 @@ int main(int argc, char **argv)
         counting = 0;
         harness_case(k, done, out, n, "failed");
     }
+    harness_report("contexts_left", "%d", made_count);
+    /* A task whose allocation fails (more memory than any GPU has): it must say so and still
+     * destroy its context. "error_task RETURNED CONTEXTS_IT_LEFT" */
+    int left_before = made_count;
+    counting = 1;
+    bool failed_task = do_task(dev, in, out, (size_t)1 << 46);
+    counting = 0;
+    harness_report("error_task", "%s %d", failed_task ? "true" : "false", made_count - left_before);
     double after = free_mib();
     stack_names(stack, sizeof stack, &observer, names, 1);
     harness_report("stack", "%s", stack);
-    harness_report("contexts_left", "%d", created - destroyed);
     harness_report("memory_lost_mib", "%.1f %.1f %.1f", before - after, before_probe - with_probe,
                    fabs(after_probe - before_probe));
     free(in);

@@ -3,7 +3,10 @@
  * get_mem_info() and get_per_thread_copy() (entry_point.c) and compares what they return with
  * the symbols libcuda.so.1 exports; calls cuMemGetInfo through the pointer and compares the
  * total with the runtime's; counts the student's calls of the runtime's entry-point query (the
- * linker's --wrap): each function must ask the runtime, not look the symbol up itself. It judges nothing (common/exercise_harness.h).
+ * linker's --wrap) and what each query returned: each function must ask the runtime, not look
+ * the symbol up itself, and hand back the pointer and the status its query gave. Built with
+ * CUDA older than 12.5 it reports "not_gradable" (the grader skips the exercise). It judges
+ * nothing (common/exercise_harness.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -13,6 +16,14 @@
 
 #if CUDA_VERSION >= 12050
 static int counting, queries;
+/* What each counted query returned: the symbol asked for, the pointer and the status. */
+enum { MAX_QUERIES = 16 };
+static struct {
+    char symbol[64];
+    void *fn;
+    bool has_status;
+    enum cudaDriverEntryPointQueryResult status;
+} seen[MAX_QUERIES];
 
 cudaError_t __real_cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
                                                     unsigned int version, unsigned long long flags,
@@ -21,8 +32,28 @@ cudaError_t __wrap_cudaGetDriverEntryPointByVersion(const char *symbol, void **f
                                                     unsigned int version, unsigned long long flags,
                                                     enum cudaDriverEntryPointQueryResult *status)
 {
+    cudaError_t e = __real_cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status);
+    if (counting && queries < MAX_QUERIES) {
+        snprintf(seen[queries].symbol, sizeof seen[queries].symbol, "%s", symbol ? symbol : "");
+        seen[queries].fn = fn ? *fn : NULL;
+        seen[queries].has_status = status != NULL;
+        seen[queries].status = status ? *status : cudaDriverEntryPointSymbolNotFound;
+    }
     queries += counting;
-    return __real_cudaGetDriverEntryPointByVersion(symbol, fn, version, flags, status);
+    return e;
+}
+
+/* Where the pointer fn and the status came from: "query" when a query of `symbol` (counted
+ * between first and last) returned that very pointer (and, with want_status, that status from
+ * that query), else "other". */
+static const char *source(const char *symbol, void *fn, int first, int last, bool want_status,
+                          enum cudaDriverEntryPointQueryResult status)
+{
+    for (int i = first; i < last && i < MAX_QUERIES; i++)
+        if (fn && seen[i].fn == fn && strcmp(seen[i].symbol, symbol) == 0 &&
+            (!want_status || (seen[i].has_status && seen[i].status == status)))
+            return "query";
+    return "other";
 }
 
 typedef CUresult (*mem_info_fn)(size_t *free_b, size_t *total_b);
@@ -35,12 +66,13 @@ int main(int argc, char **argv)
                                  "Exercise entry_point: calls get_mem_info() and "
                                  "get_per_thread_copy(), reports what they returned.");
 #if CUDA_VERSION < 12050
-    (void)seed;
-    fprintf(
-        stderr,
-        "%s: cannot run here: cudaGetDriverEntryPointByVersion needs CUDA 12.5 headers or newer\n",
-        lesson_prog);
-    return EXIT_CANNOT_RUN;
+    /* Not gradable with this toolkit (the runtime's query by version came with CUDA 12.5): the
+     * report says so, and the grader skips the exercise (not graded) instead of failing it. */
+    fprintf(stderr, "%s: not gradable here: cudaGetDriverEntryPointByVersion needs CUDA 12.5+\n",
+            lesson_prog);
+    harness_report("not_gradable", "needs CUDA 12.5+ (this harness was built with CUDA %d.%d)",
+                   CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    return harness_end(seed, true);
 #else
     if (!requireRuntime(cudaSetDevice(0)))
         return EXIT_CHECK;
@@ -64,6 +96,11 @@ int main(int argc, char **argv)
                    : copy == dlsym(lib, "cuMemcpyAsync_ptsz") ? "cuMemcpyAsync_ptsz"
                                                               : "other");
     harness_report("queries", "%d %d", mem_queries, queries - mem_queries);
+    /* the pointers and the status handed back are the ones the queries returned */
+    harness_report("sources", "%s %s %s",
+                   source("cuMemGetInfo", mem_info, 0, mem_queries, false, status),
+                   source("cuMemGetInfo", mem_info, 0, mem_queries, true, status),
+                   source("cuMemcpyAsync", copy, mem_queries, queries, false, status));
     /* the function obtained against the runtime: the total, and the free memory beside two
      * control samples taken by the runtime just before and after */
     size_t f1 = 0, t1 = 0, f2 = 0, t2 = 0, f = 0, t = 0;

@@ -38,15 +38,28 @@ nvrtcResult __wrap_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name
     return __real_nvrtcGetLoweredName(prog, name_expression, name);
 }
 
+/* The buffer kernel_name() fills: NAME_LEN bytes offered, the rest a guard. All of it holds
+ * '#' first (no zero anywhere), so a name only counts when kernel_name() terminated it. */
+enum { NAME_LEN = 200 };
 static char name[256];
 
 static bool after(nvrtcProgram prog, void *arg)
 {
     (void)arg;
-    name[0] = '\0';
-    bool ok = kernel_name(prog, name, sizeof name);
+    memset(name, '#', sizeof name);
+    bool ok = kernel_name(prog, name, NAME_LEN);
+    bool terminated = memchr(name, '\0', NAME_LEN) != NULL;
+    bool within = true;
+    for (size_t i = NAME_LEN; i < sizeof name; i++)
+        within = within && name[i] == '#';
+    if (!terminated)
+        name[0] = '\0'; /* looked up as "": not found */
     name[sizeof name - 1] = '\0';
-    harness_report("kernel_name", "%s %s", ok ? "true" : "false", name[0] ? name : "(empty)");
+    harness_report("kernel_name", "%s %s", ok ? "true" : "false",
+                   !terminated ? "(unterminated)"
+                   : name[0]   ? name
+                               : "(empty)");
+    harness_report("name_bounds", "%s", within ? "within" : "overflow");
     return true;
 }
 
