@@ -110,11 +110,13 @@ R() { echo "$O/class/results/$1/results.json"; }
     assert_output "0 77 not graded not run"
     run jq -r '.exercises[0].tests[0].message' "$S/results.json"
     assert_output "not run: cannot grade here (no usable GPU): CUDA_VISIBLE_DEVICES is set empty"
-    run jq -r '.status' "$S/classroom.json"; assert_output error
-    run jq -r '.succeeded' "$S/prairielearn.json"; assert_output false
-    # Gradescope: no score of 0 and no "failed" for what never ran
-    run jq -r '[(.score | tostring), ([.tests[] | .status // "none"] | unique | join(",")), (.output | startswith("NOT RUN: "))] | join(" ")' "$S/gradescope.json"
-    assert_output "null none true"
+    # each platform's "not graded": nothing recorded as a 0 (TEACHING.md: what each one shows)
+    run jq -r '"\(.status) \(.max_score)"' "$S/classroom.json"; assert_output "error 0"
+    run jq -r '[.gradable, .succeeded, has("score"), (.format_errors[0] | startswith("cannot grade here (no usable GPU)"))] | map(tostring) | join(" ")' "$S/prairielearn.json"
+    assert_output "false false false true"
+    # Gradescope: no score at all (it would add up the tests' scores) and no "failed"
+    run jq -r '[(.score | tostring), ([.tests[] | has("score")] | any), ([.tests[] | .status // "none"] | unique | join(",")), (.output | startswith("NOT RUN: "))] | map(tostring) | join(" ")' "$S/gradescope.json"
+    assert_output "null false none true"
     command -v python3 >/dev/null 2>&1 || skip "python3 is needed to parse the JUnit XML"
     run python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
@@ -154,7 +156,7 @@ print(len(r.findall(".//testcase/skipped")), len(r.findall(".//testcase")))' "$S
         assert_equal "$(grep -c "^\"$s\"," "$O/class/gradebook.csv")" 2
     done
     run cat "$O/class/missing.txt"
-    assert_output --regexp '^hal	the grading failed, no result: grade: --submission .*hal is not a folder \(exit 2\)$'
+    assert_output --regexp '^hal	the grading failed, no result: grade: --submission .*hal is not a folder \(grading/grade --help lists the options\) \(exit 2\)$'
 }
 
 @test "a hang is a failed test 'timed out'; the rest of that submission is still graded" {
@@ -187,7 +189,8 @@ print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
 
 @test "a cheater gains nothing: grader, Makefile, common/ and other files are ignored and listed" {
     run jq -r '.ignored[] | "\(.path): \(.why)"' "$(R gus)"
-    assert_line "tests/exercises/01_toy.bats: changed; not a file a student may edit"
+    # (the grader's copy is outside the work copy: counted, never compared with the teacher's)
+    assert_line "tests/: 1 file(s): not taken from a submission (the grading uses the teacher's own; they are not compared with it)"
     assert_line "01_toy/Makefile: changed; not a file a student may edit"
     assert_line "common/note.txt: changed; not a file a student may edit"
     assert_line "01_toy/exercises/add/NOTES.txt: added; not a file a student may edit"
@@ -259,6 +262,52 @@ for s in r.findall("testsuite"):
     assert_line '"01_toy","add",10,10,"passed",""'
 }
 
+@test "a class without a GPU: one line says so, missing.txt lists every submission with why, none is dropped" {
+    for s in s1 s2 s3 s4 s5 s6 s7; do cp -r "$C/ann" "$BATS_TEST_TMPDIR/subs-$s" 2>/dev/null || true; done
+    mkdir -p "$BATS_TEST_TMPDIR/subs"
+    for s in s1 s2 s3 s4 s5 s6 s7; do mv "$BATS_TEST_TMPDIR/subs-$s" "$BATS_TEST_TMPDIR/subs/$s"; done
+    run env CUDA_VISIBLE_DEVICES= "$T/grading/class" local "$BATS_TEST_TMPDIR/subs" "$S" --format none ${NOSB:+-- "$NOSB"}
+    assert_equal "$status" 77
+    assert_output --partial "tried 7 submissions without a usable GPU: each says why it could not be graded here"
+    refute_output --partial "graded 7 submissions"
+    assert_output --partial "none of the 7 submissions could be graded here, no gradebook written"
+    for s in s1 s2 s3 s4 s5 s6 s7; do
+        assert_output --partial "  $s: cannot grade here (no usable GPU): CUDA_VISIBLE_DEVICES is set empty"
+    done
+    run cat "$S/missing.txt"
+    assert_equal "${#lines[@]}" 7
+    assert_line "s7	cannot grade here (no usable GPU): CUDA_VISIBLE_DEVICES is set empty"
+    [ ! -e "$S/gradebook.csv" ]
+}
+
+@test "make check in your own tree without a GPU: named after you; an exercise that does not build says 'build failed'" {
+    make_toy_tree "$BATS_TEST_TMPDIR/t2"
+    echo 'int main(void) { return 0 }' >"$BATS_TEST_TMPDIR/t2/01_toy/exercises/add/main.c"
+    run env CUDA_VISIBLE_DEVICES= "$BATS_TEST_TMPDIR/t2/grading/grade" --out "$S" -q
+    assert_equal "$status" 77
+    run jq -r '.student, (.exercises[] | "\(.exercise) \(.status) \(.reason)")' "$S/results.json"
+    assert_line "$(id -un)"
+    assert_line --regexp '^add build failed does not build: .*exercises/add/main\.c:1:.*error'
+    assert_line "loop not graded cannot grade here (no usable GPU): CUDA_VISIBLE_DEVICES is set empty"
+    refute_output --partial exercises$'\n'
+}
+
+@test "bad command lines: one clear line that says where the usage is (grade, sample-class --help)" {
+    run "$ROOT/grading/grade" --bogus
+    assert_equal "$status" 2
+    assert_output "grade: unknown option --bogus (grading/grade --help lists the options)"
+    run "$ROOT/grading/grade" --timeout x
+    assert_equal "$status" 2
+    assert_output "grade: --timeout needs a whole number of seconds, not 'x' (grading/grade --help lists the options)"
+    run "$ROOT/grading/sample-class" --help
+    assert_success
+    assert_line --index 0 "usage: grading/sample-class DIR [LESSON...]"
+    [ ! -e ./--help ]
+    run "$ROOT/grading/sample-class" --bogus
+    assert_equal "$status" 2
+    assert_output "sample-class: unknown option --bogus (grading/sample-class --help)"
+}
+
 # ---- the real tree ----------------------------------------------------------------------------
 
 @test "every points file matches its grader: each exercise has tests, each test an exercise" {
@@ -300,7 +349,7 @@ for s in r.findall("testsuite"):
     run env CUDA_VISIBLE_DEVICES= "$ROOT/grading/grade" -q --submission "$C/cheater" --out "$O" "$first" "$last"
     assert_equal "$status" 77
     assert_output --partial "common/check.c: changed; not a file a student may edit"
-    assert_output --regexp "tests/exercises/[0-9]+_[a-z_]+\.bats: changed"
+    assert_output --regexp "tests/: [0-9]+ file\(s\): not taken from a submission"
     assert_output --regexp "[0-9]+_[a-z_]+/Makefile: changed"
     assert_output --partial "a symbolic link"
     run env CUDA_VISIBLE_DEVICES= "$ROOT/grading/grade" -q --submission "$C/missing" --out "$O" "$first" "$last"

@@ -31,10 +31,40 @@ setup_file() {
     (cd "$T" && find . -path ./01_toy/build -prune -o -type f -print0 | sort -z | xargs -0 md5sum) >"$O.teacher.before"
     (cd "$C/victim" && find . -type f -print0 | sort -z | xargs -0 md5sum) >"$O.victim.before"
     md5sum <"$O/results/victim/results.json" >"$O.victim.result"
-    "$T/grading/class" local "$C" "$O" --per-gpu 4 --timeout 10 --format all >"$O.class.log" 2>&1 || rc=$?
+    # (with secrets in the grader's environment: none may reach a sandbox)
+    env PIP_INDEX_URL='https://ada:SECRET-ENV-1@pypi.example.org/simple' HTTPS_PROXY='http://ada:SECRET-ENV-2@proxy:3128' \
+        DATABASE_URL='postgres://ada:SECRET-ENV-3@db/grades' \
+        "$T/grading/class" local "$C" "$O" --per-gpu 4 --timeout 10 --format all >"$O.class.log" 2>&1 || rc=$?
     echo "$rc" >"$O.class.rc"
     # right after the grading: is any process of theirs still there?
     pgrep -af hostile-linger-marker >"$O.linger" 2>&1 || true
+
+    # The attacks on the students beside: an honest student graded alone, then beside them, on
+    # two stand-in GPUs (nvidia-smi lists two; their device nodes, minor numbers 3 and 5, are
+    # files in a folder of the test's), under small limits that the attacks exhaust.
+    export R="$BATS_FILE_TMPDIR/res" RO="$BATS_FILE_TMPDIR/resout"
+    bash "$ROOT/tests/hostile/make-class" --resources "$T" "$R" 01_toy add loop "$RO/results/honest" >/dev/null
+    mkdir -p "$BATS_FILE_TMPDIR/stopclass" "$BATS_FILE_TMPDIR/alone"
+    mv "$R/stop" "$BATS_FILE_TMPDIR/stopclass/"; cp -r "$R/honest" "$BATS_FILE_TMPDIR/stopclass/"
+    mv "$R/hang" "$BATS_FILE_TMPDIR/"; cp -r "$R/honest" "$BATS_FILE_TMPDIR/alone/"
+    local g="$BATS_FILE_TMPDIR/gpus"
+    mkdir -p "$g/bin" "$g/info/0000:01:00.0" "$g/info/0000:02:00.0" "$g/dev"
+    printf '#!/bin/sh\n[ "$1" = -L ] && printf "GPU 0: Toy GPU (UUID: GPU-toy-0)\\nGPU 1: Toy GPU (UUID: GPU-toy-1)\\n"\nexit 0\n' >"$g/bin/nvidia-smi"
+    chmod +x "$g/bin/nvidia-smi"
+    printf 'Model: Toy GPU\nGPU UUID: GPU-toy-0\nDevice Minor: 3\n' >"$g/info/0000:01:00.0/information"
+    printf 'Model: Toy GPU\nGPU UUID: GPU-toy-1\nDevice Minor: 5\n' >"$g/info/0000:02:00.0/information"
+    for d in nvidia0 nvidia3 nvidia5 nvidiactl nvidia-uvm nvidia-uvm-tools nvidia-modeset; do : >"$g/dev/$d"; done
+    resources() { # OUT SUBMISSIONS class-options...
+        local o="$1" s="$2"; shift 2
+        env PATH="$g/bin:$PATH" GRADE_GPU_INFO="$g/info" SANDBOX_DEV_DIR="$g/dev" SANDBOX_NPROC=150 SANDBOX_PIDS=200 \
+            SANDBOX_TMP_MB=64 SANDBOX_SHM_MB=32 SANDBOX_FSIZE_MB=64 SANDBOX_MEM_MB=1024 SANDBOX_MEMORY_MB=512 \
+            "$T/grading/class" local "$s" "$o" --gpus 0,1 --timeout 20 "$@"
+    }
+    resources "$RO.alone" "$BATS_FILE_TMPDIR/alone" --format none >"$RO.alone.log" 2>&1 || true
+    rc=0
+    resources "$RO" "$R" --per-gpu 5 --format all >"$RO.log" 2>&1 || rc=$?
+    echo "$rc" >"$RO.rc"
+    du -sm "$RO" | cut -f1 >"$RO.du"
     [ -z "${KEEP_HOSTILE:-}" ] || cp -r "$BATS_FILE_TMPDIR" "$KEEP_HOSTILE"
 }
 
@@ -47,6 +77,7 @@ setup() {
 }
 
 ATTACKERS="forge escape linger claim77 incl passwd links alias exlink names flood"
+RESOURCE_ATTACKERS="nproc gpu mem disk flood inject oracle"
 points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.points) \(.status)"' "$O/results/$1/results.json"; }
 
 @test "hostile: every attacker scores 0 on both exercises; the victim keeps 15/15 and its result file" {
@@ -67,7 +98,7 @@ points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.poin
 }
 
 @test "hostile: no teacher file and nothing of the victim's reached any result, log or feedback" {
-    run grep -rlE 'SECRET-(SOLUTION|GRADER|VICTIM)|root:x:0:0' "$O/results" "$O/logs" "$O/gradebook.csv"
+    run grep -rlE 'SECRET-(SOLUTION|GRADER|VICTIM|ENV)|root:x:0:0' "$O/results" "$O/logs" "$O/gradebook.csv"
     # (the victim's own build log may quote its own file; nothing else may)
     refute_output --regexp '/results/(forge|escape|linger|claim77|incl|passwd|links|alias|exlink|names|flood)/'
     refute_output --partial "$O/logs/"
@@ -169,4 +200,232 @@ points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.poin
     assert_output --partial "sandbox: NONE: --no-sandbox-i-trust-this-code"
     run jq -r '.sandbox' "$O/results/victim/results.json"
     assert_output --regexp '^bubblewrap [0-9.]+ '
+}
+
+# ---- the students beside: processes, GPU, memory, disk, time, output, the report's bytes ------
+
+honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
+
+@test "hostile (beside): the honest student's points are the same alone and beside every resource attacker" {
+    run cat "$RO.rc"; assert_output 0
+    run honest_rows "$RO.alone"
+    assert_line '"honest","01_toy","add",10,10,"passed",""'
+    assert_line '"honest","01_toy","loop",5,5,"passed",""'
+    assert_equal "$(honest_rows "$RO")" "$(honest_rows "$RO.alone")"
+    for s in $RESOURCE_ATTACKERS; do
+        run jq -r '.exercises[] | select(.exercise == "add") | .points' "$RO/results/$s/results.json"
+        assert_output 0 || fail "$s scored $output on add"
+    done
+}
+
+@test "hostile (beside): a student holding every process it may (a user id and a cgroup per grading) starves nobody" {
+    run jq -r '.exercises[0].tests[0].message' "$RO/results/nproc/results.json"
+    assert_output --regexp 'held [0-9]+ processes'
+    n="$(grep -o 'held [0-9]*' <<<"$output" | head -n 1 | cut -d' ' -f2)"
+    [ "$n" -le 150 ] || fail "held $n processes past SANDBOX_NPROC=150"
+    # each grading ran as a user id of its own
+    run jq -r '.sandbox' "$RO/results/nproc/results.json"
+    assert_output --regexp 'run as user id [0-9]+ \(this grading.s own\)'
+    u1="$(grep -o 'user id [0-9]*' <<<"$output")"
+    run jq -r '.sandbox' "$RO/results/honest/results.json"
+    refute_output --partial "$u1 "
+}
+
+@test "hostile (beside): the sandbox sees its own GPU's node only, whatever it does with CUDA_VISIBLE_DEVICES" {
+    run jq -r '.exercises[0].tests[] | .message' "$RO/results/gpu/results.json"
+    assert_output --regexp 'gpu-view: nvidia-uvm nvidia-uvm-tools nvidia(3|5) nvidiactl'
+    refute_output --partial nvidia-modeset
+    refute_output --partial nvidia0
+    refute_output --regexp 'gpu-view: .*nvidia3.*nvidia5|gpu-view: .*nvidia5.*nvidia3'
+    assert_output --regexp 'gpu-cvd: GPU-toy-(0|1)'
+    # the node matches the GPU the class gave it (GPU 0 is minor 3, GPU 1 minor 5)
+    gpu="$(grep -o 'grading: gpu on GPU [01]' "$RO.log" | grep -o '[01]$')"
+    minor=$([ "$gpu" = 0 ] && echo 3 || echo 5)
+    assert_output --partial "nvidia$minor nvidiactl"
+    assert_output --partial "gpu-cvd: GPU-toy-$gpu"
+    run jq -r '.sandbox' "$RO/results/gpu/results.json"
+    assert_output --partial "GPU device node /dev/nvidia$minor only"
+}
+
+@test "hostile (beside): /tmp and /dev/shm are capped tmpfs; memory and files are limited" {
+    run jq -r '.exercises[0].tests[0].message' "$RO/results/mem/results.json"
+    t="$(grep -o 'tmp-mib: [0-9]*' <<<"$output" | cut -d' ' -f2)"
+    m="$(grep -o 'shm-mib: [0-9]*' <<<"$output" | cut -d' ' -f2)"
+    [ -n "$t" ] && [ "$t" -le 64 ] || fail "wrote ${t:-?} MiB to /tmp (cap 64)"
+    [ -n "$m" ] && [ "$m" -le 32 ] || fail "wrote ${m:-?} MiB to /dev/shm (cap 32)"
+    h="$(grep -o 'heap-mib: [0-9]*' <<<"$output" | tail -n 1 | cut -d' ' -f2)"
+    [ "${h:-0}" -lt 1024 ] || fail "its heap reached $h MiB"
+    if jq -e '.sandbox | test("a cgroup of its own")' "$RO/results/mem/results.json" >/dev/null; then
+        [ "${h:-0}" -lt 512 ] || fail "its heap reached $h MiB in a cgroup of 512 MiB"
+    fi
+    # 300 MiB of data does not build under the 64 MiB file limit, and nothing that size stays
+    run jq -r '.exercises[0] | "\(.points) \(.status)"' "$RO/results/disk/results.json"
+    assert_output "0 build failed"
+    run cat "$RO.du"
+    [ "$output" -lt 100 ] || fail "the class's results hold $output MiB"
+}
+
+@test "hostile (beside): 8 million lines stop the run at once, with the reason" {
+    run jq -r '.exercises[0] | "\(.points) \(.status) \(.seconds < 15)"' "$RO/results/flood/results.json"
+    assert_output "0 failed true"
+    run jq -r '.exercises[0].reason' "$RO/results/flood/results.json"
+    assert_output --partial "a program printed more than the grader reads (5000 lines or 1024 KiB): it was stopped"
+}
+
+@test "hostile (beside): a hang in every run costs one time budget, not every step's limit" {
+    run "$T/grading/grade" --submission "$BATS_FILE_TMPDIR/hang" --out "$BATS_TEST_TMPDIR/h" -q --timeout 4 --budget 5
+    assert_equal "$status" 1
+    run jq -r '.seconds < 8, (.exercises[] | "\(.exercise) \(.status) \(.reason)")' "$BATS_TEST_TMPDIR/h/results.json"
+    assert_line true
+    assert_line "add timed out timed out after 4s"
+    assert_line --regexp "^loop timed out (timed out: )?the grading's time budget \(5s for every build and run of this student, --budget\) ran out"
+}
+
+@test "hostile (beside): a class's stop ends every sandbox at once; graded again, the honest student's points are the same" {
+    S="$BATS_FILE_TMPDIR/stopclass"
+    env PATH="$T/bin:$PATH" "$T/grading/class" local "$S" "$BATS_TEST_TMPDIR/o" --per-gpu 2 --timeout 60 --format none \
+        >"$BATS_TEST_TMPDIR/log" 2>&1 &
+    pid=$!
+    for i in $(seq 1 60); do pgrep -f hostile-stop-marker >/dev/null && break; sleep 0.5; done
+    pgrep -f hostile-stop-marker >/dev/null || { kill "$pid"; fail "the sandbox never started: $(cat "$BATS_TEST_TMPDIR/log")"; }
+    kill -TERM "$pid"
+    t0=$SECONDS
+    wait "$pid" || true
+    for i in $(seq 1 10); do pgrep -f hostile-stop-marker >/dev/null || break; sleep 0.3; done
+    run pgrep -af hostile-stop-marker; assert_output ''
+    [ $((SECONDS - t0)) -le 5 ] || fail "the stop took $((SECONDS - t0)) s"
+    run cat "$BATS_TEST_TMPDIR/log"
+    assert_output --partial "class: stopped:"
+    run grep -c . "$BATS_TEST_TMPDIR/o/logs/stop.exit"; assert_output 1
+    run cat "$BATS_TEST_TMPDIR/o/logs/stop.exit"; assert_output stopped
+    # graded again (without the sleeper): the honest student's points as alone
+    rm -rf "$S/stop"
+    run env PATH="$T/bin:$PATH" "$T/grading/class" local "$S" "$BATS_TEST_TMPDIR/o" --timeout 20 --format none
+    run honest_rows "$BATS_TEST_TMPDIR/o"
+    assert_line '"honest","01_toy","add",10,10,"passed",""'
+    assert_line '"honest","01_toy","loop",5,5,"passed",""'
+}
+
+@test "hostile (beside): every format stays valid, and shows no control character, with hostile bytes in what it quotes" {
+    command -v python3 >/dev/null 2>&1 || skip "python3 is needed to parse the XML and CSV"
+    I="$RO/results/inject"
+    run jq -r '.exercises[0].status' "$I/results.json"; assert_output "build failed"
+    # the bytes are there, made visible (escaped), not raw
+    run jq -r '.exercises[0].reason' "$I/results.json"
+    assert_output --partial 'inject:\u001B[2J'
+    assert_output --partial '\uFFFE \uFFFF =cmd'
+    run jq -r '.exercises[1].tests[0].message' "$I/results.json"
+    assert_output --partial '\u009B31m \uFFFE \uFFFF \u202E'
+    run jq -r '.ignored[].path' "$I/results.json"
+    assert_line --partial 'name.c'
+    base64 -d "$I/classroom.b64" >"$BATS_TEST_TMPDIR/classroom.json"
+    for f in "$I/results.json" "$I/gradescope.json" "$I/prairielearn.json" "$I/classroom.json" "$BATS_TEST_TMPDIR/classroom.json"; do
+        jq -e . "$f" >/dev/null || fail "$f is not valid JSON"
+    done
+    run python3 -c 'import sys, xml.etree.ElementTree as E
+E.parse(sys.argv[1]); print("xml ok")' "$I/junit.xml"
+    assert_output "xml ok"
+    if command -v xmllint >/dev/null 2>&1; then
+        run xmllint --noout "$I/junit.xml"; assert_success
+    fi
+    run python3 -c 'import csv, sys
+for name, width in ((sys.argv[1], 6), (sys.argv[2], 7)):
+    rows = list(csv.reader(open(name, newline="", encoding="utf-8")))
+    assert all(len(r) == width for r in rows), name
+    assert not any(c and c[0] in "=+-@" for r in rows for c in r), name
+print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
+    assert_output "csv ok"
+    # no control character but tab and newline, no C1, no non-character, no bidi override, in
+    # any file a teacher or a platform reads (the raw logs/ aside)
+    for f in "$I"/report.txt "$I"/exercises.csv "$I"/*.json "$I/junit.xml" "$RO/gradebook.csv" "$RO/missing.txt"; do
+        run env LC_ALL=C grep -lP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$f"
+        assert_output '' || fail "$f holds a control character"
+    done
+}
+
+@test "hostile (beside): a report never tells whether a file of the teacher's exists or matches (the oracle)" {
+    run jq -r '.ignored[] | "\(.path): \(.why)"' "$RO/results/oracle/results.json"
+    assert_line "tests/: 2 file(s): not taken from a submission (the grading uses the teacher's own; they are not compared with it)"
+    assert_line "01_toy/solutions/: 2 file(s): not taken from a submission (the grading uses the teacher's own; they are not compared with it)"
+    refute_output --regexp '(tests|solutions)/.*: (changed|added)'
+    assert_equal "${#lines[@]}" 2
+}
+
+@test "hostile (race): a file swapped for a link while the submission is copied reads nothing of anyone else" {
+    V="$BATS_TEST_TMPDIR/racer"
+    cp -r "$C/victim" "$V"
+    find "$V" -type f -exec sed -i '/SECRET/d' {} +    # its own files hold no marker: a marker read is the teacher's
+    printf 'secret root-only file: SECRET-ROOTONLY\n' >"$BATS_TEST_TMPDIR/rootonly"; chmod 600 "$BATS_TEST_TMPDIR/rootonly"
+    good="$BATS_TEST_TMPDIR/good.c"; cp "$V/01_toy/exercises/add/main.c" "$good"
+    touch "$BATS_TEST_TMPDIR/racing"
+    ( cd "$V/01_toy/exercises/add" || exit 1
+      while [ -e "$BATS_TEST_TMPDIR/racing" ]; do
+          ln -sfn "$T/01_toy/solutions/add/main.c" l1; mv -fT l1 main.c
+          cp "$good" g1; mv -f g1 main.c
+          ln -sfn "$BATS_TEST_TMPDIR/rootonly" l2; mv -fT l2 main.c
+          cp "$good" g2; mv -f g2 main.c
+      done ) &
+    racer=$!
+    for i in 1 2 3 4 5 6; do
+        "$T/grading/grade" --submission "$V" --out "$BATS_TEST_TMPDIR/r$i" -q -k --timeout 10 >/dev/null 2>&1 || true
+    done
+    rm -f "$BATS_TEST_TMPDIR/racing"; wait "$racer" || true
+    run grep -rlE 'SECRET-(SOLUTION|ROOTONLY)' "$BATS_TEST_TMPDIR"/r[1-6]
+    assert_output ''
+    for i in 1 2 3 4 5 6; do
+        run jq -r '.exercises[0] | "\(.points) \(.status)"' "$BATS_TEST_TMPDIR/r$i/results.json"
+        assert_output --regexp '^(10 passed|0 missing|0 failed)$'
+    done
+}
+
+@test "hostile: the environment is an allowlist: the grader's secrets never reach a program" {
+    run env PIP_INDEX_URL='https://a:SECRET-ENV@x/simple' AWS_SECRET_ACCESS_KEY=SECRET-ENV MY_VAR=SECRET-ENV \
+        SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /usr/bin/env
+    assert_success
+    refute_output --partial SECRET-ENV
+    assert_line --regexp '^PATH='
+    assert_line 'HOME=/tmp'
+    run env MY_VAR=passed SANDBOX_ENV_PASS=MY_VAR SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /usr/bin/env
+    assert_line 'MY_VAR=passed'
+}
+
+@test "hostile (not root): graded by an ordinary user, the student's code runs as a subordinate id, not as that user" {
+    [ "$(id -u)" = 0 ] || skip "needs root here, to give an ordinary user (nobody) subordinate ids for the test"
+    command -v newuidmap >/dev/null 2>&1 || skip "newuidmap is not installed (apt-get install uidmap): graded by an ordinary user, the sandbox runs as that user, and the report says so"
+    getent passwd nobody >/dev/null || skip "no user nobody here"
+    D="$(mktemp -d /tmp/hostile-nobody.XXXXXX)"; chmod 755 "$D"
+    echo "$D" >"$BATS_TEST_TMPDIR/nobody-dir"
+    for f in subuid subgid; do
+        cp -p "/etc/$f" "$BATS_TEST_TMPDIR/$f.saved" 2>/dev/null || : >"$BATS_TEST_TMPDIR/$f.saved"
+        grep -q '^nobody:' "/etc/$f" 2>/dev/null || echo 'nobody:1300000:65536' >>"/etc/$f"
+    done
+    make_toy_tree "$D/t"
+    (cd "$D/t" && make -s -C 01_toy >/dev/null)
+    mkdir -p "$D/lib" "$D/subs"
+    echo 'SECRET-NOBODY-KEY' >"$D/lib/key"; chmod 600 "$D/lib/key"
+    cp -r "$C/victim" "$D/subs/victim"
+    mkdir -p "$D/subs/reader/01_toy/exercises/add"
+    printf '#include <stdio.h>\nint main(void) { FILE *f = fopen("%s/lib/key", "r"); char b[64] = "unreadable";\n if (f) { if (!fgets(b, sizeof b, f)) b[0] = 0; fclose(f); } printf("key: %%s\\n", b); return 1; }\n' "$D" \
+        >"$D/subs/reader/01_toy/exercises/add/main.c"
+    chown -R nobody "$D"
+    run setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups \
+        env HOME="$D" PATH="$D/t/bin:$PATH" LD_LIBRARY_PATH="$D/lib" "$D/t/grading/class" local "$D/subs" "$D/out" --timeout 10 --format none
+    for f in subuid subgid; do cp "$BATS_TEST_TMPDIR/$f.saved" "/etc/$f"; done
+    run jq -r '.exercises[0].tests[0].message' "$D/out/results/reader/results.json"
+    assert_output --partial 'key: unreadable'
+    refute_output --partial SECRET-NOBODY-KEY
+    run jq -r '.sandbox' "$D/out/results/reader/results.json"
+    assert_output --regexp 'run as subordinate user id [0-9]+ \(this grading.s own; not you\)'
+    run grep '^"victim",' "$D/out/gradebook.csv"
+    assert_line '"victim","01_toy","add",10,10,"passed",""'
+    assert_line '"victim","01_toy","loop",5,5,"passed",""'
+    rm -rf "$D"
+}
+
+teardown() {
+    # (the test above puts /etc/subuid and /etc/subgid back even when it fails)
+    for f in subuid subgid; do
+        [ ! -f "$BATS_TEST_TMPDIR/$f.saved" ] || cp "$BATS_TEST_TMPDIR/$f.saved" "/etc/$f"
+    done
+    [ ! -f "$BATS_TEST_TMPDIR/nobody-dir" ] || rm -rf "$(cat "$BATS_TEST_TMPDIR/nobody-dir")"
 }
