@@ -63,6 +63,18 @@ cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cu
  * is still running (a stream not idle yet); counted over the runs. */
 static int issue_runs, issue_busy;
 
+/* Exercises "legacy" and "driver" (harness/NAME.wrap names cudaMemsetAsync): the library's
+ * memsets in the legacy default stream during exercise_issue() are counted, so that the
+ * memset stays where the exercise puts it (stream 0, one per chunk) while the streams change. */
+static int legacy_memsets;
+cudaError_t __real_cudaMemsetAsync(void *d, int v, size_t b, cudaStream_t s) __attribute__((weak));
+cudaError_t __wrap_cudaMemsetAsync(void *d, int v, size_t b, cudaStream_t s)
+{
+    cudaError_t e = __real_cudaMemsetAsync(d, v, b, s);
+    legacy_memsets += counting && e == cudaSuccess && (s == 0 || s == cudaStreamLegacy);
+    return e;
+}
+
 static bool counted_issue(const struct pipeline *p)
 {
     counting = 1;
@@ -265,6 +277,7 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
     harness_report("copies", "%d %d", driver_copies,
                    runtime_copies); /* "driver" only: see the top */
     harness_report("returned_busy", "%d %d", issue_busy, issue_runs);
+    harness_report("legacy_memsets", "%d %d", legacy_memsets, issue_runs * p->streams);
     harness_report("runs_different", "%d %d", differ, reps + 1);
     return true;
 }

@@ -43,6 +43,7 @@ setup() {
         esac
         assert_harness "case$k" "$n $(expected_sum "$seed" "$k" "$n" 2 0)" "scale_on_device on $n floats"
     done
+    assert_harness allocations_left 0 "device allocations of scale_on_device still alive at the end of the run"
     assert_harness_end "$seed"
 }
 

@@ -36,6 +36,12 @@ grade() {
     awk -v s="$speedup" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
         fail "speed-up ${speedup}x: the copies and kernels do not overlap yet (${mark}x needed)"
     assert_success
+    if [ "$e" = legacy ] || [ "$e" = driver ]; then
+        # the library's memset stays in the legacy default stream, one per chunk
+        read -r memsets want <<<"$(harness_value legacy_memsets)"
+        [ "$memsets" -ge "$want" ] ||
+            fail "exercise_issue made $memsets memsets in the legacy default stream where $want were due (one per chunk): the library's call stays in stream 0"
+    fi
     assert_harness host_buffers_kept 0 "host buffers still page-locked after exercise_host_free (a leak)"
     if [ "$#" -gt 0 ]; then # the odd size: check the input is this seed's
         read -r n streams sum <<<"$(harness_value input)"

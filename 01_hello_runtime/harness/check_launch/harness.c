@@ -102,5 +102,8 @@ int main(int argc, char **argv)
               good_case(seed, 1, 1000 + (int)(seed % 4096), 96) && good_case(seed, 2, 4097, 1024) &&
               bad_case(seed, 0, 5000, 2048, 0) && bad_case(seed, 1, 5000, 256, 1) &&
               good_case(seed, 3, 3001 + (int)(seed % 1000), 128);
+    /* every device allocation of the student's code, whatever the path (a buffer kept in a
+     * static for the next call included), must be freed by the end of the run */
+    harness_report("allocations_left", "%d", live_allocs);
     return harness_end(seed, ok);
 }

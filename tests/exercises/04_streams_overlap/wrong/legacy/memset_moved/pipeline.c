@@ -1,0 +1,46 @@
+/* memset_moved: a variant for the grader's tests (the legacy-stream memset moved into the chunk's stream). */
+#include "harness.h"
+
+float *exercise_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    return checkRuntime(cudaMallocHost(&p, bytes)) ? p : NULL;
+}
+
+void exercise_host_free(float *p)
+{
+    (void)checkRuntime(cudaFreeHost(p));
+}
+
+bool exercise_create_streams(cudaStream_t *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!checkRuntime(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking)))
+            return false;
+    return true;
+}
+
+/* The "library" call: it always uses the legacy default stream. Do not change it. */
+static bool library_reset_counter(int *dev_counter, cudaStream_t s)
+{
+    /* the "library" call moved into the chunk's stream: it is not the library's any more */
+    return checkRuntime(cudaMemsetAsync(dev_counter, 0, sizeof(int), s));
+}
+
+bool exercise_issue(const struct pipeline *p)
+{
+    for (int i = 0; i < p->streams; i++) {
+        size_t first, count;
+        pipeline_chunk(p, i, &first, &count);
+        size_t bytes = count * sizeof(float);
+        cudaStream_t s = p->stream[i];
+        if (!checkRuntime(cudaMemcpyAsync(p->dev_in + first, p->host_in + first, bytes,
+                                          cudaMemcpyHostToDevice, s)) ||
+            !checkRuntime(launch_work(p->dev_in + first, p->dev_out + first, count, p->work, s)) ||
+            !checkRuntime(cudaMemcpyAsync(p->host_out + first, p->dev_out + first, bytes,
+                                          cudaMemcpyDeviceToHost, s)) ||
+            !library_reset_counter(p->dev_counter, s))
+            return false;
+    }
+    return true;
+}
