@@ -153,14 +153,14 @@ CUresult enable_peer_access(CUcontext peer)
     return cuCtxEnablePeerAccess(peer, 0);
 }
 
-/* 4, 8. add_one<<<>>> with ctx pushed, over n words of a buffer that may be another
- * context's, then waits for it in ctx. */
-bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n)
+/* 4, 8. A kernel launched with ctx pushed writes pattern `seed` over n words of a buffer that
+ * may be another context's; then waits for it in ctx. */
+bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n, unsigned int seed)
 {
     CUcontext popped;
     if (!checkDriver(cuCtxPushCurrent(ctx)))
         return false;
-    bool ok = checkRuntime(launch_add_one((unsigned int *)(uintptr_t)buf, n)) &&
+    bool ok = checkRuntime(launch_write_pattern((unsigned int *)(uintptr_t)buf, n, seed)) &&
               checkDriver(cuCtxSynchronize());
     return checkDriver(cuCtxPopCurrent(&popped)) && ok;
 }

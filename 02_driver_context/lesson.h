@@ -72,7 +72,7 @@ bool alloc_in_context(CUcontext ctx, CUdeviceptr *p, const void *host, size_t by
 CUresult read_in_context(CUcontext ctx, void *host, CUdeviceptr p, size_t bytes);
 bool free_in(CUcontext ctx, CUdeviceptr *p);
 CUresult enable_peer_access(CUcontext peer);
-bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n);
+bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n, unsigned int seed);
 CUresult retain_primary(CUcontext *primary, CUdevice dev);
 CUresult release_primary(CUdevice dev);
 cudaError_t runtime_set_device(int device);
@@ -140,5 +140,6 @@ void step_10_what_a_context_holds(void);
 
 /* kernel.cu */
 cudaError_t launch_add_one(unsigned int *data, int n);
+cudaError_t launch_write_pattern(unsigned int *data, int n, unsigned int seed);
 
 #endif

@@ -118,17 +118,17 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
     ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(alloc_in_current(&pbuf, COPY_BYTES));
     if (!checkDriver(pop_context(&popped)) || !ok)
         goto fail;
-    if (enabled && !kernel_in_context(cp, qbuf, WORDS)) /* ctxP's kernel on ctxQ's buffer */
+    if (enabled && !kernel_in_context(cp, qbuf, WORDS, 8)) /* ctxP's kernel: pattern 8 over 7 */
         goto fail;
     int ordinal = -1;
     if (!checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, qbuf)))
         goto fail;
-    int wrong = wrong_in(L, cq, qbuf, 7, 1);
+    int wrong = wrong_in(L, cq, qbuf, 8, 0);
     printf("   a) ctxP on device %d, ctxQ on device %d, 64 MiB in each\n", a_ord, b_ord);
     printf("      with ctxP current: cuCtxEnablePeerAccess(ctxQ, 0) -> %s; again -> %s\n",
            error_name(first), error_name(second));
-    printf("      add_one<<<>>> in ctxP (device %d) on ctxQ's buffer (device %d): %d wrong\n", kdev,
-           ordinal, wrong);
+    printf("      write_pattern<<<>>> in ctxP (device %d) on ctxQ's buffer (device %d): %d wrong\n",
+           kdev, ordinal, wrong);
     claim(enabled && kdev == da && ordinal == b_ord && wrong == 0, "%s", peer_claims[0]);
     claim(second == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "%s", peer_claims[1]);
 
@@ -136,14 +136,14 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
         !checkDriver(cuMemHostAlloc(&pinned, COPY_BYTES, CU_MEMHOSTALLOC_PORTABLE)) ||
         !copy_rate(true, cp, pbuf, cq, qbuf, pinned, &direct))
         goto fail;
-    int wrong_direct = wrong_in(L, cp, pbuf, 7, 1);
+    int wrong_direct = wrong_in(L, cp, pbuf, 8, 0);
     if (!checkDriver(push_context(cp)))
         goto fail;
     ok = checkDriver(cuMemsetD32(pbuf, 0, COPY_BYTES / 4)) && checkDriver(cuCtxSynchronize());
     if (!checkDriver(pop_context(&popped)) || !ok ||
         !copy_rate(false, cp, pbuf, cq, qbuf, pinned, &via_host))
         goto fail;
-    int wrong_via_host = wrong_in(L, cp, pbuf, 7, 1);
+    int wrong_via_host = wrong_in(L, cp, pbuf, 8, 0);
     if (wrong_direct != 0 || wrong_via_host != 0) {
         fprintf(stderr, "%s: the copies to device %d arrived wrong: %d and %d words\n", lesson_prog,
                 a_ord, wrong_direct, wrong_via_host);

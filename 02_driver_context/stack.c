@@ -64,7 +64,8 @@ bool step_3_context_stack(struct lesson *L)
 }
 
 /* 4, the second half: owned is not fenced off. With ctxB current, a copy and then a kernel
- * reach ctxA's buffer (it holds pattern 1): no peer access, which one GPU cannot give itself. */
+ * reach ctxA's buffer (pattern 1; the kernel writes pattern 4): no peer access, which one GPU
+ * cannot give itself. */
 static bool not_fenced(struct lesson *L)
 {
     int unified = 0, self_peer = -1;
@@ -100,13 +101,13 @@ static bool not_fenced(struct lesson *L)
     claim(self_peer == 0 && r_peer == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
           "two contexts on one GPU cannot be peers: the device is not its own peer, and "
           "cuCtxEnablePeerAccess is refused");
-    TRY(kernel_in_context(ctx_b, L->buf_a, WORDS)); /* +1 to each word, then cuCtxSynchronize */
+    TRY(kernel_in_context(ctx_b, L->buf_a, WORDS, 4)); /* pattern 4 over pattern 1 */
     memset(L->host_out, 0, BYTES);
     TRY(checkDriver(read_in_context(ctx_a, L->host_out, L->buf_a, BYTES)));
-    int wrong_kernel = wrong_words(L->host_out, 1, 1);
-    printf("   add_one<<<>>> launched with ctxB current on ctxA's buffer, synchronised in ctxB "
-           "without\n"
-           "   error; read back in ctxA: %d of %d words wrong\n",
+    int wrong_kernel = wrong_words(L->host_out, 4, 0);
+    printf("   write_pattern<<<>>> launched with ctxB current over ctxA's buffer, synchronised in "
+           "ctxB\n"
+           "   without error; read back in ctxA: %d of %d words wrong\n",
            wrong_kernel, WORDS);
     claim(wrong_kernel == 0,
           "a kernel in ctxB wrote ctxA's buffer without peer access: within one process, "
