@@ -47,6 +47,7 @@ setup() {
     assert_harness stack runtime "the context stack after library_end(), top first"
     n=$((1000 + seed % 8192))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "the library's data read by the application with the runtime"
+    assert_harness contexts_left 0 "contexts the library created and did not destroy"
     assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
     assert_harness_end "$seed"
 }

@@ -11,6 +11,57 @@
 #include "02_harness.h"
 #include "share_primary.h"
 
+/* The contexts the library's code created and has not destroyed, followed one by one
+ * (cuCtxCreate and cuCtxDestroy through the linker's --wrap: harness/share_primary/wrap). */
+enum { MAX_MADE = 16 };
+static CUcontext made[MAX_MADE];
+static int made_count;
+
+static void made_add(CUcontext c)
+{
+    if (made_count < MAX_MADE)
+        made[made_count++] = c;
+}
+
+static void made_remove(CUcontext c)
+{
+    for (int i = 0; i < made_count; i++)
+        if (made[i] == c) {
+            made[i] = made[--made_count];
+            return;
+        }
+}
+
+#if CUDA_VERSION >= 13000
+CUresult __real_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
+                               CUdevice dev);
+CUresult __wrap_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
+                               CUdevice dev)
+{
+    CUresult r = __real_cuCtxCreate_v4(ctx, params, flags, dev);
+    if (r == CUDA_SUCCESS)
+        made_add(*ctx);
+    return r;
+}
+#else
+CUresult __real_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev);
+CUresult __wrap_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev)
+{
+    CUresult r = __real_cuCtxCreate_v2(ctx, flags, dev);
+    if (r == CUDA_SUCCESS)
+        made_add(*ctx);
+    return r;
+}
+#endif
+CUresult __real_cuCtxDestroy_v2(CUcontext ctx);
+CUresult __wrap_cuCtxDestroy_v2(CUcontext ctx)
+{
+    CUresult r = __real_cuCtxDestroy_v2(ctx);
+    if (r == CUDA_SUCCESS)
+        made_remove(ctx);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -60,6 +111,7 @@ int main(int argc, char **argv)
         (void)cudaFree((void *)(uintptr_t)buf);
     }
     free(v);
+    harness_report("contexts_left", "%d", made_count);
     harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(dev));
     return harness_end(seed, true);
 }
