@@ -155,6 +155,28 @@ refused() {
     [ ! -e "$into/check_launch" ] || fail "the program was linked all the same"
 }
 
+@test "grading/grade shows a refused file's reason in every format (a submission, in the sandbox)" {
+    command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+    command -v bwrap >/dev/null 2>&1 || skip "bubblewrap is not installed"
+    SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/true </dev/null >/dev/null 2>&1 ||
+        skip "bubblewrap cannot make a sandbox here"
+    local d="$BATS_TEST_TMPDIR" f
+    mkdir -p "$d/bin" "$d/sub/03_pinned_memory/exercises/pin_it"
+    printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$d/bin/nvidia-smi"
+    chmod +x "$d/bin/nvidia-smi"
+    cp "$ROOT/tests/exercises/03_pinned_memory/wrong/pin_it/write_report/pin_it.c" "$d/sub/03_pinned_memory/exercises/pin_it/"
+    PATH="$d/bin:$PATH" run env -u CUDA_VISIBLE_DEVICES "$ROOT/grading/grade" --submission "$d/sub" \
+        --out "$d/out" --format all -q 03_pinned_memory
+    local why="exercises/pin_it/pin_it.c:[0-9]+: error: refused by the grader: it calls or uses 'write'"
+    assert_output --regexp "pin_it +0/10 +build failed +does not build: $why"
+    run jq -r '.exercises[] | select(.exercise == "pin_it") | "\(.status)|\(.reason)"' "$d/out/results.json"
+    assert_output --regexp "^build failed\|does not build: $why"
+    for f in report.txt exercises.csv junit.xml gradescope.json prairielearn.json; do
+        grep -qE "pin_it\.c:[0-9]+: error: refused by the grader: it calls or uses .{1,6}write" "$d/out/$f" ||
+            fail "$f does not show the refusal"
+    done
+}
+
 # The grader's channel: a probe harness built with common/exercise_harness.h.
 build_probe() {
     local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
