@@ -220,6 +220,14 @@ EOF
     assert_equal "$(harness_value end)" 4242
     run harness_value forged
     assert_failure
+    # the same through the grading sandbox (bubblewrap), where it works: the channel passes
+    if command -v bwrap >/dev/null 2>&1 && SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/true </dev/null >/dev/null 2>&1; then
+        SANDBOX="$ROOT/grading/sandbox-run" SANDBOX_MODE=bwrap run_harness_fresh 4343 "$BATS_FILE_TMPDIR/probe"
+        assert_success
+        [ -z "$report_why" ] || fail "in the sandbox: $report_why"
+        assert_equal "$(harness_value end)" 4343
+        assert_equal "$(harness_value stdin)" empty
+    fi
     # run by hand (no channel): the report on stdout, seed from argv
     run "$BATS_FILE_TMPDIR/probe" 17 </dev/null
     assert_success
