@@ -42,7 +42,7 @@ BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 build-quietly:
 	@first=no; for d in $(LESSONS); do [ -x "$$d/build/$${d#*_}" ] || first=yes; done; \
 	if [ $$first = yes ]; then \
-	  echo "building the lessons and their exercises ($(if $(BUILD_JOBS),$(NPROC) jobs at once,make's -j); a line per file, errors and warnings in full): a first build takes about half a minute on 2 cores ..."; \
+	  echo "building the lessons and their exercises ($(if $(BUILD_JOBS),$(NPROC) jobs at once,make's -j); a line per file, errors and warnings in full): a first build takes 20-40 s on 2 cores ..."; \
 	fi; \
 	start=$$(date +%s); \
 	$(MAKE) -s --no-print-directory $(BUILD_JOBS) all PROGRESS=1 || exit 1; \
@@ -108,7 +108,7 @@ help:
 	@echo 'Targets:'
 	@echo '  make              build every lesson and its exercises (safe with -j)'
 	@echo '  make programs     build the lesson programs only (not the exercises; make program is the same)'
-	@echo '  make build-quietly   the build make run and make test start with: one job per CPU, errors and warnings only'
+	@echo '  make build-quietly   the build make run and make test start with: one job per CPU, a line per file, errors and warnings in full'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'
 	@echo '                    (TESTS=tests/01_hello_runtime.bats: some test files; -j is fine)'

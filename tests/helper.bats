@@ -88,7 +88,7 @@ EOF2
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
 setup() {
     load '@HELPER@'
-    load @HARNESS@
+    load '@HARNESS@'
     seed="$(exercise_seed)"
 }
 AT_TEST "first" {
@@ -125,7 +125,7 @@ EOF2
         -e "s|@REGIMES@|$ROOT/tests/regimes|" -e "s|@RUNS@|$runs|" \
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
 load '@HELPER@'
-load @REGIMES@
+load '@REGIMES@'
 # a stand-in for run_regime: its Nth run prints the Nth word of $PLAN as the claim's mark
 fake_regime() {
     echo x >>"@RUNS@.$BATS_TEST_NUMBER"
