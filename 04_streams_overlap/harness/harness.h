@@ -49,7 +49,7 @@ static inline void pipeline_chunk(const struct pipeline *p, int i, size_t *first
 /* Host memory for the input and the output; NULL when it cannot be had. */
 float *exercise_host_alloc(size_t bytes);
 void exercise_host_free(float *p);
-/* Make n streams in s[0..n); false (after reporting) when one could not be made. */
+/* Make n streams in s[0..n), each one its own; false when a call failed. */
 bool exercise_create_streams(cudaStream_t *s, int n);
 /* Issue the whole job: host_in -> dev_in, the kernel dev_in -> dev_out, dev_out -> host_out.
  * Return without waiting: the harness calls cudaDeviceSynchronize. False when a call failed. */

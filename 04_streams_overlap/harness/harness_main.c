@@ -371,6 +371,18 @@ int main(int argc, char **argv)
         ok = false;
         goto cleanup;
     }
+    /* n streams of their own: none NULL, no two the same */
+    const char *made = "distinct";
+    for (int i = 0; i < p.streams; i++)
+        for (int j = 0; j <= i; j++)
+            if (!stream[i] || (j < i && stream[j] == stream[i]))
+                made = stream[i] ? "repeated" : "null";
+    harness_report("streams", "%s", made);
+    /* "NULL when it cannot be had": 4 EiB (more than any machine has) */
+    float *huge = exercise_host_alloc((size_t)1 << 62);
+    harness_report("too_big", "%s", huge ? "given" : "NULL");
+    if (huge)
+        exercise_host_free(huge);
     /* Fresh input from the seed: values in [-1, 1), as work_input() gives (MINSTD). */
     uint64_t s = harness_case_seed((uint32_t)seed, 0);
     for (size_t i = 0; i < p.n; i++) {

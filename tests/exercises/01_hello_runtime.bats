@@ -55,6 +55,8 @@ setup() {
     # code do, not a message on stderr)
     assert_harness bad0 "false 0 0 1" "2048 threads per block: returned, copies back after the launch, allocations left, the launch's error given to checkRuntime"
     assert_harness bad1 "false 0 0 1" "a launch that fails whatever the arguments: returned, copies back, allocations left, the launch's error given to checkRuntime"
+    assert_harness bad0_host untouched "host[] after the failed launch of 2048 threads per block"
+    assert_harness bad1_host untouched "host[] after the launch that failed whatever the arguments"
     assert_harness_end "$seed"
 }
 

@@ -101,6 +101,7 @@ judge_rate() {
     read -r allocs frees runtime <<<"$(harness_value calls)"
     [ "$allocs" -ge 1 ] && [ "$frees" -ge 1 ] && [ "$runtime" = 0 ] ||
         fail "the Driver API's cuMemHostAlloc/cuMemFreeHost must do it: $allocs Driver API allocation(s), $frees cuMemFreeHost, $runtime runtime host-memory call(s)"
+    assert_harness too_big NULL "alloc_host() of more memory than any machine has (4 EiB): NULL, as the header says"
     assert_harness_end "$seed"
 }
 

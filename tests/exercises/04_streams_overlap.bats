@@ -25,6 +25,8 @@ grade() {
     echo "$output"
     assert_harness_end "$seed"
     assert_harness buffers distinct "the input and the output host buffers (two buffers, not one)"
+    assert_harness streams distinct "the streams exercise_create_streams() made (none NULL, no two the same)"
+    assert_harness too_big NULL "exercise_host_alloc() of more memory than any machine has (4 EiB): NULL, as the header says"
     assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
     read -r busy runs <<<"$(harness_value returned_busy)"
     # "return without waiting": right after exercise_issue() returns, its work is still running

@@ -85,6 +85,16 @@ static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
     snprintf(key, sizeof key, "bad%d", j);
     harness_report(key, "%s %d %d %d", ok ? "true" : "false", copies_back, live_allocs - live,
                    launch_reports > 0);
+    /* "host[] left alone": the data as it was given */
+    float *given = malloc((size_t)n * sizeof(float));
+    bool same = false;
+    if (given) {
+        harness_fill(given, (size_t)n, seed, 10 + j);
+        same = memcmp(given, v, (size_t)n * sizeof(float)) == 0;
+        free(given);
+    }
+    snprintf(key, sizeof key, "bad%d_host", j);
+    harness_report(key, "%s", same ? "untouched" : "changed");
     (void)cudaGetLastError(); /* whatever the student left pending, the next case starts clean */
     free(v);
     return true;

@@ -75,5 +75,12 @@ int main(int argc, char **argv)
     harness_report("free_host", "%s", freed ? "true" : "false");
     driver_view("after_free", data);
     harness_report("calls", "%d %d %d", driver_allocs, driver_frees, runtime_calls);
+    /* "NULL when it cannot be had": 4 EiB of page-locked memory (more than any machine has) */
+    counting = 1;
+    void *huge = alloc_host((size_t)1 << 62);
+    counting = 0;
+    harness_report("too_big", "%s", huge ? "given" : "NULL");
+    if (huge)
+        (void)free_host(huge);
     return harness_end(seed, ok);
 }
