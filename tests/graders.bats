@@ -177,6 +177,23 @@ refused() {
     done
 }
 
+@test "entry_point built with CUDA 12.4 is not graded (needs CUDA 12.5+), not failed" {
+    local tk="${XDG_CACHE_HOME:-$HOME/.cache}/cuda-lessons/cuda-12-debian" d="$BATS_TEST_TMPDIR"
+    [ -x "$tk/bin/nvcc" ] && grep -q 'define CUDA_VERSION 120[0-4]' "$tk/include/cuda.h" ||
+        skip "no CUDA 12.0-12.4 toolkit in $tk (tests/toolkits fetches one)"
+    command -v bats >/dev/null 2>&1 || skip "bats is not on PATH"
+    make -s --no-print-directory -C "$ROOT/02_driver_context" BUILD="$d/b" CUDA_PATH="$tk" \
+        "$d/b/solutions/entry_point" >/dev/null
+    mkdir -p "$d/bin"
+    printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$d/bin/nvidia-smi"
+    chmod +x "$d/bin/nvidia-smi"
+    run env -u CUDA_VISIBLE_DEVICES PATH="$d/bin:$PATH" EXERCISE_BIN="$d/b/solutions" \
+        bats --formatter tap --filter '^entry_point: ' "$ROOT/tests/exercises/02_driver_context.bats"
+    assert_success
+    [ "$(grep -c '^ok .* # skip not gradable with this toolkit: needs CUDA 12.5+' <<<"$output")" -eq 2 ] ||
+        fail "both entry_point tests must be skipped as not gradable: $output"
+}
+
 # The grader's channel: a probe harness built with common/exercise_harness.h.
 build_probe() {
     local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
