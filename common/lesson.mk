@@ -132,9 +132,16 @@ student_srcs = $(if $(wildcard exercises/$(2)/files),$(addprefix $(1)/$(2)/,$(fi
 safe_names = $(foreach f,$(1),$(if $(call unsafe,$(f)),$(warning $(f): left out of the build: a file name may hold only letters, digits and _./+-=),$(f)))
 harness_srcs = $(if $(wildcard harness/$(1)/),$(wildcard harness/$(1)/*.c harness/$(1)/*.cu),$(if $(wildcard exercises/$(1)/files),$(wildcard harness/*.c harness/*.cu)))
 harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 'harness/$(1).wrap' 2>/dev/null),-Xlinker --wrap=$(f))
+# Before the link, the student's objects are checked (common/check-object: no constructors,
+# no init/fini sections, no system call of their own, only the calls common/exercise-allow and
+# harness/NAME/allow (or harness/NAME.allow) name); a refused one fails the build with its reason.
+# check_objects EXERCISE, OBJECT SOURCE pairs. Not in a HOST_SANITIZE=1 build (the sanitizers
+# add constructors and calls of their own): a build to debug with, never to grade with.
+check_objects = $(if $(HOST_SANITIZE),echo 'check-object: not run on $(1) in a HOST_SANITIZE=1 build (never grade with one)',bash $(call q,$(COMMON)/check-object) $(call q,$(firstword $(wildcard harness/$(1)/allow harness/$(1).allow) none)) $(2))
 define exercise_rule
 $(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS)
 	@mkdir -p $$(call q,$$(@D))
+	@$$(call check_objects,$(2),$$(foreach s,$$(call student_srcs,$(1),$(2)),$$(call q,$$(call obj,$$(s))) $$(call q,$$(s))))
 	$$(NVCC) $$(LINK_FLAGS) $$(call harness_wraps,$(2)) -o $$(call q,$$@) $$(call qall,$$^) $$(LDLIBS)
 endef
 $(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))
@@ -167,6 +174,7 @@ $(INTO)/obj/%.cu.o: $(FROM)/%.cu $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(NVCC) $(ALL_NVCCFLAGS) -c $(call q,$<) -o $(call q,$@)
 $(INTO)/$(EXERCISE): $(call obj,$(call harness_srcs,$(EXERCISE))) $(FROM_OBJS) $(COMMON_OBJS)
+	@$(call check_objects,$(EXERCISE),$(foreach s,$(FROM_SRCS),$(call q,$(INTO)/obj/$(patsubst %.c,%.o,$(patsubst %.cu,%.cu.o,$(s)))) $(call q,$(FROM)/$(s))))
 	$(NVCC) $(LINK_FLAGS) $(call harness_wraps,$(EXERCISE)) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
 exercise-from: $(INTO)/$(EXERCISE)
 else
