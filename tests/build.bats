@@ -135,8 +135,14 @@ setup() {
 @test "ARCH=90 builds for sm_90 only, with PTX; dbg=1 builds with -G and no warning" {
     [ "$ARCH" != 90 ] || fail "this file's own ARCH must differ from 90 for this test to mean anything"
     local b="$BATS_FILE_TMPDIR/arch90"   # a folder of its own: the copy's build stays as it is
-    run make -C "$COPY/01_hello_runtime" ARCH=90 dbg=1 BUILD="$b" "$b/hello_runtime"
+    # the lesson's device code and one C file (all of it, linked, took four times as long)
+    local cu=() f
+    for f in "$COPY"/01_hello_runtime/*.cu; do cu+=("$b/obj/$(basename "$f").o"); done
+    [ "${#cu[@]}" -gt 0 ] || fail "01_hello_runtime has no .cu file"
+    run make -C "$COPY/01_hello_runtime" ARCH=90 dbg=1 BUILD="$b" "${cu[@]}" "$b/obj/main.o"
     assert_success
+    assert_output --regexp 'nvcc .* -G .*-c '
+    assert_output --regexp 'cc .*-O0 -g .*-c main\.c' 
     run grep -iE '\bwarning\b' <<<"$output"   # nvcc warned when -O2 and -O0 met
     assert_failure
     run cat "$b/flags"
@@ -148,7 +154,7 @@ setup() {
     local cuobjdump
     cuobjdump="$(command -v cuobjdump || echo "$(dirname "$(command -v nvcc)")/cuobjdump")"
     if [ -x "$cuobjdump" ]; then
-        run "$cuobjdump" --list-elf "$b/hello_runtime"
+        run "$cuobjdump" --list-elf "${cu[0]}"
         assert_output --partial "sm_90"
         refute_output --partial "sm_80"
     fi
