@@ -87,6 +87,7 @@ setup() {
     run_harness "$seed" "$EXERCISE_BIN/library_shutdown"
     assert_success
     assert_harness workspace freed "the library's workspace after lib_shutdown()"
+    assert_harness allocations_left 0 "device allocations of the library still alive after lib_shutdown()"
     assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
     assert_harness_end "$seed"
 }

@@ -21,6 +21,7 @@ setup() {
     assert_harness owner ctxA "the context that owns the buffer"
     n=$((1000 + seed % 8192))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied through the buffer"
+    assert_harness allocations_left 0 "device allocations of allocate_in_a() other than the buffer it handed back"
     assert_harness_end "$seed"
 }
 

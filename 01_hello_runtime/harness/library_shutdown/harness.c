@@ -12,6 +12,8 @@
 #include "exercise_harness.h"
 #include "library_shutdown.h"
 
+HARNESS_FOLLOW_DEVICE_ALLOCATIONS()
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -31,7 +33,9 @@ int main(int argc, char **argv)
         free(host);
         return EXIT_CHECK;
     }
+    harness_device_allocs.counting = 1;
     bool ok = lib_init(&lib);
+    harness_device_allocs.counting = 0;
     harness_report("lib_init", "%s", ok ? "true" : "false");
     if (!ok) {
         free(host);
@@ -41,7 +45,11 @@ int main(int argc, char **argv)
      * written there) changes nothing of what the driver says about it */
     CUdeviceptr workspace = lib.workspace;
     CUdevice dev = lib.dev;
+    harness_device_allocs.counting = 1;
     ok = lib_shutdown(&lib);
+    harness_device_allocs.counting = 0;
+    /* the library's device allocations still alive (a second workspace, one kept aside) */
+    int lib_allocs_left = harness_device_allocs.live;
     harness_report("lib_shutdown", "%s", ok ? "true" : "false");
     /* 1. the application's buffer: still there, still holding its data? */
     for (size_t i = 0; i < n; i++)
@@ -70,6 +78,7 @@ int main(int argc, char **argv)
     /* 4. only the runtime's reference is left: giving that one back deactivates the context */
     if (copied == cudaSuccess)
         (void)cudaFree(app);
+    harness_report("allocations_left", "%d", lib_allocs_left);
     harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(dev));
     return harness_end(seed, true);
 }

@@ -7,6 +7,8 @@
 #include "02_harness.h"
 #include "stack_order.h"
 
+HARNESS_FOLLOW_DEVICE_ALLOCATIONS()
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -22,7 +24,9 @@ int main(int argc, char **argv)
     if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !make_context(&ctx[0], dev) || !make_context(&ctx[1], dev))
         return EXIT_CHECK;
+    harness_device_allocs.counting = 1;
     bool ok = allocate_in_a(ctx[0], ctx[1], &buf, n * sizeof(float));
+    harness_device_allocs.counting = 0;
     harness_report("allocate_in_a", "%s", ok ? "true" : "false");
     stack_names(stack, sizeof stack, ctx, names, 2);
     harness_report("owner", "%s", buf ? owner_name(buf, ctx, names, 2) : "none");
@@ -31,6 +35,8 @@ int main(int argc, char **argv)
         copy_through("case0", buf, n, seed, 0);
         (void)cuMemFree(buf);
     }
+    /* the one buffer handed back is freed now: any other allocation of allocate_in_a() leaked */
+    harness_report("allocations_left", "%d", harness_device_allocs.live);
     bool clean = checkDriver(cuCtxDestroy(ctx[1])) && checkDriver(cuCtxDestroy(ctx[0]));
     return harness_end(seed, clean);
 }
