@@ -333,6 +333,7 @@ for s in r.findall("testsuite"):
     run env CUDA_VISIBLE_DEVICES= make -s -C "$ROOT/01_hello_runtime" check
     assert_failure
     assert_output --partial "cannot grade here (no usable GPU)"
+    assert_output --partial "the points of every exercise above, for $(id -un)"    # not "exercises"
     refute_output --regexp '(^| )ok [0-9]'
     run env CUDA_VISIBLE_DEVICES= "$ROOT/grading/grade" -q 01_hello_runtime
     assert_equal "$status" 77

@@ -275,9 +275,11 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
 @test "hostile (beside): a hang in every run costs one time budget, not every step's limit" {
     run "$T/grading/grade" --submission "$BATS_FILE_TMPDIR/hang" --out "$BATS_TEST_TMPDIR/h" -q --timeout 4 --budget 5
     assert_equal "$status" 1
-    run jq -r '.seconds < 8, (.exercises[] | "\(.exercise) \(.status) \(.reason)")' "$BATS_TEST_TMPDIR/h/results.json"
+    # (two steps of 4 s and the build would take 9 s and more; the budget ends it at 5 s; the
+    # build's own time decides whether add's run was cut by its limit or by the budget)
+    run jq -r '.seconds <= 8, (.exercises[] | "\(.exercise) \(.status) \(.reason)")' "$BATS_TEST_TMPDIR/h/results.json"
     assert_line true
-    assert_line "add timed out timed out after 4s"
+    assert_line --regexp "^add timed out (timed out after 4s|timed out: the grading's time budget \(5s for every build and run of this student, --budget\) ran out)$"
     assert_line --regexp "^loop timed out (timed out: )?the grading's time budget \(5s for every build and run of this student, --budget\) ran out"
 }
 
@@ -351,30 +353,31 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
     assert_equal "${#lines[@]}" 2
 }
 
-@test "hostile (race): a file swapped for a link while the submission is copied reads nothing of anyone else" {
+@test "hostile (race): a file or folder swapped for a link while the submission is copied reads nothing of anyone else" {
+    command -v "${CC:-cc}" >/dev/null 2>&1 || skip "no C compiler for the racing program"
+    "${CC:-cc}" -o "$BATS_TEST_TMPDIR/swap" "$ROOT/tests/hostile/swap.c" || skip "renameat2 is not available here"
     V="$BATS_TEST_TMPDIR/racer"
     cp -r "$C/victim" "$V"
-    find "$V" -type f -exec sed -i '/SECRET/d' {} +    # its own files hold no marker: a marker read is the teacher's
+    find "$V" -type f -exec sed -i '/SECRET/d' {} +    # its own files hold no marker: a marker read is another's
     printf 'secret root-only file: SECRET-ROOTONLY\n' >"$BATS_TEST_TMPDIR/rootonly"; chmod 600 "$BATS_TEST_TMPDIR/rootonly"
-    good="$BATS_TEST_TMPDIR/good.c"; cp "$V/01_toy/exercises/add/main.c" "$good"
+    # add/main.c swaps with a link to a root-only file; the folder loop with a link to the
+    # teacher's solution of loop: each is a plain file or folder half of the time, as the
+    # grader checks it, and a link half of the time, as it copies it
+    ln -s "$BATS_TEST_TMPDIR/rootonly" "$V/01_toy/exercises/add/alt"
+    ln -s "$T/01_toy/solutions/loop" "$V/01_toy/exercises/loop-alt"
     touch "$BATS_TEST_TMPDIR/racing"
-    ( cd "$V/01_toy/exercises/add" || exit 1
-      while [ -e "$BATS_TEST_TMPDIR/racing" ]; do
-          ln -sfn "$T/01_toy/solutions/add/main.c" l1; mv -fT l1 main.c
-          cp "$good" g1; mv -f g1 main.c
-          ln -sfn "$BATS_TEST_TMPDIR/rootonly" l2; mv -fT l2 main.c
-          cp "$good" g2; mv -f g2 main.c
-      done ) &
-    racer=$!
+    "$BATS_TEST_TMPDIR/swap" "$V/01_toy/exercises/add/main.c" "$V/01_toy/exercises/add/alt" "$BATS_TEST_TMPDIR/racing" &
+    r1=$!
+    "$BATS_TEST_TMPDIR/swap" "$V/01_toy/exercises/loop" "$V/01_toy/exercises/loop-alt" "$BATS_TEST_TMPDIR/racing" &
+    r2=$!
     for i in 1 2 3 4 5 6; do
         "$T/grading/grade" --submission "$V" --out "$BATS_TEST_TMPDIR/r$i" -q -k --timeout 10 >/dev/null 2>&1 || true
     done
-    rm -f "$BATS_TEST_TMPDIR/racing"; wait "$racer" || true
+    rm -f "$BATS_TEST_TMPDIR/racing"; wait "$r1" "$r2" || true
     run grep -rlE 'SECRET-(SOLUTION|ROOTONLY)' "$BATS_TEST_TMPDIR"/r[1-6]
     assert_output ''
     for i in 1 2 3 4 5 6; do
-        run jq -r '.exercises[0] | "\(.points) \(.status)"' "$BATS_TEST_TMPDIR/r$i/results.json"
-        assert_output --regexp '^(10 passed|0 missing|0 failed)$'
+        [ -f "$BATS_TEST_TMPDIR/r$i/results.json" ] || fail "grading $i left no result"
     done
 }
 
