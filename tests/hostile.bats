@@ -273,6 +273,10 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
 }
 
 @test "hostile (beside): a hang in every run costs one time budget, not every step's limit" {
+    # (the honest student graded meanwhile, under the default budget)
+    env PATH="$T/bin:$PATH" "$T/grading/grade" --submission "$R/honest" --out "$BATS_TEST_TMPDIR/honest" -q --timeout 20 \
+        >/dev/null 2>&1 &
+    honest=$!
     run "$T/grading/grade" --submission "$BATS_FILE_TMPDIR/hang" --out "$BATS_TEST_TMPDIR/h" -q --timeout 4 --budget 5
     assert_equal "$status" 1
     # (two steps of 4 s and the build would take 9 s and more; the budget ends it at 5 s; the
@@ -281,6 +285,9 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
     assert_line true
     assert_line --regexp "^add timed out (timed out after 4s|timed out: the grading's time budget \(5s for every build and run of this student, --budget\) ran out)$"
     assert_line --regexp "^loop timed out (timed out: )?the grading's time budget \(5s for every build and run of this student, --budget\) ran out"
+    wait "$honest" || true
+    run jq -r '"\(.score)/\(.max_score)"' "$BATS_TEST_TMPDIR/honest/results.json"
+    assert_output 15/15
 }
 
 @test "hostile (beside): a class's stop ends every sandbox at once; graded again, the honest student's points are the same" {
@@ -370,10 +377,16 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
     r1=$!
     "$BATS_TEST_TMPDIR/swap" "$V/01_toy/exercises/loop" "$V/01_toy/exercises/loop-alt" "$BATS_TEST_TMPDIR/racing" &
     r2=$!
+    # (the victim, an honest student, graded meanwhile)
+    "$T/grading/grade" --submission "$C/victim" --out "$BATS_TEST_TMPDIR/victim" -q --timeout 10 >/dev/null 2>&1 &
+    victim=$!
     for i in 1 2 3 4 5 6; do
         "$T/grading/grade" --submission "$V" --out "$BATS_TEST_TMPDIR/r$i" -q -k --timeout 10 >/dev/null 2>&1 || true
     done
     rm -f "$BATS_TEST_TMPDIR/racing"; wait "$r1" "$r2" || true
+    wait "$victim" || true
+    run jq -r '"\(.score)/\(.max_score)"' "$BATS_TEST_TMPDIR/victim/results.json"
+    assert_output 15/15
     run grep -rlE 'SECRET-(SOLUTION|ROOTONLY)' "$BATS_TEST_TMPDIR"/r[1-6]
     assert_output ''
     for i in 1 2 3 4 5 6; do
