@@ -163,6 +163,18 @@ exercises-may-fail: $(sort $(COMMON_OBJS) $(call obj,$(foreach e,$(EXERCISES),$(
 	fi
 
 # make exercise-from EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir (see the top of this file).
+# FROM and INTO inside the checkout are taken relative to the lesson, so that a checkout whose
+# path holds a space works; elsewhere a path with a space stops with one line.
+CHECKOUT_DIR := $(patsubst %/$(LESSON),%,$(CURDIR))
+ifneq ($(FROM),)
+override FROM := $(subst $(CHECKOUT_DIR)/,../,$(FROM))
+endif
+ifneq ($(INTO),)
+override INTO := $(subst $(CHECKOUT_DIR)/,../,$(INTO))
+endif
+ifneq ($(words $(FROM) $(INTO)),$(words $(if $(FROM),x) $(if $(INTO),x)))
+$(error FROM=$(FROM), INTO=$(INTO): make cannot use a folder whose path holds a space outside the checkout; give one without)
+endif
 .PHONY: exercise-from
 ifneq ($(and $(EXERCISE),$(FROM),$(INTO)),)
 FROM_SRCS := $(filter %.c %.cu,$(shell cat 'exercises/$(EXERCISE)/files' 2>/dev/null))
