@@ -266,7 +266,8 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
 }
 
 @test "hostile (beside): 8 million lines stop the run at once, with the reason" {
-    run jq -r '.exercises[0] | "\(.points) \(.status) \(.seconds < 15)"' "$RO/results/flood/results.json"
+    # (failed within the time limit of 20 s, not "timed out": the grader read what it could)
+    run jq -r '.exercises[0] | "\(.points) \(.status) \(.seconds < 20)"' "$RO/results/flood/results.json"
     assert_output "0 failed true"
     run jq -r '.exercises[0].reason' "$RO/results/flood/results.json"
     assert_output --partial "a program printed more than the grader reads (5000 lines or 1024 KiB): it was stopped"
