@@ -266,35 +266,47 @@ static inline void harness_kernel_case(CUfunction f, void **params, CUdeviceptr 
     free(y);
 }
 
-/* Device allocations followed from the student's cuMemAlloc to whichever cuMemFree frees them
- * (a harness linked with --wrap=cuMemAlloc_v2 --wrap=cuMemFree_v2: harness/NAME/wrap). The
- * macro defines the wrappers and harness_device_allocs: set .counting while the student's code
- * runs; .live is what is still allocated (a pointer kept in a static included). */
-#define HARNESS_FOLLOW_DEVICE_ALLOCATIONS()                                       \
-    static struct {                                                               \
-        int counting, live;                                                       \
-        CUdeviceptr p[64];                                                        \
-    } harness_device_allocs;                                                      \
-    CUresult __real_cuMemAlloc_v2(CUdeviceptr *p, size_t bytes);                  \
-    CUresult __wrap_cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)                   \
-    {                                                                             \
-        CUresult r = __real_cuMemAlloc_v2(p, bytes);                              \
-        if (r == CUDA_SUCCESS && harness_device_allocs.counting &&                \
-            harness_device_allocs.live < 64)                                      \
-            harness_device_allocs.p[harness_device_allocs.live++] = *p;           \
-        return r;                                                                 \
-    }                                                                             \
-    CUresult __real_cuMemFree_v2(CUdeviceptr p);                                  \
-    CUresult __wrap_cuMemFree_v2(CUdeviceptr p)                                   \
-    {                                                                             \
-        CUresult r = __real_cuMemFree_v2(p);                                      \
-        for (int i = 0; r == CUDA_SUCCESS && i < harness_device_allocs.live; i++) \
-            if (harness_device_allocs.p[i] == p) {                                \
-                harness_device_allocs.p[i] =                                      \
-                    harness_device_allocs.p[--harness_device_allocs.live];        \
-                break;                                                            \
-            }                                                                     \
-        return r;                                                                 \
+/* Device allocations followed from the student's cuMemAlloc (a harness linked with
+ * --wrap=cuMemAlloc_v2 --wrap=cuMemFree_v2: harness/NAME/wrap). The macro defines the wrappers,
+ * harness_device_allocs (set .counting while the student's code runs) and
+ * harness_device_allocs_alive(): how many of those allocations the driver still knows (freed by
+ * cuMemFree, cudaFree or their context's end, they are gone; kept in a static, they are not).
+ * Call it right after the student's last call, before the harness allocates again. */
+#define HARNESS_FOLLOW_DEVICE_ALLOCATIONS()                                             \
+    static struct {                                                                     \
+        int counting, count;                                                            \
+        CUdeviceptr p[64];                                                              \
+    } harness_device_allocs;                                                            \
+    CUresult __real_cuMemAlloc_v2(CUdeviceptr *p, size_t bytes);                        \
+    CUresult __wrap_cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)                         \
+    {                                                                                   \
+        CUresult r = __real_cuMemAlloc_v2(p, bytes);                                    \
+        if (r == CUDA_SUCCESS && harness_device_allocs.counting &&                      \
+            harness_device_allocs.count < 64)                                           \
+            harness_device_allocs.p[harness_device_allocs.count++] = *p;                \
+        return r;                                                                       \
+    }                                                                                   \
+    CUresult __real_cuMemFree_v2(CUdeviceptr p);                                        \
+    CUresult __wrap_cuMemFree_v2(CUdeviceptr p)                                         \
+    {                                                                                   \
+        CUresult r = __real_cuMemFree_v2(p);                                            \
+        for (int i = 0; r == CUDA_SUCCESS && i < harness_device_allocs.count; i++)      \
+            if (harness_device_allocs.p[i] == p) {                                      \
+                harness_device_allocs.p[i] =                                            \
+                    harness_device_allocs.p[--harness_device_allocs.count];             \
+                break;                                                                  \
+            }                                                                           \
+        return r;                                                                       \
+    }                                                                                   \
+    static int harness_device_allocs_alive(void)                                        \
+    {                                                                                   \
+        int alive = 0;                                                                  \
+        for (int i = 0; i < harness_device_allocs.count; i++) {                         \
+            CUcontext owner = NULL;                                                     \
+            alive += cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT,        \
+                                           harness_device_allocs.p[i]) == CUDA_SUCCESS; \
+        }                                                                               \
+        return alive;                                                                   \
     }
 
 /* The depth of this thread's context stack and its top (popped and pushed back). */

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     ok = lib_shutdown(&lib);
     harness_device_allocs.counting = 0;
     /* the library's device allocations still alive (a second workspace, one kept aside) */
-    int lib_allocs_left = harness_device_allocs.live;
+    int lib_allocs_left = harness_device_allocs_alive();
     harness_report("lib_shutdown", "%s", ok ? "true" : "false");
     /* 1. the application's buffer: still there, still holding its data? */
     for (size_t i = 0; i < n; i++)

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         (void)cuMemFree(buf);
     }
     /* the one buffer handed back is freed now: any other allocation of allocate_in_a() leaked */
-    harness_report("allocations_left", "%d", harness_device_allocs.live);
+    harness_report("allocations_left", "%d", harness_device_allocs_alive());
     bool clean = checkDriver(cuCtxDestroy(ctx[1])) && checkDriver(cuCtxDestroy(ctx[0]));
     return harness_end(seed, clean);
 }
