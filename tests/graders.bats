@@ -285,6 +285,13 @@ EOF
         fail "not every variant with a file 'refused' was refused: $output"
 }
 
+@test "the corpus: every variant builds, or is refused for its reason (all of it; CI, or CORPUS_BUILD=1)" {
+    [ -n "${CI:-}${CORPUS_BUILD:-}" ] || skip "about a minute on two cores: run where CI or CORPUS_BUILD=1 is set"
+    run bash "$ROOT/tests/exercises/corpus" --build-only
+    assert_success
+    assert_output --regexp 'corpus: [0-9]+ variants, 0 not as they must be'
+}
+
 @test "shellcheck: common/check-object, tests/exercises/corpus and tests/exercises/harness.bash are clean" {
     command -v shellcheck >/dev/null 2>&1 || skip "shellcheck is not installed (.ci/run installs it)"
     run shellcheck -x "$ROOT/common/check-object" "$ROOT/tests/exercises/corpus"
