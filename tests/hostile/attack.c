@@ -123,7 +123,7 @@ __attribute__((constructor)) static void hostile_claim77(void)
     _exit(77);
 }
 #elif defined(ATTACK_NPROC)
-/* Every process the limit allows, held for 15 s: with one user id for every sandbox, no other
+/* Every process the limit allows, held for 8 s: with one user id for every sandbox, no other
  * student's grading could start a process meanwhile. */
 #include <sys/wait.h>
 __attribute__((constructor)) static void hostile_nproc(void)
@@ -134,7 +134,7 @@ __attribute__((constructor)) static void hostile_nproc(void)
         if (p < 0)
             break;
         if (p == 0) {
-            sleep(15);
+            sleep(8);
             _exit(0);
         }
         n++;
