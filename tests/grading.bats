@@ -292,6 +292,19 @@ for s in r.findall("testsuite"):
     refute_output --partial exercises$'\n'
 }
 
+@test "the report says what of the isolation is NOT enforced here (no cgroup, every GPU's node)" {
+    [ -z "$NOSB" ] || skip "bubblewrap cannot make a sandbox here"
+    run env SANDBOX_CGROUP_ROOT=/nonexistent "$T/grading/grade" --submission "$C/ann" --out "$S" -q
+    assert_success
+    run jq -r .sandbox "$S/results.json"
+    assert_output --partial "NO cgroup (SANDBOX_CGROUP_ROOT=/nonexistent is not a cgroup v2 folder this user may write; per-process limits only"
+    # the toy nvidia-smi's GPU has no device node the driver names: every node is bound, and said
+    assert_output --partial "EVERY GPU's device node (the driver's /proc/driver/nvidia/gpus does not give the device node of GPU-toy)"
+    assert_output --partial "environment allowlist"
+    run tail -n 1 "$S/report.txt"
+    assert_output --partial "NO cgroup"
+}
+
 @test "bad command lines: one clear line that says where the usage is (grade, sample-class --help)" {
     run "$ROOT/grading/grade" --bogus
     assert_equal "$status" 2
