@@ -324,6 +324,17 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
     assert_output --partial "class: stopped:"
     run grep -c . "$BATS_TEST_TMPDIR/o/logs/stop.exit"; assert_output 1
     run cat "$BATS_TEST_TMPDIR/o/logs/stop.exit"; assert_output stopped
+    # one student's grading stopped on its own (grading/grade): the same, not at the step's limit
+    "$T/grading/grade" --submission "$S/stop" --out "$BATS_TEST_TMPDIR/g" -q --timeout 60 >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 1 60); do pgrep -f hostile-stop-marker >/dev/null && break; sleep 0.5; done
+    pgrep -f hostile-stop-marker >/dev/null || { kill "$pid"; fail "grade's sandbox never started"; }
+    kill -TERM "$pid"
+    t0=$SECONDS
+    wait "$pid" || true
+    for i in $(seq 1 10); do pgrep -f hostile-stop-marker >/dev/null || break; sleep 0.3; done
+    run pgrep -af hostile-stop-marker; assert_output ''
+    [ $((SECONDS - t0)) -le 5 ] || fail "grade's stop took $((SECONDS - t0)) s"
     # graded again (without the sleeper): the honest student's points as alone
     rm -rf "$S/stop"
     run env PATH="$T/bin:$PATH" "$T/grading/class" local "$S" "$BATS_TEST_TMPDIR/o" --timeout 20 --format none
