@@ -48,9 +48,9 @@ compile_all() {
     mapfile -t lines < <(sed -E 's,^(.*/)?([0-9][0-9]_[^/]*)/.*,\2 &,;t;s,^,- ,' <<<"$files")
     run sh -c 'for top in $(printf "%s\n" "$@" | cut -d" " -f1 | sort -u); do
         extra=""
-        [ ! -d "$top/harness" ] || extra="-I$PWD/$top/harness"
+        [ ! -d "$top/harness" ] || extra="-I$top/harness"
         printf "%s\n" "$@" | sed -n "s,^$top ,,p" | xargs -d "\n" -n 12 -P "$(nproc 2>/dev/null || echo 2)" sh -c '\''
-            cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I$0/common $1 -I$2"
+            cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -Icommon $1 -I$2"
             shift 2
             $cc "$@" >/dev/null 2>&1 && exit 0
             for f in "$@"; do

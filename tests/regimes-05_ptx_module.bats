@@ -57,7 +57,7 @@ load regimes
     # (tests/05_ptx_module.bats builds the same, for ARCH=90, in the first phase: with that ARCH
     # make finds it up to date)
     local b="$ROOT/05_ptx_module/build/ptx-isa-9.5"
-    env -u MAKEFLAGS nice make -s -j8 -C "$ROOT/05_ptx_module" PTX_ISA=9.5 BUILD="$b" "$b/ptx_module" \
+    env -u MAKEFLAGS nice make -s -j8 -C "$ROOT/05_ptx_module" PTX_ISA=9.5 BUILD=build/ptx-isa-9.5 build/ptx-isa-9.5/ptx_module \
         >"$BATS_TEST_TMPDIR/build.log" 2>&1 || fail "the PTX_ISA=9.5 build failed: $(tail -n 5 "$BATS_TEST_TMPDIR/build.log")"
     grep -qx '.version 9.5' "$b/kernels.ptx" || fail "kernels.ptx does not say .version 9.5"
     local LESSON_BUILD
