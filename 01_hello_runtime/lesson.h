@@ -29,7 +29,6 @@ enum child_plan {
     NO_CONTEXT_ALLOWED,     /* PROHIBITED: no process may make a context: the lesson cannot run */
 };
 enum child_plan child_plan_for(int compute_mode);
-bool lazy_loading_is_default(int driver_version, int runtime_version);
 
 /* What a child process that got no context from the driver reports. The first-call children
  * (step 2) say it in their exit status; the others print a not-judged line and exit 0. */

@@ -1,8 +1,9 @@
 /*
  * 01_hello_runtime/machine.c - what this machine changes in the lesson, decided from what the
- * driver reports: the device's compute mode (who may hold a context on it) and the versions
- * (since when lazy loading is the default). Pure functions, no CUDA call: a CPU test drives
- * each decision with the values another machine would report.
+ * driver reports: the device's compute mode (who may hold a context on it); the versions'
+ * rule (since when lazy loading is the default) is common/platform.h's, shared with lesson 02.
+ * Pure functions, no CUDA call: a CPU test drives each decision with the values another
+ * machine would report.
  */
 #include <cuda.h>
 
@@ -21,17 +22,6 @@ enum child_plan child_plan_for(int compute_mode)
     case CU_COMPUTEMODE_PROHIBITED: return NO_CONTEXT_ALLOWED;
     default: return CHILDREN_ONE_AT_A_TIME;
     }
-}
-
-/* CUDA Programming Guide, "Lazy Loading" (its requirements and its changes by CUDA version):
- * lazy loading needs both a CUDA runtime of 11.7 or newer and a driver that supports it
- * (R515+); from CUDA 12.2 it is the default on Linux (12.3 on Windows), and
- * CUDA_MODULE_LOADING=EAGER turns it off. The lesson judges the default only where the runtime
- * and the driver are both 12.2 or newer (a 13.0 build on an older driver cannot run; a 12.x
- * build can, on a 12.0 or 12.1 driver). */
-bool lazy_loading_is_default(int driver_version, int runtime_version)
-{
-    return driver_version >= 12020 && runtime_version >= 12020;
 }
 
 /* A child process that asks for a context and gets none: the device is held by another

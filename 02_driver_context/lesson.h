@@ -91,7 +91,6 @@ cudaError_t runtime_entry_point(const char *name, void **fn, unsigned int versio
 /* ---- machine.c: decisions from what the driver reports (no CUDA call: CPU tests drive them) */
 bool contexts_allowed(int compute_mode);
 bool one_context_at_a_time(int compute_mode);
-bool lazy_loading_is_default(int driver_version, int runtime_version);
 bool driver_knows_version(int driver_version, int cuda_version);
 bool memory_judgeable(double control_spread_mib, double bar_mib);
 

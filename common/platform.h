@@ -121,6 +121,17 @@ static inline const char *platform_compute_mode_name(int mode)
     }
 }
 
+/* Is lazy loading the default for this pair? CUDA Programming Guide, "Lazy Loading" (its
+ * requirements and its changes by CUDA version): lazy loading needs both a CUDA runtime of 11.7
+ * or newer and a driver that supports it (R515+); from CUDA 12.2 it is the default on Linux
+ * (12.3 on Windows), and CUDA_MODULE_LOADING=EAGER turns it off. So a lesson judges the default
+ * only where the runtime it was built with and the driver are both 12.2 or newer (a 13.0 build
+ * on an older driver cannot run; a 12.x build can, on a 12.0 or 12.1 driver). Lessons 01, 02. */
+static inline bool lazy_loading_is_default(int driver_version, int runtime_version)
+{
+    return driver_version >= 12020 && runtime_version >= 12020;
+}
+
 /* A PCIe generation's transfer rate per lane in GT/s (0 unknown), the share of its bits that
  * is payload (8b/10b to Gen2, 128b/130b Gen3-5, FLIT from Gen6) and that encoding's name. */
 double platform_gen_gts(int gen);
