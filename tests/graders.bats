@@ -187,7 +187,7 @@ refused() {
     mkdir -p "$d/bin"
     printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$d/bin/nvidia-smi"
     chmod +x "$d/bin/nvidia-smi"
-    run env -u CUDA_VISIBLE_DEVICES PATH="$d/bin:$PATH" EXERCISE_BIN="$d/b/solutions" \
+    run env -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_UNTAGGED PATH="$d/bin:$PATH" EXERCISE_BIN="$d/b/solutions" \
         bats --formatter tap --filter '^entry_point: ' "$ROOT/tests/exercises/02_driver_context.bats"
     assert_success
     [ "$(grep -c '^ok .* # skip not gradable with this toolkit: needs CUDA 12.5+' <<<"$output")" -eq 2 ] ||
