@@ -182,7 +182,7 @@ refused() {
     [ -x "$tk/bin/nvcc" ] && grep -q 'define CUDA_VERSION 120[0-4]' "$tk/include/cuda.h" ||
         skip "no CUDA 12.0-12.4 toolkit in $tk (tests/toolkits fetches one)"
     command -v bats >/dev/null 2>&1 || skip "bats is not on PATH"
-    make -s --no-print-directory -C "$ROOT/02_driver_context" BUILD="$d/b" CUDA_PATH="$tk" \
+    make -s --no-print-directory -C "$ROOT/02_driver_context" BUILD="$d/b" CUDA_PATH="$tk" ARCH=90 \
         "$d/b/solutions/entry_point" >/dev/null
     mkdir -p "$d/bin"
     printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$d/bin/nvidia-smi"
