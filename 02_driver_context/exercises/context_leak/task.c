@@ -5,7 +5,8 @@
  * work, allocates a buffer, copies the input there and back, frees the buffer ... and returns.
  * The harness (harness/context_leak/) runs four tasks from an "observer" context and asks the
  * driver what is left: the free device memory before and after (beside a control sample: what
- * one such context takes on this GPU), the contexts created and not destroyed, and the stack.
+ * one such context takes on this GPU), the contexts created and not destroyed, and the stack;
+ * it also makes one task's allocation fail: that task returns false and still ends its context.
  * As given, every task leaves its context behind: the device memory each one took stays taken,
  * and the context stack of the thread grows by one entry per task.
  * TODO: at the end of do_task, end the context's life (popping it is not enough: a popped

@@ -12,8 +12,10 @@
  * TODO 2 (get_per_thread_copy): get the per-thread-default-stream variant of "cuMemcpyAsync"
  *        (cudaVersion 12000): pick the flag that asks for it. Check the call.
  * The harness compares what you got with the symbols libcuda.so.1 exports, calls cuMemGetInfo
- * through your pointer, and counts your calls of the runtime's query (looking the symbols up
- * yourself with dlsym is not the exercise).
+ * through your pointer, counts your calls of the runtime's query and checks that the pointers
+ * and the query result you hand back are the ones it returned (looking the symbols up yourself
+ * with dlsym is not the exercise: the grader refuses it). Built with a CUDA older than 12.5,
+ * this exercise is not graded.
  * Grade it: make check   (from 02_driver_context/)
  */
 #include "entry_point.h"

@@ -13,7 +13,7 @@
  *         both_ways_issue(), issue the device-to-host copy there, so that the two copies
  *         overlap; in both_ways_end(), destroy what you created. Check each call.
  * Then your pair gains at least 3/4 of what the harness's own two streams gain, with the data
- * intact.
+ * intact, and both_ways_issue() returns without waiting for its copies.
  * Grade it: make check   (from 03_pinned_memory/)
  */
 #include "both_ways.h"

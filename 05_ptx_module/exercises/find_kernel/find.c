@@ -10,8 +10,8 @@
  * YOUR TASK: make the lookup find the kernel WITHOUT changing the kernel source. Ask NVRTC for
  * the mangled name: in before_compile(), register the name expression "scale" with
  * nvrtcAddNameExpression(); in kernel_name(), called after the compile, read the result with
- * nvrtcGetLoweredName() into name. The harness looks that name up in the module, runs the
- * kernel on fresh data, and counts your NVRTC calls.
+ * nvrtcGetLoweredName() into name, terminated within the len bytes you are given. The harness
+ * looks that name up in the module, runs the kernel on fresh data, and counts your NVRTC calls.
  * Check: make check (from 05_ptx_module).
  */
 #include <stdio.h>
