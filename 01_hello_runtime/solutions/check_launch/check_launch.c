@@ -7,9 +7,9 @@
  * launcher makes fail whatever the arguments. As given, a failed launch goes unnoticed: the
  * data is copied back unchanged and the function says all went well.
  * TODO: right after launch_scale(...), check the launch the way lesson step 5 does, so that a
- * failed launch is reported with its cause (checkRuntime prints the file, line, error name and
- * message on stderr), nothing is copied back, the buffer is freed and the function returns
- * false.
+ * failed launch's own error is handed to checkRuntime (which prints the file, line, error name
+ * and message on stderr; the harness sees the error handed over, not the text), nothing is
+ * copied back (host[] stays as it was), the buffer is freed and the function returns false.
  * Grade it: make check   (from 01_hello_runtime/)
  */
 #include "check_launch.h"
