@@ -224,9 +224,10 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
     run honest_rows "$RO.alone"
     assert_line '"honest","01_toy","add",10,10,"passed",""'
     assert_line '"honest","01_toy","loop",5,5,"passed",""'
-    # graded from start to end while the holder held every process it may (150)
+    # graded while the holder held every process it may (150): from its start (its sandbox's
+    # first check, its copy, its build); the hold lasts 8 s a run, two runs (RO.held-after says
+    # whether it still held at the end: on a busy machine the grading may outlast it)
     run cat "$RO.held-before"; [ "$output" -ge 100 ] || fail "the holder held $output processes when the honest student's grading began"
-    run cat "$RO.held-after"; [ "$output" -ge 100 ] || fail "the holder held $output processes when the honest student's grading ended"
     run jq -r '.exercises[] | "\(.points)/\(.max_points) \(.status)"' "$RO.beside/results.json"
     assert_output "$(printf '10/10 passed\n5/5 passed')"
     for s in $RESOURCE_ATTACKERS; do
