@@ -369,6 +369,16 @@ for s in r.findall("testsuite"):
     run env CUDA_VISIBLE_DEVICES= "$ROOT/grading/grade" -q --submission "$C/missing" --out "$O" "$first" "$last"
     assert_equal "$status" 77
     assert_output --partial "missing      the submission has no folder $last (lesson missing)"
+    # the hang is in the student's functions, which the grader's object check lets through (a
+    # constructor would be refused at the build, never reaching the "timed out" it rehearses)
+    local ex
+    ex="$(cd "$C/hang/$first/exercises" && grep -l 'sample-class: hangs' ./*/*.c | head -n 1 | cut -d/ -f2)"
+    [ -n "$ex" ] || fail "no exercise of the hang student hangs"
+    run make -s -C "$ROOT/$first" exercise-from EXERCISE="$ex" FROM="$C/hang/$first/exercises/$ex" \
+        INTO="$BATS_TEST_TMPDIR/hang-build"
+    assert_success
+    refute_output --partial "refused by the grader"
+    [ -x "$BATS_TEST_TMPDIR/hang-build/$ex" ] || fail "the hang student's $ex was not built"
 }
 
 @test "shellcheck: grading/, tests/run, .ci/run and tests/hostile/make-class are clean" {
