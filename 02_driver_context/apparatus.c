@@ -142,11 +142,8 @@ void show_stack(const char *after, bool *ok)
 bool gpu_company(char *why, size_t len)
 {
     char seen[400];
-    if (!gpu_shared(seen, sizeof seen))
+    if (!gpu_shared_evidence(seen, sizeof seen))
         return false;
-    char *end = strstr(seen, ": another program");
-    if (end)
-        *end = '\0';
     snprintf(why, len,
              "%s: another program shares this GPU, and the free device memory cuMemGetInfo "
              "reports is the whole GPU's",

@@ -171,37 +171,40 @@ void gpu_shared_sample(void)
     }
 }
 
-bool gpu_shared(char *why, size_t len)
+bool gpu_shared_evidence(char *seen, size_t len)
 {
     gpu_shared_sample();
     if (N.seen >= 2) {
-        snprintf(why, len,
-                 "NVML listed %u processes on this GPU during the run: another "
-                 "program shares it, and timings taken seconds apart are not comparable",
-                 N.seen);
+        snprintf(seen, len, "NVML listed %u processes on this GPU during the run", N.seen);
         return true;
     }
     if (!N.blind)
         return false;
     const char *blind = "NVML cannot list processes outside this container's PID namespace, but";
-    const char *end = "another program shares this GPU, and timings taken seconds apart are not "
-                      "comparable";
     const struct start *s = N.start;
     if (s && s->memory_known && s->used >= (unsigned long long)COMPANY_MIB << 20) {
-        snprintf(why, len,
-                 "%s %llu MiB of the GPU's memory were in use before this program "
-                 "started: %s",
-                 blind, s->used >> 20, end);
+        snprintf(seen, len,
+                 "%s %llu MiB of the GPU's memory were in use before this program started", blind,
+                 s->used >> 20);
         return true;
     }
     if (N.traffic_gbps >= TRAFFIC_GBPS) {
-        snprintf(why, len,
-                 "%s the PCIe link carried %.1f GB/s while this program copied "
-                 "nothing: %s",
-                 blind, N.traffic_gbps, end);
+        snprintf(seen, len, "%s the PCIe link carried %.1f GB/s while this program copied nothing",
+                 blind, N.traffic_gbps);
         return true;
     }
     return false;
+}
+
+bool gpu_shared(char *why, size_t len)
+{
+    char seen[400];
+    if (!gpu_shared_evidence(seen, sizeof seen))
+        return false;
+    snprintf(why, len,
+             "%s: another program shares %s, and timings taken seconds apart are not comparable",
+             seen, N.seen >= 2 ? "it" : "this GPU");
+    return true;
 }
 
 bool gpu_shared_blind(char *why, size_t len)

@@ -23,7 +23,8 @@
  *    this program has no copy in flight (after a synchronise), and traffic of 1 GB/s or more
  *    is someone else's.
  * Seen, gpu_shared() reports it ("NVML cannot list processes here (a container's PID
- * namespace), but ..."). Not seen, gpu_shared() says nothing, and gpu_shared_blind() (true
+ * namespace), but ...", ending with what that does to timings); gpu_shared_evidence() gives
+ * what was seen alone, for a lesson whose claims it disturbs otherwise (lesson 02: free memory). Not seen, gpu_shared() says nothing, and gpu_shared_blind() (true
  * only then) tells a lesson that wants to say so that NVML could not see (why: "cannot tell
  * whether another program shares this GPU: NVML cannot see processes here (a container's PID
  * namespace); ...").
@@ -41,6 +42,7 @@ extern "C" {
 
 void gpu_shared_sample(void);
 bool gpu_shared(char *why, size_t len);
+bool gpu_shared_evidence(char *seen, size_t len);
 bool gpu_shared_blind(char *why, size_t len);
 void gpu_shared_stop_sampling(void);
 
