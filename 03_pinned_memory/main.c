@@ -47,8 +47,8 @@ static void usage(FILE *to)
         "prints.\n"
         "  -d, --device N   the GPU to use (default 0; see CUDA_VISIBLE_DEVICES)\n"
         "      --min SIZE   smallest copy of the sweep (default 64K; sizes double up to --max)\n"
-        "      --max SIZE   largest copy of the sweep (default 1G); SIZE like 4096, 64K, 256M, 1G\n"
-        "                   (a multiple of 4 bytes)\n"
+        "      --max SIZE   largest copy of the sweep (default 256M; 1G shows the range up to\n"
+        "                   1 GiB); SIZE like 4096, 64K, 256M, 1G (a multiple of 4 bytes)\n"
         "  -r, --reps N     timed repetitions per size (default 20; sizes over 100 MiB get\n"
         "                   fewer, about 2 GiB worth, but at least 5 or N)\n"
         "      --csv FILE   also write the sweep as CSV (for `make chart CSV=FILE`)\n"
@@ -69,7 +69,8 @@ static bool parse_options(int argc, char **argv, struct options *o, int *exit_co
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){.device = 0, .min = 64 * KiB, .max = GiB, .reps = 20, .csv_path = NULL};
+    *o = (struct options){
+        .device = 0, .min = 64 * KiB, .max = 256 * MiB, .reps = 20, .csv_path = NULL};
     *exit_code = EXIT_USAGE;
     int opt;
     bool ok = true;
@@ -100,8 +101,9 @@ static bool parse_options(int argc, char **argv, struct options *o, int *exit_co
         ok = false;
     }
     if (ok && o->min > o->max) {
-        fprintf(stderr, "%s: --min (%s) is larger than --max (%s)\n", lesson_prog, fmt_size(o->min),
-                fmt_size(o->max));
+        fprintf(stderr, "%s: --min (%s) is larger than --max (%s%s)\n", lesson_prog,
+                fmt_size(o->min), fmt_size(o->max),
+                o->max_given ? "" : ", the default: give --max too");
         ok = false;
     }
     if (!ok)
@@ -217,7 +219,7 @@ static size_t host_available(void)
     return (size_t)kib * KiB;
 }
 
-/* The default --max (1 GiB) halved until the sweep fits a small GPU (two device buffers of
+/* The default --max (256 MiB) halved until the sweep fits a small GPU (two device buffers of
  * --max in half of its free memory) and host (three buffers in half of what is available);
  * said in step 1. A --max given on the command line is kept. */
 static bool fit_sizes(struct lesson *L)
