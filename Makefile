@@ -1,7 +1,8 @@
 # The CUDA Runtime API vs Driver API lesson suite.
 #   make         build every lesson (safe with -j)
 #   make run     build, then run every lesson in order and summarise
-#   make test    build, then run the bats test suite (tests/; TESTS=tests/x.bats for some)
+#   make test    build, then run the bats test suite (tests/; TESTS=tests/x.bats for some;
+#                ALL_TESTS=1 with the maintainers' files too, as CI)
 #   make grade   grade every lesson's exercises (points; TEACHING.md)
 #   make clean   remove all build output
 #   make help    this list, with the variables
@@ -69,10 +70,14 @@ run: build-quietly
 # must not reach those builds, so bats starts without MAKEFLAGS and friends. tests/run runs
 # the files several at a time (TEST_JOBS=N, default nproc+1; where a GPU is usable the files
 # that use it run after the others, one at a time) and prints their output in order, as one run.
+# ALL_TESTS=1 adds the maintainers' files, which test the suite's own machinery (the sandbox,
+# the graders' object check, the grading scripts, a clean build in a copy, the layout; tests/run
+# names them): what CI runs, about six times as long.
 TESTS ?= tests/
 test: build-quietly
 	@sh tests/ensure-bats '$(BATS)'
-	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES bash tests/run '$(BATS)' $(BATS_FLAGS) -- $(TESTS)
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES $(if $(ALL_TESTS),ALL_TESTS='$(ALL_TESTS)') \
+	  bash tests/run '$(BATS)' $(BATS_FLAGS) -- $(TESTS)
 
 # Grade every lesson's exercises at once: a table of points per exercise and the total
 # (grading/grade; TEACHING.md). Exit 77 without a usable GPU: nothing counts unless it ran.
@@ -110,7 +115,8 @@ help:
 	@echo '  make programs     build the lesson programs only (not the exercises; make program is the same)'
 	@echo '  make build-quietly   the build make run and make test start with: one job per CPU, a line per file, errors and warnings in full'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
-	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU)'
+	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU;'
+	@echo '                   ALL_TESTS=1: the files that test the suite itself too, as CI runs it)'
 	@echo '                    (TESTS=tests/01_hello_runtime.bats: some test files; -j is fine)'
 	@echo '  make grade        grade every lesson'"'"'s exercises: points per exercise and the total; without a GPU it says it cannot grade here'
 	@echo '                    (SOLUTIONS=1, SUBMISSION=dir, OUT=dir FORMAT=all, GRADE_ARGS=...; see TEACHING.md)'

@@ -10,7 +10,7 @@ setup_file() {
     local stub
     stub="$(stub_driver_dir)/libcuda.so.1" || stub=""
     export STUB_SHIMS="$BATS_FILE_TMPDIR/stub-shims"
-    [ -z "$stub" ] || bash "$ROOT/tests/shims/build" "$STUB_SHIMS" "$stub" >"$STUB_SHIMS.log" 2>&1 || true
+    [ -z "$stub" ] || test_shims "$STUB_SHIMS" "$(readlink -f "$stub")" >/dev/null 2>&1 || true   # (tests/run's build where there is one)
     export PLATFORM_PROBE="$BATS_FILE_TMPDIR/platform_probe"
     build_common_probe "$ROOT/tests/common/platform_probe.c" "$PLATFORM_PROBE"
 }
@@ -39,6 +39,15 @@ stub_shim() {
         sh "$stub" "$STUB_SHIMS/libcuda.so.1"
     assert_output ""
     [ "$(wc -l <"$STUB_SHIMS/forwarded.txt")" -gt 300 ] || fail "only $(wc -l <"$STUB_SHIMS/forwarded.txt") functions forwarded"
+}
+
+@test "under tests/run the shims over the stub are built once for the run, and each file links to them" {
+    [ -n "${CUDA_LESSONS_STUB_SHIMS:-}" ] || skip "not run by tests/run (make test): each file builds its own"
+    assert_equal "$(readlink "$STUB_SHIMS")" "$CUDA_LESSONS_STUB_SHIMS"
+    assert_equal "$(cat "$CUDA_LESSONS_STUB_SHIMS.driver")" "$(readlink -f "$(stub_driver_dir)/libcuda.so.1")"
+    # a driver other than the stub gets a build of its own
+    test_shims "$BATS_TEST_TMPDIR/other" "$STUB_SHIMS/libcuda.so.1"
+    [ ! -L "$BATS_TEST_TMPDIR/other" ] && [ -x "$BATS_TEST_TMPDIR/other/copy_loop" ]
 }
 
 @test "over the stub, the shim emulates one device that platform_read can read, with the defaults" {

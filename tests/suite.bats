@@ -97,3 +97,23 @@ setup() {
     [ -n "$progress" ] && [ -n "$slow" ] && [ "$progress" -lt "$slow" ] \
         || fail "no progress line for b_fast.bats before a_slow.bats's tests: $output"
 }
+
+@test "tests/run: from a folder, the maintainers' files run only with ALL_TESTS=1 (said first and last), a file named always" {
+    printf '%s\n' '@test "h" { true; }' >"$BATS_TEST_TMPDIR/t/hostile.bats"
+    printf '%s\n' '@test "s" { true; }' >"$BATS_TEST_TMPDIR/t/suite.bats"
+    rm "$BATS_TEST_TMPDIR/t/mixed.bats"
+    local said="# tests/run: the maintainers' files not run (ALL_TESTS=1 runs them, as CI does): hostile suite"
+    run env -u MAKEFLAGS -u ALL_TESTS bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t"
+    assert_success
+    assert_equal "${lines[${#lines[@]} - 1]}" "2 passed, 0 failed, 0 skipped"
+    assert_equal "${lines[1]}" "$said"
+    assert_equal "${lines[${#lines[@]} - 2]}" "$said"
+    refute_line --regexp '^ok [0-9]+ [hs]$'
+    run env -u MAKEFLAGS ALL_TESTS=1 bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t"
+    assert_success
+    assert_equal "${lines[${#lines[@]} - 1]}" "4 passed, 0 failed, 0 skipped"
+    refute_line --partial "maintainers' files not run"
+    run env -u MAKEFLAGS -u ALL_TESTS bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t/hostile.bats"
+    assert_success
+    assert_equal "${lines[${#lines[@]} - 1]}" "1 passed, 0 failed, 0 skipped"
+}

@@ -173,16 +173,23 @@ build_common_probe() {
 
 # test_shims DIR [DRIVER]: tests/shims built into DIR (once), forwarding to DRIVER (a
 # libcuda.so.1 path; default: the one the loader finds). Fails the test with the build's output.
-# Without DRIVER, where tests/run builds them once for the whole run (CUDA_LESSONS_SHIMS: a
-# folder that gets a file .built, or .failed), DIR becomes a link to that folder once built.
+# Where tests/run built them once for the whole run (a folder that gets a file .built, or
+# .failed: CUDA_LESSONS_SHIMS without DRIVER, CUDA_LESSONS_STUB_SHIMS for the driver its .driver
+# file names, the toolkit's stub), DIR becomes a link to that folder once built.
 test_shims() {
-    local dir="$1" i
+    local dir="$1" i shared=""
     [ -e "$dir/libcuda.so.1" ] && [ -x "$dir/copy_loop" ] && return 0
-    if [ $# -eq 1 ] && [ -n "${CUDA_LESSONS_SHIMS:-}" ] && [ -d "$CUDA_LESSONS_SHIMS" ] && [ ! -e "$dir" ]; then
+    if [ $# -eq 1 ]; then
+        shared="${CUDA_LESSONS_SHIMS:-}"
+    elif [ -n "${CUDA_LESSONS_STUB_SHIMS:-}" ] && [ -f "$CUDA_LESSONS_STUB_SHIMS.driver" ] \
+        && [ "$(readlink -f "$2")" = "$(cat "$CUDA_LESSONS_STUB_SHIMS.driver")" ]; then
+        shared="$CUDA_LESSONS_STUB_SHIMS"
+    fi
+    if [ -n "$shared" ] && [ -d "$shared" ] && [ ! -e "$dir" ]; then
         for i in $(seq 600); do   # 60 s at most; a build takes a second or two
-            [ ! -e "$CUDA_LESSONS_SHIMS/.failed" ] || break
-            if [ -e "$CUDA_LESSONS_SHIMS/.built" ]; then
-                ln -s "$CUDA_LESSONS_SHIMS" "$dir"
+            [ ! -e "$shared/.failed" ] || break
+            if [ -e "$shared/.built" ]; then
+                ln -s "$shared" "$dir"
                 return 0
             fi
             sleep 0.1
