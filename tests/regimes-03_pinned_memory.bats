@@ -82,11 +82,17 @@ side_by_side_judged() {
     # is cut, to 128 MiB or less: the size is not asserted, only that it is under the default.
     # The cut never goes below --min: 16M keeps its two buffers small if the context takes more)
     run_regime 03_pinned_memory -- --min 16M --reps 1
-    assert_line --regexp '^   sizes: the sweep stops at ([0-9]+ KiB|([1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5]) MiB), not the default 256 MiB: the GPU has [0-9.]+ (MiB|GiB) free of '
+    assert_line --regexp '^   sizes: the sweep stops at ([0-9]+ KiB|([1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5]) MiB), not the default 256 MiB: the GPU has [0-9.]+ (MiB|GiB) free of [0-9.]+ GiB, the host [0-9.]+ (MiB|GiB|TiB) available \(--max chooses\)$'
     # the sweep runs to the size said, not to the default
-    local cut
+    local cut host avail
     cut="$(sed -n 's/^   sizes: the sweep stops at \([0-9]* [KM]iB\), not the default .*/\1/p' <<<"$output")"
     assert_line "2. Bandwidth from 16 MiB to $cut for four kinds of host memory"
+    # the host's figure is its MemAvailable (within 2x of what /proc/meminfo says now), not
+    # another of the line's sizes (it once printed the cut size there: "the host 128 MiB")
+    host="$(sed -n 's/^   sizes: .*, the host \([0-9.]* [MGT]iB\) available.*/\1/p' <<<"$output")"
+    avail="$(awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)"
+    awk -v h="$host" -v a="$avail" 'BEGIN { split(h, f, " "); m = f[2] == "MiB" ? 2^20 : f[2] == "GiB" ? 2^30 : 2^40
+        b = f[1] * m; exit !(b > a / 2 && b < a * 2) }' || fail "the host's figure, $host, is not its MemAvailable ($avail bytes)"
 }
 
 in_place_judged() {
