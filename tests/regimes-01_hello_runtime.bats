@@ -13,13 +13,12 @@ load regimes
 # first cudaSetDevice of more than 5 ms and a launch that returns before its kernel ends, only
 # grow truer on a busy GPU), so these regimes are tagged shared: tests/run runs them beside the
 # other files' shared tests. All but the one with little free memory, whose hog would take the
-# memory of the tests beside it. Two are also tagged second: they run as a bats run of their own
-# beside the others (one run of these five took 48 s on an H100, the first phase's whole length).
+# memory of the tests beside it.
 
 # (the two debugging settings in one run: each changes what its own step shows, and each step
 # checks its own; one run of lesson 01 less in the first phase, where runs of it side by side
 # take twice as long)
-# bats test_tags=shared,second
+# bats test_tags=shared
 @test "01_hello_runtime: CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel) and CUDA_MODULE_LOADING=EAGER (every kernel loads with the context)" {
     run_regime 01_hello_runtime CUDA_LAUNCH_BLOCKING=1 CUDA_MODULE_LOADING=EAGER
     assert_line "  [ok]   CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended"
@@ -44,7 +43,7 @@ load regimes
 
 # ---- the machines students have, emulated (tests/regimes.bash, tests/shims) -----------------
 
-# bats test_tags=shared,second
+# bats test_tags=shared
 @test "01_hello_runtime: EXCLUSIVE_PROCESS compute mode (the shim over the real driver): children one at a time, the parent's context given back" {
     build_shims
     run_regime 01_hello_runtime LD_LIBRARY_PATH="$SHIMS" CUDA_SHIM_COMPUTE_MODE=exclusive_process \

@@ -48,9 +48,7 @@ setup() {
         '# bats test_tags=gpu' \
         '@test "g1" { require_gpu; echo "g1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
         '# bats test_tags=gpu,shared' \
-        '@test "s1" { require_gpu; echo "s1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; echo "$BATS_RUN_TMPDIR" >>"$ORDER_LOG.s1"; }' \
-        '# bats test_tags=gpu,shared,second' \
-        '@test "s2" { require_gpu; echo "s2 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; echo "$BATS_RUN_TMPDIR" >>"$ORDER_LOG.s2"; }' \
+        '@test "s1" { require_gpu; echo "s1 ${CUDA_LESSONS_UNTAGGED:-}" >>"$ORDER_LOG"; }' \
         '@test "untagged, but asks for the GPU" { require_gpu; }' >"$t/lesson.bats"
     # a file all tagged, as the regimes files: its untagged part runs no test ("1..0") and counts
     printf '%s\n' "load '$ROOT/tests/test_helper'" '# bats file_tags=gpu' \
@@ -58,24 +56,21 @@ setup() {
     PATH="$bin:$PATH" run env -u MAKEFLAGS -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_GPU_LISTED -u SHARED_JOBS \
         -u TEST_JOBS bash "$ROOT/tests/run" bats --formatter tap -- "$t"
     assert_failure 1
-    assert_equal "${lines[${#lines[@]} - 1]}" "6 passed, 1 failed, 0 skipped"
-    assert_line "1..7"
+    assert_equal "${lines[${#lines[@]} - 1]}" "5 passed, 1 failed, 0 skipped"
+    assert_line "1..6"
     refute_line --partial "in a format without counts"
     assert_line --regexp '^not ok [0-9]+ untagged, but asks for the GPU$'
     assert_line --partial "this test uses the GPU but has no tag: put the line '# bats test_tags=gpu' above it"
     assert_line --partial "bats failed for $t/lesson.bats (untagged tests)"
     assert_line --regexp '^# tests/run: [0-9]+ s in all; the CPU files and beside them the shared GPU tests [0-9]+ s, 1 file\(s\) of those at a time[ ;].* the GPU files [0-9]+ s, one at a time'
-    # u1 (with the flag), s1 and s2 (without; the stand-in reports no free memory: one file's
-    # shared tests at a time; s2, tagged second, in a run of its own) in the first phase, the CPU
-    # file beside s1; g1 last, without the flag
-    [ "$(cat "$ORDER_LOG.s1")" != "$(cat "$ORDER_LOG.s2")" ] || fail "s1 and s2 ran in the same bats run"
+    # u1 (with the flag) and s1 (without; the stand-in reports no free memory: one file's shared
+    # tests at a time) in the first phase, the CPU file beside s1; g1 last, without the flag
     run cat "$ORDER_LOG"
     assert_line "u1 1"
     assert_line "s1 "
-    assert_line "s2 "
     assert_line "cpu beside s1"
-    assert_equal "${lines[4]}" "g1 "
-    assert_equal "${#lines[@]}" 5
+    assert_equal "${lines[3]}" "g1 "
+    assert_equal "${#lines[@]}" 4
 }
 
 @test "tests/run: only TAP on stdout (a skip reason with a newline in it is a comment); a file that ends before an earlier one says so at once" {
