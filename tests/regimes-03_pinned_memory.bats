@@ -15,11 +15,6 @@ load regimes
     assert_line --partial "every copy delivered its data intact: 8 checks (4 kinds x 2 directions x 1 sizes), 0 wrong words"
 }
 
-# (shared: with one repetition the large-copy claims are [n/j] for that reason first, whatever
-# runs beside; beside other programs the lesson says [n/j] for its other timing claims
-# (gpu_shared), as the regime beside lesson 04 shows. Alone it took 10 s on an H100, the
-# longest of this file's tests on the GPU alone.)
-# bats test_tags=shared
 @test "03 regime: the largest size the lesson is built for, once (--min 1G --max 1G --reps 1)" {
     run_regime 03_pinned_memory -- --min 1G --max 1G --reps 1
     # one repetition: the bar against the batched copies and the link is not judged (an H100
