@@ -1,5 +1,6 @@
-# tests/gpu.bash - is a GPU usable here? Sourced by test_helper.bash (require_gpu) and by
-# tests/run (which runs the files that use the GPU one at a time): plain bash, no bats needed.
+# tests/gpu.bash - is a GPU usable here, and where is the CUDA toolkit (and its stub driver)?
+# Sourced by test_helper.bash (require_gpu, stub_driver_dir) and by tests/run (which runs the
+# files that use the GPU one at a time, and builds the shims once): plain bash, no bats needed.
 
 # A GPU is usable when nvidia-smi lists one and CUDA_VISIBLE_DEVICES does not hide them all.
 # Every GPU test asks (0.03 s each on the H100s here, whose driver is kept loaded by the
@@ -39,4 +40,21 @@ gpu_reason() {
     elif [ "${CUDA_VISIBLE_DEVICES-unset}" = "" ]; then
         echo "no GPU here: CUDA_VISIBLE_DEVICES is set empty"
     fi
+}
+
+# The CUDA toolkit in use: the folder above the bin/ of the nvcc on PATH (or /usr/local/cuda).
+cuda_root() {
+    dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")"
+}
+
+# The toolkit's stub libcuda.so (it lets programs link; it cannot drive a GPU): its path, or
+# status 1 where there is none. test_helper's stub_driver_dir and tests/run's shims use it.
+toolkit_stub() {
+    local cuda stub
+    cuda="$(cuda_root)"
+    for stub in "$cuda/lib64/stubs/libcuda.so" "$cuda/targets/x86_64-linux/lib/stubs/libcuda.so" \
+                /usr/local/cuda/lib64/stubs/libcuda.so; do
+        [ -f "$stub" ] && { echo "$stub"; return 0; }
+    done
+    return 1
 }

@@ -152,11 +152,6 @@ assert_grader_parts() {
     done <<<"$names"
 }
 
-# The CUDA toolkit's root: the folder above the bin/ of the nvcc on PATH (else /usr/local/cuda).
-cuda_root() {
-    dirname "$(dirname "$(readlink -f "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")"
-}
-
 # build_common_probe SOURCE OUTPUT: builds a small test program against common/ (check.c, the
 # Driver API loader, platform.c, gpu_shared.c) and the static CUDA runtime; the compiler's
 # messages go to OUTPUT.log.
@@ -214,18 +209,11 @@ shim_over_stub() {
 
 # The CUDA toolkit's stub libcuda.so, reachable as libcuda.so.1 through LD_LIBRARY_PATH.
 stub_driver_dir() {
-    local cuda stub dir="$BATS_FILE_TMPDIR/stub-driver"
-    cuda="$(cuda_root)"
-    for stub in "$cuda/lib64/stubs/libcuda.so" "$cuda/targets/x86_64-linux/lib/stubs/libcuda.so" \
-                /usr/local/cuda/lib64/stubs/libcuda.so; do
-        if [ -f "$stub" ]; then
-            mkdir -p "$dir"
-            ln -sf "$stub" "$dir/libcuda.so.1"
-            echo "$dir"
-            return 0
-        fi
-    done
-    return 1
+    local stub dir="$BATS_FILE_TMPDIR/stub-driver"
+    stub="$(toolkit_stub)" || return 1
+    mkdir -p "$dir"
+    ln -sf "$stub" "$dir/libcuda.so.1"
+    echo "$dir"
 }
 
 # Runs "$@" (through bats' `run`) on a machine where no libcuda.so.1 can be loaded, as on a
