@@ -154,7 +154,7 @@ bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *m
 
 /* ---- measure.c: small helpers ---------------------------------------------------------------- */
 double gbps(size_t bytes, double ms);
-const char *fmt_size(size_t bytes); /* format_bytes into one of 4 rotating buffers */
+const char *fmt_size(size_t bytes); /* format_bytes into one of 8 rotating buffers */
 /* The pattern (pattern.h) written into, or checked in, host memory. fill_host writes from this
  * thread alone (a new buffer's pages land on its NUMA node); fill_placed, for a buffer whose
  * pages are placed already, and host_mismatches cut a large buffer among a few threads. */

@@ -237,14 +237,11 @@ static bool fit_sizes(struct lesson *L)
         max /= 2;
     if (max == L->opt.max)
         return true;
-    /* five sizes: one more than fmt_size's four buffers (with five, an H100 printed "the host
-     * 128 MiB available", the cut size, on a machine of 128 GiB) */
-    char host_s[32];
-    format_bytes(host, host_s, sizeof host_s);
     snprintf(L->sizes_cut, sizeof L->sizes_cut,
              "the sweep stops at %s, not the default %s: the "
              "GPU has %s free of %s, the host %s available (--max chooses)",
-             fmt_size(max), fmt_size(L->opt.max), fmt_size(free_dev), fmt_size(total_dev), host_s);
+             fmt_size(max), fmt_size(L->opt.max), fmt_size(free_dev), fmt_size(total_dev),
+             fmt_size(host));
     L->opt.max = max;
     return true;
 }

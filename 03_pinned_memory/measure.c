@@ -134,9 +134,9 @@ double gbps(size_t bytes, double ms)
 
 const char *fmt_size(size_t bytes)
 {
-    static char buf[4][32];
+    static char buf[8][32]; /* up to 8 sizes in one printf (step 1's cut line has five) */
     static int next;
-    next = (next + 1) % 4;
+    next = (next + 1) % 8;
     return format_bytes(bytes, buf[next], sizeof buf[next]);
 }
 
