@@ -12,58 +12,11 @@
 
 #include "02_harness.h"
 #include "context_leak.h"
+#include "made_contexts.h" /* the tasks' contexts left: made_count, while made_counting (the
+                            * observer destroyed by a task counts for nothing there: it fails
+                            * the harness's own destroy at the end) */
 
-enum { TASKS = 4, MAX_MADE = 64 };
-static int counting, made_count;
-static CUcontext made[MAX_MADE]; /* the contexts the tasks created and have not destroyed */
-
-static void made_add(CUcontext c)
-{
-    if (made_count < MAX_MADE)
-        made[made_count] = c;
-    made_count++;
-}
-
-/* Destroyed: one of the tasks' own contexts is gone (another context destroyed counts for
- * nothing: the observer's, destroyed by a task, fails the harness's own destroy at the end). */
-static void made_remove(CUcontext c)
-{
-    for (int i = 0; i < made_count && i < MAX_MADE; i++)
-        if (made[i] == c) {
-            made[i] = made[--made_count < MAX_MADE ? made_count : MAX_MADE - 1];
-            return;
-        }
-}
-
-#if CUDA_VERSION >= 13000
-CUresult __real_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
-                               CUdevice dev);
-CUresult __wrap_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
-                               CUdevice dev)
-{
-    CUresult r = __real_cuCtxCreate_v4(ctx, params, flags, dev);
-    if (counting && r == CUDA_SUCCESS)
-        made_add(*ctx);
-    return r;
-}
-#else
-CUresult __real_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev);
-CUresult __wrap_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev)
-{
-    CUresult r = __real_cuCtxCreate_v2(ctx, flags, dev);
-    if (counting && r == CUDA_SUCCESS)
-        made_add(*ctx);
-    return r;
-}
-#endif
-CUresult __real_cuCtxDestroy_v2(CUcontext ctx);
-CUresult __wrap_cuCtxDestroy_v2(CUcontext ctx)
-{
-    CUresult r = __real_cuCtxDestroy_v2(ctx);
-    if (counting && r == CUDA_SUCCESS)
-        made_remove(ctx);
-    return r;
-}
+enum { TASKS = 4 };
 
 static double free_mib(void)
 {
@@ -107,18 +60,18 @@ int main(int argc, char **argv)
         harness_fill(in, n, seed, k);
         for (size_t i = 0; i < n; i++)
             out[i] = -1;
-        counting = 1;
+        made_counting = 1;
         bool done = do_task(dev, in, out, n);
-        counting = 0;
+        made_counting = 0;
         harness_case(k, done, out, n, "failed");
     }
     harness_report("contexts_left", "%d", made_count);
     /* A task whose allocation fails (more memory than any GPU has): it must say so and still
      * destroy its context. "error_task RETURNED CONTEXTS_IT_LEFT" */
     int left_before = made_count;
-    counting = 1;
+    made_counting = 1;
     bool failed_task = do_task(dev, in, out, (size_t)1 << 46);
-    counting = 0;
+    made_counting = 0;
     harness_report("error_task", "%s %d", failed_task ? "true" : "false", made_count - left_before);
     double after = free_mib();
     stack_names(stack, sizeof stack, &observer, names, 1);

@@ -9,58 +9,8 @@
 #include <stdint.h>
 
 #include "02_harness.h"
+#include "made_contexts.h" /* the library's contexts left: made_count */
 #include "share_primary.h"
-
-/* The contexts the library's code created and has not destroyed, followed one by one
- * (cuCtxCreate and cuCtxDestroy through the linker's --wrap: harness/share_primary/wrap). */
-enum { MAX_MADE = 16 };
-static CUcontext made[MAX_MADE];
-static int made_count;
-
-static void made_add(CUcontext c)
-{
-    if (made_count < MAX_MADE)
-        made[made_count++] = c;
-}
-
-static void made_remove(CUcontext c)
-{
-    for (int i = 0; i < made_count; i++)
-        if (made[i] == c) {
-            made[i] = made[--made_count];
-            return;
-        }
-}
-
-#if CUDA_VERSION >= 13000
-CUresult __real_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
-                               CUdevice dev);
-CUresult __wrap_cuCtxCreate_v4(CUcontext *ctx, CUctxCreateParams *params, unsigned int flags,
-                               CUdevice dev)
-{
-    CUresult r = __real_cuCtxCreate_v4(ctx, params, flags, dev);
-    if (r == CUDA_SUCCESS)
-        made_add(*ctx);
-    return r;
-}
-#else
-CUresult __real_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev);
-CUresult __wrap_cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev)
-{
-    CUresult r = __real_cuCtxCreate_v2(ctx, flags, dev);
-    if (r == CUDA_SUCCESS)
-        made_add(*ctx);
-    return r;
-}
-#endif
-CUresult __real_cuCtxDestroy_v2(CUcontext ctx);
-CUresult __wrap_cuCtxDestroy_v2(CUcontext ctx)
-{
-    CUresult r = __real_cuCtxDestroy_v2(ctx);
-    if (r == CUDA_SUCCESS)
-        made_remove(ctx);
-    return r;
-}
 
 int main(int argc, char **argv)
 {
@@ -68,6 +18,7 @@ int main(int argc, char **argv)
     uint32_t seed = harness_seed(argc, argv,
                                  "Exercise share_primary: calls library_begin() and "
                                  "library_end() around a buffer, reports what is left.");
+    made_counting = 1; /* every context made from here on is the library's */
     CUdevice dev;
     CUcontext app = NULL, lib = NULL, current = NULL;
     const char *const names[1] = {"runtime"};
