@@ -308,34 +308,33 @@ honest_rows() { grep '^"honest",' "$1/gradebook.csv"; }
     assert_output 15/15
 }
 
-@test "hostile (beside): a class's stop ends every sandbox at once; graded again, the honest student's points are the same" {
-    S="$BATS_FILE_TMPDIR/stopclass"
-    env PATH="$T/bin:$PATH" "$T/grading/class" local "$S" "$BATS_TEST_TMPDIR/o" --per-gpu 2 --timeout 60 --format none \
-        >"$BATS_TEST_TMPDIR/log" 2>&1 &
-    pid=$!
+# stop_once_started PID WHAT [LOG]: once the sleeper's sandbox runs (its marker), SIGTERM to PID
+# (a grading, WHAT); within 5 s no process of the sandbox is left. LOG (a file): shown if it
+# never started.
+stop_once_started() {
+    local pid="$1" i t0
     for i in $(seq 1 60); do pgrep -f hostile-stop-marker >/dev/null && break; sleep 0.5; done
-    pgrep -f hostile-stop-marker >/dev/null || { kill "$pid"; fail "the sandbox never started: $(cat "$BATS_TEST_TMPDIR/log")"; }
+    pgrep -f hostile-stop-marker >/dev/null || { kill "$pid"; fail "$2's sandbox never started${3:+: $(cat "$3")}"; }
     kill -TERM "$pid"
     t0=$SECONDS
     wait "$pid" || true
     for i in $(seq 1 10); do pgrep -f hostile-stop-marker >/dev/null || break; sleep 0.3; done
     run pgrep -af hostile-stop-marker; assert_output ''
-    [ $((SECONDS - t0)) -le 5 ] || fail "the stop took $((SECONDS - t0)) s"
+    [ $((SECONDS - t0)) -le 5 ] || fail "$2's stop took $((SECONDS - t0)) s"
+}
+
+@test "hostile (beside): a class's stop ends every sandbox at once; graded again, the honest student's points are the same" {
+    S="$BATS_FILE_TMPDIR/stopclass"
+    env PATH="$T/bin:$PATH" "$T/grading/class" local "$S" "$BATS_TEST_TMPDIR/o" --per-gpu 2 --timeout 60 --format none \
+        >"$BATS_TEST_TMPDIR/log" 2>&1 &
+    stop_once_started $! "the class" "$BATS_TEST_TMPDIR/log"
     run cat "$BATS_TEST_TMPDIR/log"
     assert_output --partial "class: stopped:"
     run grep -c . "$BATS_TEST_TMPDIR/o/logs/stop.exit"; assert_output 1
     run cat "$BATS_TEST_TMPDIR/o/logs/stop.exit"; assert_output stopped
     # one student's grading stopped on its own (grading/grade): the same, not at the step's limit
     "$T/grading/grade" --submission "$S/stop" --out "$BATS_TEST_TMPDIR/g" -q --timeout 60 >/dev/null 2>&1 &
-    pid=$!
-    for i in $(seq 1 60); do pgrep -f hostile-stop-marker >/dev/null && break; sleep 0.5; done
-    pgrep -f hostile-stop-marker >/dev/null || { kill "$pid"; fail "grade's sandbox never started"; }
-    kill -TERM "$pid"
-    t0=$SECONDS
-    wait "$pid" || true
-    for i in $(seq 1 10); do pgrep -f hostile-stop-marker >/dev/null || break; sleep 0.3; done
-    run pgrep -af hostile-stop-marker; assert_output ''
-    [ $((SECONDS - t0)) -le 5 ] || fail "grade's stop took $((SECONDS - t0)) s"
+    stop_once_started $! "grade"
     # graded again (without the sleeper): the honest student's points as alone
     rm -rf "$S/stop"
     run env PATH="$T/bin:$PATH" "$T/grading/class" local "$S" "$BATS_TEST_TMPDIR/o" --timeout 20 --format none
