@@ -262,7 +262,9 @@ normalize_05() {
     assert_regex "$LESSON_OUT" 'cuModuleGetFunction\(module, "saxpy"\) -> CUDA_ERROR_NOT_FOUND \(500\)'
 }
 
-# bats test_tags=gpu
+# (shared: each of these runs ends at an error made on purpose, exit 1; the tests assert that
+# error and its message, which another program on the GPU cannot change, and no timing)
+# bats test_tags=gpu,shared
 @test "GPU: --ptx with a syntax error: exit 1, CUDA_ERROR_INVALID_PTX and the JIT's error log" {
     require_gpu
     sed '0,/ret;/s//rte;/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/broken.ptx"
@@ -273,7 +275,7 @@ normalize_05() {
     assert_output --regexp "\| .*rte"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: --kernel naming a kernel the module lacks: exit 1, CUDA_ERROR_NOT_FOUND and the entries" {
     require_gpu
     run "$BIN" --kernel saxpy
@@ -283,7 +285,7 @@ normalize_05() {
     assert_output --partial "its PTX entries are: axpy empty"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: --ptx with a PTX ISA version newer than the driver's: exit 1, CUDA_ERROR_UNSUPPORTED_PTX_VERSION" {
     require_gpu
     sed 's/^\.version .*/.version 99.9/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/newer.ptx"
@@ -292,7 +294,7 @@ normalize_05() {
     assert_output --partial "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: --ptx for an architecture newer than the card: exit 1 with the JIT's log" {
     require_gpu
     sed 's/^\.target .*/.target sm_120/' "$LESSON/build/kernels.ptx" >"$BATS_TEST_TMPDIR/newer-sm.ptx"
@@ -304,7 +306,7 @@ normalize_05() {
     assert_output --partial "the JIT's error log"
 }
 
-# bats test_tags=gpu
+# bats test_tags=gpu,shared
 @test "GPU: --nvrtc with a compile error: exit 1, NVRTC_ERROR_COMPILATION and NVRTC's log" {
     require_gpu
     printf 'extern "C" __global__ void axpy(float a, const float *x, float *y, int n)\n{\n    y[0] = a * x[0] + oops;\n}\n' \
