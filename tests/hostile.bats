@@ -55,11 +55,13 @@ setup_file() {
     printf 'Model: Toy GPU\nGPU UUID: GPU-toy-0\nDevice Minor: 3\n' >"$g/info/0000:01:00.0/information"
     printf 'Model: Toy GPU\nGPU UUID: GPU-toy-1\nDevice Minor: 5\n' >"$g/info/0000:02:00.0/information"
     for d in nvidia0 nvidia3 nvidia5 nvidiactl nvidia-uvm nvidia-uvm-tools nvidia-modeset; do : >"$g/dev/$d"; done
+    # the class's machine: the two stand-in GPUs, and small limits that the attacks exhaust
+    local machine=(PATH="$g/bin:$PATH" GRADE_GPU_INFO="$g/info" SANDBOX_DEV_DIR="$g/dev" SANDBOX_NPROC=150
+        SANDBOX_PIDS=200 SANDBOX_TMP_MB=64 SANDBOX_SHM_MB=32 SANDBOX_FSIZE_MB=64 SANDBOX_MEM_MB=1024
+        SANDBOX_MEMORY_MB=512)
     resources() { # OUT SUBMISSIONS class-options...
         local o="$1" s="$2"; shift 2
-        env PATH="$g/bin:$PATH" GRADE_GPU_INFO="$g/info" SANDBOX_DEV_DIR="$g/dev" SANDBOX_NPROC=150 SANDBOX_PIDS=200 \
-            SANDBOX_TMP_MB=64 SANDBOX_SHM_MB=32 SANDBOX_FSIZE_MB=64 SANDBOX_MEM_MB=1024 SANDBOX_MEMORY_MB=512 \
-            "$T/grading/class" local "$s" "$o" --gpus 0,1 --timeout 20 "$@"
+        env "${machine[@]}" "$T/grading/class" local "$s" "$o" --gpus 0,1 --timeout 20 "$@"
     }
     resources "$RO.alone" "$BATS_FILE_TMPDIR/alone" --format none >"$RO.alone.log" 2>&1 || true
     resources "$RO" "$R" --per-gpu 5 --format all >"$RO.log" 2>&1 &
@@ -71,9 +73,7 @@ setup_file() {
         sleep 0.2
     done
     echo "$n" >"$RO.held-before"
-    env PATH="$g/bin:$PATH" GRADE_GPU_INFO="$g/info" SANDBOX_DEV_DIR="$g/dev" SANDBOX_NPROC=150 SANDBOX_PIDS=200 \
-        SANDBOX_TMP_MB=64 SANDBOX_SHM_MB=32 SANDBOX_FSIZE_MB=64 SANDBOX_MEM_MB=1024 SANDBOX_MEMORY_MB=512 CUDA_VISIBLE_DEVICES=0 \
-        "$T/grading/grade" --submission "$BATS_FILE_TMPDIR/alone/honest" --out "$RO.beside" -q --timeout 40 >"$RO.beside.log" 2>&1 || true
+    env "${machine[@]}" CUDA_VISIBLE_DEVICES=0 "$T/grading/grade" --submission "$BATS_FILE_TMPDIR/alone/honest" --out "$RO.beside" -q --timeout 40 >"$RO.beside.log" 2>&1 || true
     pgrep -c -x -f "$T/01_toy/build/exercises/add" >"$RO.held-after" || true
     rc=0; wait "$class" || rc=$?
     echo "$rc" >"$RO.rc"
