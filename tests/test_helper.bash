@@ -199,12 +199,20 @@ test_shims() {
 # reads the platform (as the variables make it report it) and prints its decision before the
 # first call that needs a real GPU reaches the stub and stops it.
 shim_over_stub() {
-    local program="$1" stub
+    local program="$1"
     shift
     [ -f "$ROOT/tests/shims/build" ] || skip "tests/shims is not in this tree"
-    stub="$(stub_driver_dir)/libcuda.so.1" || skip "no stub libcuda.so in the CUDA toolkit"
-    test_shims "$BATS_FILE_TMPDIR/shim-stub" "$(readlink -f "$stub")"
+    toolkit_stub >/dev/null || skip "no stub libcuda.so in the CUDA toolkit"
+    stub_shims "$BATS_FILE_TMPDIR/shim-stub"
     LD_LIBRARY_PATH="$BATS_FILE_TMPDIR/shim-stub" run env "$@" "$program"
+}
+
+# stub_shims DIR: tests/shims in DIR forwarding to the toolkit's stub libcuda.so (tests/run's
+# build, linked, where it made one: test_shims); status 1 where the toolkit has no stub.
+stub_shims() {
+    local stub
+    stub="$(toolkit_stub)" || return 1
+    test_shims "$1" "$(readlink -f "$stub")"
 }
 
 # The CUDA toolkit's stub libcuda.so, reachable as libcuda.so.1 through LD_LIBRARY_PATH.
