@@ -24,8 +24,9 @@
  *    is someone else's.
  * Seen, gpu_shared() reports it ("NVML cannot list processes here (a container's PID
  * namespace), but ...", ending with what that does to timings); gpu_shared_evidence() gives
- * what was seen alone, for a lesson whose claims it disturbs otherwise (lesson 02: free memory). Not seen, gpu_shared() says nothing, and gpu_shared_blind() (true
- * only then) tells a lesson that wants to say so that NVML could not see (why: "cannot tell
+ * what was seen alone, for a lesson whose claims it disturbs otherwise (lesson 02: free
+ * memory). Not seen, gpu_shared() says nothing, and gpu_shared_blind() (true only then) tells
+ * a lesson that wants to say so that NVML could not see (why: "cannot tell
  * whether another program shares this GPU: NVML cannot see processes here (a container's PID
  * namespace); ...").
  * GPU_SHARED_TRACE=1 prints each signal on stderr.
