@@ -48,12 +48,21 @@ $(error CUDA_PATH=$(CUDA_PATH), NVCC=$(NVCC): make cannot use a toolkit whose pa
 endif
 endif
 
-LESSON_SRCS := $(wildcard *.c *.cu)
+# The lesson's program: its top-level *.c and *.cu files (the core and the kernels) and those of
+# its instrument's folder, proof/ (the steps, measurements, claims and reports that prove the
+# idea, with the program's main()); demo.c, a program of its own, is not part of it.
+PROOF := proof
+LESSON_SRCS := $(filter-out demo.c,$(wildcard *.c *.cu)) $(wildcard $(PROOF)/*.c $(PROOF)/*.cu)
+# The demo (make demo, build/demo): demo.c with the core and the kernels, nothing of proof/, as
+# the README's one nvcc line builds it by hand (a lesson's Makefile may set DEMO_SRCS before the
+# include; common/ is linked as for every program).
+DEMO_SRCS ?= demo.c core.c $(wildcard *.cu)
+DEMO := $(if $(wildcard demo.c),$(BUILD)/demo)
 EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
 SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
-INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include $(if $(wildcard harness/),-Iharness)
+INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include -I. $(if $(wildcard $(PROOF)/),-I$(PROOF)) $(if $(wildcard harness/),-Iharness)
 # q: one word for the shell whatever the name holds ($(), spaces, quotes, ...): as it is when it
 # holds only letters, digits and _./+-= (what the output shows), else in single quotes.
 unsafe = $(strip $(subst =,,$(subst -,,$(subst +,,$(subst /,,$(subst .,,$(subst _,,$(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(subst Z,,$(subst Y,,$(subst X,,$(subst W,,$(subst V,,$(subst U,,$(subst T,,$(subst S,,$(subst R,,$(subst Q,,$(subst P,,$(subst O,,$(subst N,,$(subst M,,$(subst L,,$(subst K,,$(subst J,,$(subst I,,$(subst H,,$(subst G,,$(subst F,,$(subst E,,$(subst D,,$(subst C,,$(subst B,,$(subst A,,$(subst z,,$(subst y,,$(subst x,,$(subst w,,$(subst v,,$(subst u,,$(subst t,,$(subst s,,$(subst r,,$(subst q,,$(subst p,,$(subst o,,$(subst n,,$(subst m,,$(subst l,,$(subst k,,$(subst j,,$(subst i,,$(subst h,,$(subst g,,$(subst f,,$(subst e,,$(subst d,,$(subst c,,$(subst b,,$(subst a,,$(1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
@@ -75,16 +84,17 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 # PROGRESS=1 (the top-level make run and make test, which build with -s): a line per file built.
 progress = $(if $(PROGRESS),@echo $(call q,$(LESSON): $(1)))
 
-.PHONY: all program programs exercises run test check sanitize clean help FORCE
+.PHONY: all program programs demo exercises run test check sanitize clean help FORCE
 .DEFAULT_GOAL := all
 # EXERCISES_MAY_FAIL=1 (the top-level make gives it): a student's exercise that does not build
 # (yet) stops neither the lesson's program nor the suite (exercises-may-fail, below).
 ifdef EXERCISES_MAY_FAIL
-all: $(BIN) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%) $(if $(EXERCISES),exercises-may-fail)
+all: $(BIN) $(DEMO) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%) $(if $(EXERCISES),exercises-may-fail)
 else
-all: $(BIN) $(EXERCISE_BINS)
+all: $(BIN) $(DEMO) $(EXERCISE_BINS)
 endif
 program: $(BIN)
+demo: $(DEMO)
 programs: program
 exercises: $(EXERCISE_BINS)
 
@@ -123,6 +133,15 @@ $(BUILD)/obj/common/%.cu.o: $(COMMON)/%.cu $(BUILD)/flags
 $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
 	$(call progress,$@)
+
+ifneq ($(DEMO),)
+$(DEMO): $(call obj,$(DEMO_SRCS)) $(COMMON_OBJS)
+	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
+	$(call progress,$@)
+else
+demo:
+	@echo '$(LESSON) has no demo.c' >&2; exit 2
+endif
 
 # An exercise (or its solution): the student's files (those exercises/NAME/files lists, else
 # every .c and .cu file of its folder) and the harness's, see the top of this file.
@@ -241,12 +260,13 @@ clean::
 
 # The lesson's own targets (the .PHONY line of its Makefile) are listed by help with the
 # Makefile's comment line "# make TARGET ..." for each.
-LESSON_TARGETS := $(filter-out all program programs exercises exercise-from run test check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
+LESSON_TARGETS := $(filter-out all program programs demo exercises exercise-from run test check sanitize clean help FORCE,$(shell sed -n 's/^\.PHONY: *//p' Makefile 2>/dev/null))
 
 help:
 	@echo 'make            build build/$(NAME) and the exercises'
 	@echo 'make program    build build/$(NAME) only, not the exercises (make programs: the same, as at the top)'
 	@echo 'make exercises  build the exercises and their solutions only'
+	@echo 'make demo       build build/demo: demo.c, the idea in one short program (the README shows its nvcc line)'
 	@echo 'make run        build and run it (ARGS="--device 1" passes options; exit 77, cannot run here, is not an error)'
 	@echo 'make test       this lesson'"'"'s tests (tests/$(LESSON).bats and its regimes), through the top-level make test'
 	@echo 'make check      grade your exercises: points per exercise; without a GPU it says it cannot grade here (SOLUTIONS=1: the reference solutions)'
