@@ -123,6 +123,78 @@ stub_shim() {
     assert_output --partial "cuda-shim: cannot open the real driver library /nonexistent/libcuda.so.1"
 }
 
+# burst_driver DIR: DIR/libreal.so, a made-up driver behind the shim whose cuEventElapsedTime
+# (and _v2) answer 2 ms, and DIR/elapsed, which calls the shim's cuEventElapsedTime once per
+# argument (v1, v2, or proc: the runtime's way, through cuGetProcAddress at 12080) and prints each.
+burst_driver() {
+    cat >"$1/real.c" <<'EOF'
+int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+int cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 2.0f; return 0; }
+int cuEventElapsedTime_v2(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 2.0f; return 0; }
+int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, int *st)
+{ (void)s; (void)v; (void)f; *p = (void *)cuEventElapsedTime_v2; if (st) *st = 0; return 0; }
+EOF
+    cat >"$1/elapsed.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+typedef int (*elapsed_fn)(float *, void *, void *);
+typedef int (*proc_fn)(const char *, void **, int, unsigned long long, int *);
+int main(int argc, char **argv)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) { printf("dlopen: %s\n", dlerror()); return 1; }
+    for (int i = 1; i < argc; i++) {
+        elapsed_fn f = (elapsed_fn)dlsym(lib, strcmp(argv[i], "v2") ? "cuEventElapsedTime" : "cuEventElapsedTime_v2");
+        if (!strcmp(argv[i], "proc")) {
+            proc_fn get = (proc_fn)dlsym(lib, "cuGetProcAddress_v2");
+            int st = -1;
+            int rc = get("cuEventElapsedTime", (void **)&f, 12080, 0, &st);
+            if (rc) { printf("cuGetProcAddress %d\n", rc); return 1; }
+        }
+        float ms = 0;
+        int rc = f(&ms, 0, 0);
+        printf("%d %s %g\n", i, rc ? "error" : "ok", ms);
+    }
+    return 0;
+}
+EOF
+    cc -shared -fPIC -o "$1/libreal.so" "$1/real.c" && cc -o "$1/elapsed" "$1/elapsed.c" -ldl
+}
+
+@test "CUDA_SHIM_BURST=FROM:COUNT:FACTOR: the FROM-th to (FROM+COUNT-1)-th cuEventElapsedTime calls scaled" {
+    local d="$BATS_TEST_TMPDIR"
+    burst_driver "$d" || fail "the made-up driver did not build"
+    # without the variable every call answers the driver's 2 ms
+    stub_shim CUDA_SHIM_REAL="$d/libreal.so" "$d/elapsed" v1 v2 proc
+    assert_success
+    assert_output "$(printf '1 ok 2\n2 ok 2\n3 ok 2')"
+    # calls 2 and 3 of six, 4 times slower: both versions and cuGetProcAddress's count together
+    stub_shim CUDA_SHIM_REAL="$d/libreal.so" CUDA_SHIM_BURST=2:2:4 "$d/elapsed" v1 v2 proc v1 v2 proc
+    assert_success
+    assert_output "$(printf '1 ok 2\n2 ok 8\n3 ok 8\n4 ok 2\n5 ok 2\n6 ok 2')"
+    stub_shim CUDA_SHIM_REAL="$d/libreal.so" CUDA_SHIM_BURST=1:1:0.25 CUDA_SHIM_TRACE=1 "$d/elapsed" v2 v2
+    assert_line "1 ok 0.5"
+    assert_line "2 ok 2"
+    assert_line "cuda-shim: cuEventElapsedTime_v2 call 1: 2 ms -> 0.5 ms (CUDA_SHIM_BURST)"
+    # COUNT 0: no call changed
+    stub_shim CUDA_SHIM_REAL="$d/libreal.so" CUDA_SHIM_BURST=1:0:9 "$d/elapsed" v1
+    assert_output "1 ok 2"
+    # behind the stub the call fails as before, unscaled
+    stub_shim CUDA_SHIM_BURST=1:5:3 "$d/elapsed" v1
+    assert_output "1 error 0"
+}
+
+@test "CUDA_SHIM_BURST with a bad value: one line naming it, exit 2, no call made" {
+    local d="$BATS_TEST_TMPDIR" bad
+    burst_driver "$d" || fail "the made-up driver did not build"
+    for bad in 0:1:2 1:1:0 1:1:-3 x 1:1 1:1:2x :1:2 1::2 1:-1:2 2.5:1:2 1:1:nan; do
+        stub_shim CUDA_SHIM_REAL="$d/libreal.so" CUDA_SHIM_BURST="$bad" "$d/elapsed" v1
+        assert_failure 2
+        assert_output "cuda-shim: CUDA_SHIM_BURST=$bad: expected FROM:COUNT:FACTOR (whole numbers FROM >= 1, COUNT >= 0, a number FACTOR > 0), e.g. 3:2:4"
+    done
+}
+
 @test "the huge-page preload advises large host allocations MADV_HUGEPAGE, not small ones" {
     cat >"$BATS_TEST_TMPDIR/alloc.c" <<'EOF'
 #define _GNU_SOURCE

@@ -29,6 +29,18 @@
  *   CUDA_SHIM_HOST_PAGE_TABLES=0|1  the device attributes of those names
  *   CUDA_SHIM_MIG=1g.10gb          the device name gets " MIG 1g.10gb" (as a MIG slice's does)
  *                                  and one asynchronous engine unless CUDA_SHIM_ASYNC_ENGINES
+ *   CUDA_SHIM_BURST=FROM:COUNT:FACTOR   a burst of noise in the timings: the FROM-th to the
+ *                                  (FROM+COUNT-1)-th calls of cuEventElapsedTime (1-based, both
+ *                                  versions, _v2 too, together, counted per process: every call
+ *                                  counts, whatever it answers) give the real elapsed time
+ *                                  multiplied by FACTOR (a number > 0: 3 makes them 3 times
+ *                                  slower, 0.5 twice as fast); the other calls are untouched.
+ *                                  The runtime's cudaEventElapsedTime reaches it through
+ *                                  cuGetProcAddress (below), so both APIs see the burst.
+ *                                  FROM >= 1, COUNT >= 0 whole numbers. A value of another form
+ *                                  stops the program, when it loads the driver, with one line
+ *                                  ("cuda-shim: CUDA_SHIM_BURST=...") and exit status 2: a
+ *                                  test must not pass by a burst that never happened.
  *   CUDA_SHIM_TRACE=1              each intercepted call and cuGetProcAddress lookup on stderr
  * Behind the toolkit's stub (cuInit answers CUDA_ERROR_STUB_LIBRARY), the shim emulates one
  * device, so that a program can read the platform and print what it decides before the next
@@ -118,8 +130,11 @@ static CUresult missing(void)
 }
 static void *real(const char *name);
 
+static void burst_parse(void);
+
 __attribute__((constructor)) static void shim_open(void)
 {
+    burst_parse();
     const char *path = getenv("CUDA_SHIM_REAL");
     S.trace = getenv("CUDA_SHIM_TRACE") && *getenv("CUDA_SHIM_TRACE") == '1';
     S.lib = dlopen(path && *path ? path : SHIM_REAL, RTLD_NOW | RTLD_LOCAL);
@@ -625,6 +640,66 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     return rc;
 }
 
+/* ---- timings: CUDA_SHIM_BURST ----------------------------------------------------------- */
+
+typedef void *CUevent;
+static struct {
+    long from, count; /* calls from..from+count-1 (1-based); count 0: none */
+    double factor;
+} burst;
+static long elapsed_calls; /* cuEventElapsedTime calls so far, both versions */
+
+/* Reads CUDA_SHIM_BURST=FROM:COUNT:FACTOR; anything else: one line and exit 2. */
+static void burst_parse(void)
+{
+    const char *v = getenv("CUDA_SHIM_BURST");
+    if (!v || !*v)
+        return;
+    char *end = NULL;
+    errno = 0;
+    long from = strtol(v, &end, 10);
+    bool good = end != v && *end == ':' && from >= 1;
+    const char *p = end + 1;
+    long count = good ? strtol(p, &end, 10) : -1;
+    good = good && end != p && *end == ':' && count >= 0;
+    p = end + 1;
+    double factor = good ? strtod(p, &end) : 0;
+    good = good && end != p && !*end && factor > 0 && factor < 1e9 && errno == 0;
+    if (!good) {
+        fprintf(stderr,
+                "cuda-shim: CUDA_SHIM_BURST=%s: expected FROM:COUNT:FACTOR (whole numbers FROM "
+                ">= 1, COUNT >= 0, a number FACTOR > 0), e.g. 3:2:4\n",
+                v);
+        exit(2);
+    }
+    burst.from = from;
+    burst.count = count;
+    burst.factor = factor;
+}
+
+static CUresult shim_elapsed(const char *name, float *ms, CUevent start, CUevent end)
+{
+    CUresult (*elapsed)(float *, CUevent, CUevent);
+    *(void **)&elapsed = real(name);
+    long call = __atomic_add_fetch(&elapsed_calls, 1, __ATOMIC_RELAXED);
+    CUresult rc = elapsed(ms, start, end);
+    if (rc == OK && ms && burst.count > 0 && call >= burst.from &&
+        call - burst.from < burst.count) {
+        trace("%s call %ld: %g ms -> %g ms (CUDA_SHIM_BURST)", name, call, (double)*ms,
+              (double)*ms * burst.factor);
+        *ms = (float)(*ms * burst.factor);
+    }
+    return rc;
+}
+CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
+{
+    return shim_elapsed("cuEventElapsedTime_v2", ms, start, end);
+}
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
+{
+    return shim_elapsed("cuEventElapsedTime", ms, start, end);
+}
+
 /* ---- cuGetProcAddress: how the runtime finds the functions above ------------------------ */
 
 static CUresult shim_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags,
@@ -668,6 +743,8 @@ static const struct {
     {"cuCtxSetCurrent", 4000, (void *)cuCtxSetCurrent},
     {"cuCtxGetCurrent", 4000, (void *)cuCtxGetCurrent},
     {"cuCtxGetDevice", 2000, (void *)cuCtxGetDevice},
+    {"cuEventElapsedTime", 12080, (void *)cuEventElapsedTime_v2},
+    {"cuEventElapsedTime", 2000, (void *)cuEventElapsedTime},
     {"cuGetProcAddress", 12000, (void *)cuGetProcAddress_v2},
     {"cuGetProcAddress", 11030, (void *)cuGetProcAddress},
 };
