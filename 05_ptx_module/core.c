@@ -1,50 +1,25 @@
 /* 05_ptx_module/core.c - the idea: a kernel as PTX (or SASS), loaded through the Driver API as
- * a module or a library, looked up by name and launched. Every call the lesson teaches is made
- * here, in the order of the steps; the steps (main.c, step*.c) call these functions, then
+ * a module or a library, looked up by name and launched. The calls the lesson teaches that
+ * take more than one line live here, in the order of the steps; the steps (proof/) call
+ * cuModuleLoad, cuModuleLoadData, cuModuleGetFunction and the rest by their own names, then
  * time, check and print. A call whose failure a step shows on purpose returns its result;
  * the rest are checked here (checkDriver, checkRuntime, checkNvrtc print the call and error).
- *   2. load_module_file, load_module, load_module_with_log, get_function, unload_module
- *   3. function_attributes; launch_with_params, launch_axpy (kernelParams); launch_axpy_with_extra
- *   4. nvrtc_program, compile_with_nvrtc, nvrtc_output
+ *   2. load_module_with_log: cuModuleLoadDataEx with JIT options (logs, wall time)
+ *   3. function_attributes; launch_axpy (kernelParams); launch_axpy_with_extra (`extra`)
+ *   4. nvrtc_compile (nvrtcCreateProgram, nvrtcCompileProgram), nvrtc_output (its PTX, cubin)
  *   5. launch_empty, launch_empty_runtime_n, launch_and_wait; capture_graph_runtime,
  *      capture_graph_driver, replay_graph_runtime, replay_graph_driver, destroy_graphs
- *   7. load_library, function_in_context, unload_library; runtime_library_axpy,
- *      function_of_symbol, kernel_of_symbol
- *   8. green_context, destroy_green_context
+ *   7. load_library (cuLibraryLoadData, cuLibraryGetKernel); runtime_library_axpy
+ *   8. green_context
  * Not here, on purpose: the <<<>>> itself (C has none: kernels.cu's launch_empty_runtime_on);
  * step 1's cuInit and primary context, the contexts of step 7, the data's cuMemAlloc and
  * cuMemcpy*, the waits (cuCtxSynchronize) and step 5's streams: lessons 01-04 teach those. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
-#include "ptx_module.h"
-
-/* ---- 2. Loading a module --------------------------------------------------------------- */
-/* a) From a file, by name: PTX text, a cubin or a fatbin alike (the driver reads which). */
-CUresult load_module_file(CUmodule *mod, const char *path)
-{
-    return cuModuleLoad(mod, path);
-}
-
-/* b, d, e) From memory: PTX text (a NUL-terminated string), a cubin or a fatbin. PTX is
- *    compiled for this card by the driver's JIT, here, at load time. */
-CUresult load_module(CUmodule *mod, const void *image)
-{
-    return cuModuleLoadData(mod, image);
-}
-
-/* A kernel of the module by its name in the PTX (.entry): plain for extern "C" kernels. */
-CUresult get_function(CUfunction *f, CUmodule mod, const char *name)
-{
-    return cuModuleGetFunction(f, mod, name);
-}
-
-bool unload_module(CUmodule mod)
-{
-    return checkDriver(cuModuleUnload(mod));
-}
 
 /* c) With JIT options: two arrays, the options and a value for each. The logs are buffers of
  *    ours; CU_JIT_WALL_TIME's value slot comes back holding a float, the JIT's milliseconds. */
@@ -75,18 +50,12 @@ bool function_attributes(CUfunction f, struct fn_attrs *a)
            checkDriver(cuFuncGetAttribute(&a->binary_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
 }
 
-/* kernelParams: one pointer per parameter, each pointing at a value of exactly that
- * parameter's type; the driver copies as many bytes as the parameter has from each. */
-CUresult launch_with_params(CUfunction f, unsigned grid, unsigned block, void **params)
-{
-    return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL);
-}
-
 /* y = a * x + y: axpy(float a, const float *x, float *y, int n), one thread per element. */
 CUresult launch_axpy(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n)
 {
-    void *params[] = {&a, &x, &y, &n};
-    return launch_with_params(f, (n + BLOCK - 1) / BLOCK, BLOCK, params);
+    void *params[] = {&a, &x, &y, &n}; /* kernelParams: a pointer to each parameter's value */
+    unsigned grid = (n + BLOCK - 1) / BLOCK;
+    return cuLaunchKernel(f, grid, 1, 1, BLOCK, 1, 1, 0, NULL, params, NULL);
 }
 
 /* The same through `extra`: the parameters packed into one buffer (struct axpy_args), and its
@@ -102,18 +71,18 @@ CUresult launch_axpy_with_extra(CUfunction f, float a, CUdeviceptr x, CUdevicept
 }
 
 /* ---- 4. NVRTC: PTX made at run time ---------------------------------------------------- */
-/* A program from CUDA C++ source text; `name` is the file name its messages give. */
-nvrtcResult nvrtc_program(nvrtcProgram *prog, const char *source, const char *name)
+/* CUDA C++ source text compiled inside the running program; `name` is the file name its
+ * messages give. --gpu-architecture=compute_XX makes PTX, sm_XX SASS for that card too (a
+ * cubin). Returns the compile's result; *prog is NULL when the program was not even made. */
+nvrtcResult nvrtc_compile(nvrtcProgram *prog, const char *source, const char *name,
+                          const char *arch_opt)
 {
-    return nvrtcCreateProgram(prog, source, name, 0, NULL, NULL);
-}
-
-/* Compile it inside the running program: --gpu-architecture=compute_XX makes PTX, and sm_XX
- * makes SASS for that card too (a cubin). */
-nvrtcResult compile_with_nvrtc(nvrtcProgram prog, const char *arch_opt)
-{
+    *prog = NULL;
+    nvrtcResult r = nvrtcCreateProgram(prog, source, name, 0, NULL, NULL);
+    if (r != NVRTC_SUCCESS)
+        return r;
     const char *opts[] = {arch_opt};
-    return nvrtcCompileProgram(prog, 1, opts);
+    return nvrtcCompileProgram(*prog, 1, opts);
 }
 
 /* What NVRTC made, each malloc'd for the caller to free (a NULL argument: not wanted): its
@@ -220,16 +189,6 @@ bool load_library(CUlibrary *lib, CUkernel *kernel, const void *image, const cha
            checkDriver(cuLibraryGetKernel(kernel, *lib, name));
 }
 
-/* The kernel's CUfunction in whichever context is current now. */
-bool function_in_context(CUfunction *f, CUkernel kernel)
-{
-    return checkDriver(cuKernelGetFunction(f, kernel));
-}
-
-bool unload_library(CUlibrary lib)
-{
-    return checkDriver(cuLibraryUnload(lib));
-}
 #endif
 
 #if CUDART_VERSION >= 12080
@@ -250,19 +209,7 @@ bool runtime_library_axpy(const void *image, const char *name, float a, CUdevice
 }
 #endif
 
-/* d) The other way: a kernel compiled into the program, named by its host-side symbol (what
- *    <<<>>> launches), as the CUfunction of the current context (CUDA 11.0). */
-bool function_of_symbol(CUfunction *f, const void *symbol)
-{
-    return checkRuntime(cudaGetFuncBySymbol(f, symbol));
-}
-
 #if CUDART_VERSION >= 12010
-/* Its cudaKernel_t (CUDA 12.1), which from CUDA 12.8 the runtime documents as a CUkernel. */
-bool kernel_of_symbol(cudaKernel_t *kernel, const void *symbol)
-{
-    return checkRuntime(cudaGetKernel(kernel, symbol));
-}
 #endif
 
 /* ---- 8. A part of the GPU -------------------------------------------------------------- */
@@ -291,8 +238,14 @@ CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms, CUgr
     return r;
 }
 
-bool destroy_green_context(CUgreenCtx green)
-{
-    return checkDriver(cuGreenCtxDestroy(green));
-}
 #endif
+
+bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)
+{
+    if (r == NVRTC_SUCCESS)
+        return true;
+    fflush(stdout);
+    fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, nvrtcGetErrorString(r),
+            (int)r);
+    return false;
+}

@@ -10,6 +10,12 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
+#include "check.h"
+
+/* checkNvrtc(call): as check.h's checkDriver, for NVRTC (the call's text and NVRTC's error). */
+bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
+#define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
+
 enum { BLOCK = 256, LOG_SIZE = 16384 };
 
 /* cuModuleLoadDataEx's two logs and the JIT's own wall time (load_module_with_log). */
@@ -35,22 +41,17 @@ struct fn_attrs {
     int regs, shared, local, max_threads, ptx_version, binary_version;
 };
 
-/* 2. Loading a module. Each returns the driver's answer; the caller checks it. */
-CUresult load_module_file(CUmodule *mod, const char *path);
-CUresult load_module(CUmodule *mod, const void *image);
+/* 2. Loading a module with JIT options; returns the driver's answer, the caller checks it. */
 CUresult load_module_with_log(CUmodule *mod, const void *image, struct jit_log *log);
-CUresult get_function(CUfunction *f, CUmodule mod, const char *name);
-bool unload_module(CUmodule mod);
 
 /* 3. What a function needs, and launching it. */
 bool function_attributes(CUfunction f, struct fn_attrs *a);
-CUresult launch_with_params(CUfunction f, unsigned grid, unsigned block, void **params);
 CUresult launch_axpy(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n);
 CUresult launch_axpy_with_extra(CUfunction f, float a, CUdeviceptr x, CUdeviceptr y, int n);
 
 /* 4. NVRTC. */
-nvrtcResult nvrtc_program(nvrtcProgram *prog, const char *source, const char *name);
-nvrtcResult compile_with_nvrtc(nvrtcProgram prog, const char *arch_opt);
+nvrtcResult nvrtc_compile(nvrtcProgram *prog, const char *source, const char *name,
+                          const char *arch_opt);
 bool nvrtc_output(nvrtcProgram *prog, char **log, char **ptx, char **cubin, size_t *cubin_size);
 
 /* 5. What a launch costs; a graph of launches. */
@@ -66,23 +67,16 @@ bool destroy_graphs(cudaGraph_t rg, cudaGraphExec_t rge, CUgraph dg, CUgraphExec
 /* 7. One load for every context; the runtime's side. */
 #if CUDA_VERSION >= 12000
 bool load_library(CUlibrary *lib, CUkernel *kernel, const void *image, const char *name);
-bool function_in_context(CUfunction *f, CUkernel kernel);
-bool unload_library(CUlibrary lib);
 #endif
 #if CUDART_VERSION >= 12080
 bool runtime_library_axpy(const void *image, const char *name, float a, CUdeviceptr x,
                           CUdeviceptr y, int n);
-#endif
-bool function_of_symbol(CUfunction *f, const void *symbol);
-#if CUDART_VERSION >= 12010
-bool kernel_of_symbol(cudaKernel_t *kernel, const void *symbol);
 #endif
 
 /* 8. A part of the GPU. */
 #if CUDA_VERSION >= 12040
 CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
                        CUcontext *ctx);
-bool destroy_green_context(CUgreenCtx green);
 #endif
 
 /* kernels.cu: <<<1, 1, 0, s>>> of `empty`, the runtime's launch; axpy's host-side symbol. */

@@ -275,7 +275,7 @@ static bool release_all(struct lesson *L)
     bool ok = true;
     for (int m = 0; m < M_COUNT; m++)
         if (L->mod[m])
-            ok = unload_module(L->mod[m]) && ok;
+            ok = checkDriver(cuModuleUnload(L->mod[m])) && ok;
     if (L->d.dx)
         ok = checkDriver(cuMemFree(L->d.dx)) && ok;
     if (L->d.dy)

@@ -83,15 +83,12 @@ bool step_8_a_part_of_the_gpu(struct lesson *L);          /* step8_green.c */
 /* step4_nvrtc.c: NVRTC's output for `source`, compiled with L->arch_opt: the image to load (PTX
  * where the driver can JIT it, else the cubin for this card), and a copy of the PTX in *ptx
  * when ptx is not NULL. Caller frees both; NULL when a call failed. Steps 6 and 8 use it. */
-char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx);
+char *nvrtc_image(const char *source, const char *name, const struct lesson *L, char **ptx);
 
 /* ---- report.c: names, checks, claims and figures ----------------------------------------- */
 
 /* cuGetErrorName's name for r, or "(no name)". */
 const char *cu_name(CUresult r);
-
-bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line);
-#define checkNvrtc(op) check_nvrtc_((op), #op, __FILE__, __LINE__)
 
 /* A timing claim: judged (claim) unless a tool slows the calls (not judged, L->tool says why). */
 bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...)

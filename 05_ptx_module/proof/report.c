@@ -22,16 +22,6 @@ const char *cu_name(CUresult r)
     return name ? name : "(no name)";
 }
 
-bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)
-{
-    if (r == NVRTC_SUCCESS)
-        return true;
-    fflush(stdout);
-    fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, nvrtcGetErrorString(r),
-            (int)r);
-    return false;
-}
-
 bool timing_claim(const struct lesson *L, bool cond, const char *fmt, ...)
 {
     char text[512];

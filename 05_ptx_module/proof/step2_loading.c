@@ -1,5 +1,5 @@
 /* 05_ptx_module/step2_loading.c - step 2: what the build made, loaded as a module each way
- * (core.c: load_module_file, load_module, load_module_with_log, get_function), each timed;
+ * (cuModuleLoad, cuModuleLoadData, core.c's load_module_with_log, cuModuleGetFunction), each timed;
  * which compiler the driver used, what the JIT logged, what the driver took from the fatbin;
  * a cold JIT, a JIT cache hit and SASS, each repeated. */
 #include <stdio.h>
@@ -32,7 +32,7 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
         printf("      the driver cannot compile this toolkit's PTX: every step below loads SASS "
                "instead\n");
     }
-    if (r == CUDA_SUCCESS && !unload_module(L->mod[M_FILE]))
+    if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(L->mod[M_FILE])))
         return false;
     L->mod[M_FILE] = NULL;
     /* The cubin is for the first architecture of ARCH; the fatbin has SASS for each. */
@@ -40,12 +40,12 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
     char path[4200];
     beside_program(file, path, sizeof path);
     double t0 = host_ms();
-    r = load_module_file(&L->mod[M_FILE], path);
+    r = cuModuleLoad(&L->mod[M_FILE], path);
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
         file = "kernels.fatbin";
         beside_program(file, path, sizeof path);
         t0 = host_ms();
-        r = load_module_file(&L->mod[M_FILE], path);
+        r = cuModuleLoad(&L->mod[M_FILE], path);
     }
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
         fprintf(stderr,
@@ -59,7 +59,7 @@ static bool cubin_file_instead(struct lesson *L, CUresult r)
         return false;
     L->load_ms[M_FILE] = host_ms() - t0;
     t0 = host_ms();
-    if (!checkDriver(get_function(&L->fn[M_FILE], L->mod[M_FILE], L->kernel)))
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel)))
         return false;
     L->get_ms[M_FILE] = host_ms() - t0;
     printf("      cuModuleLoad(\"%s\") instead, the SASS the build made: load %.3f ms,\n"
@@ -81,7 +81,7 @@ static bool load_from_file(struct lesson *L)
     char jit[256] = "", driver[256] = "";
     bool had_jit = mapped_library("libnvidia-ptxjitcompiler", jit, sizeof jit);
     double t0 = host_ms();
-    CUresult r = load_module_file(&L->mod[M_FILE], path);
+    CUresult r = cuModuleLoad(&L->mod[M_FILE], path);
     L->load_ms[M_FILE] = host_ms() - t0;
     if (!L->ptx_arg && (!L->jit_ok || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION))
         return cubin_file_instead(L, r);
@@ -99,12 +99,12 @@ static bool load_from_file(struct lesson *L)
             print_log(stderr, L->log->error[0] ? L->log->error : "(empty)");
         }
         if (tmp)
-            unload_module(tmp);
+            checkDriver(cuModuleUnload(tmp));
         free(file_ptx);
         return false;
     }
     t0 = host_ms();
-    r = get_function(&L->fn[M_FILE], L->mod[M_FILE], L->kernel);
+    r = cuModuleGetFunction(&L->fn[M_FILE], L->mod[M_FILE], L->kernel);
     L->get_ms[M_FILE] = host_ms() - t0;
     if (r != CUDA_SUCCESS) {
         check_driver_(r, "cuModuleGetFunction(&fn[M_FILE], mod[M_FILE], kernel)", __FILE__,
@@ -174,7 +174,7 @@ static bool load_with_options(struct lesson *L)
         print_log(stderr, L->log->error);
         return false;
     }
-    if (!checkDriver(get_function(&L->fn[M_EX], L->mod[M_EX], L->kernel)))
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_EX], L->mod[M_EX], L->kernel)))
         return false;
     printf(
         "   c) cuModuleLoadDataEx(kernels_ptx + one line, 7 options: info and error log buffers,\n"
@@ -208,7 +208,7 @@ static bool sass_runs_on(int sass, int card)
 static bool load_cubin(struct lesson *L)
 {
     double t0 = host_ms();
-    CUresult r = load_module(&L->mod[M_CUBIN], kernels_cubin);
+    CUresult r = cuModuleLoadData(&L->mod[M_CUBIN], kernels_cubin);
     L->load_ms[M_CUBIN] = host_ms() - t0;
     if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
         L->mod[M_CUBIN] = NULL;
@@ -225,7 +225,7 @@ static bool load_cubin(struct lesson *L)
     if (!check_driver_(r, "cuModuleLoadData(&mod[M_CUBIN], kernels_cubin)", __FILE__, __LINE__))
         return false;
     t0 = host_ms();
-    if (!checkDriver(get_function(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)))
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_CUBIN], L->mod[M_CUBIN], L->kernel)))
         return false;
     L->get_ms[M_CUBIN] = host_ms() - t0;
     printf("   d) cuModuleLoadData(kernels_cubin): load %.3f ms, cuModuleGetFunction %.3f ms\n",
@@ -283,9 +283,9 @@ static bool load_fatbin(struct lesson *L)
         check_driver_(r, "cuModuleLoadDataEx(&mod[M_FATBIN], kernels_fatbin, 7, options, values)",
                       __FILE__, __LINE__);
     t0 = host_ms();
-    ok = ok && checkDriver(get_function(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel));
+    ok = ok && checkDriver(cuModuleGetFunction(&L->fn[M_FATBIN], L->mod[M_FATBIN], L->kernel));
     L->get_ms[M_FATBIN] = host_ms() - t0;
-    ok = ok && checkDriver(get_function(&L->empty_fn, L->mod[M_FATBIN], "empty")) &&
+    ok = ok && checkDriver(cuModuleGetFunction(&L->empty_fn, L->mod[M_FATBIN], "empty")) &&
          function_attributes(L->fn[M_FATBIN], &at);
     int bin = at.binary_version;
     bool jit_ran = strstr(log->info, "Compiling entry function") != NULL;
@@ -341,13 +341,13 @@ static bool three_costs(struct lesson *L)
         CUmodule tmp = NULL;
         CUfunction f;
         double t0 = host_ms();
-        ok = image && checkDriver(load_module(&tmp, image)) &&
-             checkDriver(get_function(&f, tmp, L->kernel));
+        ok = image && checkDriver(cuModuleLoadData(&tmp, image)) &&
+             checkDriver(cuModuleGetFunction(&f, tmp, L->kernel));
         double ms = host_ms() - t0;
         free(text);
         (k < REPEATS ? cold : k < 2 * REPEATS ? hit : cub)[i] = ms;
         if (tmp)
-            ok = unload_module(tmp) && ok;
+            ok = checkDriver(cuModuleUnload(tmp)) && ok;
     }
     if (!ok)
         return false;
@@ -402,11 +402,11 @@ bool step_2_loading_the_module(struct lesson *L)
         return load_with_options(L) && load_cubin(L) && load_fatbin(L) && three_costs(L);
     }
     double t0 = host_ms();
-    if (!checkDriver(load_module(&L->mod[M_EMBEDDED], kernels_ptx)))
+    if (!checkDriver(cuModuleLoadData(&L->mod[M_EMBEDDED], kernels_ptx)))
         return false;
     L->load_ms[M_EMBEDDED] = host_ms() - t0;
     t0 = host_ms();
-    if (!checkDriver(get_function(&L->fn[M_EMBEDDED], L->mod[M_EMBEDDED], L->kernel)))
+    if (!checkDriver(cuModuleGetFunction(&L->fn[M_EMBEDDED], L->mod[M_EMBEDDED], L->kernel)))
         return false;
     L->get_ms[M_EMBEDDED] = host_ms() - t0;
     printf("   b) cuModuleLoadData(kernels_ptx), the copy built into the program\n");

@@ -1,5 +1,5 @@
-/* 05_ptx_module/step4_nvrtc.c - step 4: PTX made at run time. NVRTC (core.c: nvrtc_program,
- * compile_with_nvrtc, nvrtc_output) compiles kernels.cu's text inside the program; the PTX is
+/* 05_ptx_module/step4_nvrtc.c - step 4: PTX made at run time. NVRTC (core.c: nvrtc_compile,
+ * nvrtc_output) compiles kernels.cu's text inside the program; the PTX is
  * loaded and launched like the build's, and every module of steps 2 and 4 computes axpy
  * against the host's answer. */
 #define _GNU_SOURCE /* strdup */
@@ -21,12 +21,13 @@ static bool nvrtc_kernels(struct lesson *L)
     const char *src_name = L->nvrtc_arg ? L->nvrtc_arg : "kernels.cu";
     const char *source = L->nvrtc_src ? L->nvrtc_src : (const char *)kernels_cu;
     nvrtcProgram prog = NULL;
-    if (!checkNvrtc(nvrtcVersion(&nv_major, &nv_minor)) ||
-        !checkNvrtc(nvrtc_program(&prog, source, src_name)))
+    if (!checkNvrtc(nvrtcVersion(&nv_major, &nv_minor)))
         return false;
     double t0 = host_ms();
-    nvrtcResult nr = compile_with_nvrtc(prog, L->arch_opt);
+    nvrtcResult nr = nvrtc_compile(&prog, source, src_name, L->arch_opt);
     double compile_ms = host_ms() - t0;
+    if (!prog)
+        return checkNvrtc(nr);
     size_t cubin_size = 0;
     bool built = nr == NVRTC_SUCCESS;
     if (!nvrtc_output(&prog, &L->nvrtc_log, built ? &L->nvrtc_ptx : NULL,
@@ -56,10 +57,10 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
     if (!nvrtc_kernels(L))
         return false;
     double t0 = host_ms();
-    CUresult r = load_module(&L->mod[M_NVRTC], L->jit_ok ? L->nvrtc_ptx : L->nvrtc_cubin);
+    CUresult r = cuModuleLoadData(&L->mod[M_NVRTC], L->jit_ok ? L->nvrtc_ptx : L->nvrtc_cubin);
     L->load_ms[M_NVRTC] = host_ms() - t0;
     if (!check_driver_(r, "cuModuleLoadData(&mod[M_NVRTC], image)", __FILE__, __LINE__) ||
-        !checkDriver(get_function(&L->fn[M_NVRTC], L->mod[M_NVRTC], L->kernel)))
+        !checkDriver(cuModuleGetFunction(&L->fn[M_NVRTC], L->mod[M_NVRTC], L->kernel)))
         return false;
     bool same_text = strcmp(L->nvrtc_ptx, (const char *)kernels_ptx) == 0;
     printf("   NVRTC's PTX is byte for byte the same as kernels.ptx from nvcc -ptx: %s\n",
@@ -107,14 +108,14 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
  * (--gpu-architecture=compute_XX: PTX, or sm_XX: a cubin and its PTX). Returns the image to
  * load: the PTX where the driver can JIT it, else the cubin. NULL when a call failed. Steps 6
  * and 8 compile their kernels so. */
-char *nvrtc_compile(const char *source, const char *name, const struct lesson *L, char **ptx)
+char *nvrtc_image(const char *source, const char *name, const struct lesson *L, char **ptx)
 {
     nvrtcProgram p = NULL;
     size_t cubin_size = 0;
     char *text = NULL, *cubin = NULL;
-    if (!checkNvrtc(nvrtc_program(&p, source, name)))
+    bool ok = checkNvrtc(nvrtc_compile(&p, source, name, L->arch_opt));
+    if (!p)
         return NULL;
-    bool ok = checkNvrtc(compile_with_nvrtc(p, L->arch_opt));
     /* where the driver cannot JIT: SASS for this card, nvrtcGetCUBIN, with -arch=sm_XX */
     ok = nvrtc_output(&p, NULL, ok ? &text : NULL, ok && !L->jit_ok ? &cubin : NULL, &cubin_size) &&
          ok;

@@ -21,7 +21,7 @@ static CUresult load_broken(struct lesson *L, char *bad_ptx, const char *what)
     printf("   %s -> %s (%d); the JIT's error log:\n", what, cu_name(r), (int)r);
     print_log(stdout, L->log->error[0] ? L->log->error : "(empty)");
     if (r == CUDA_SUCCESS)
-        unload_module(tmp);
+        checkDriver(cuModuleUnload(tmp));
     free(bad_ptx);
     return r;
 }
@@ -61,9 +61,9 @@ static bool nvrtc_error(struct lesson *L)
                                  "    y[threadIdx.x] = undefined_name;\n"
                                  "}\n";
     nvrtcProgram bp = NULL;
-    if (!checkNvrtc(nvrtc_program(&bp, broken, "broken.cu")))
-        return false;
-    nvrtcResult nr = compile_with_nvrtc(bp, L->arch_opt);
+    nvrtcResult nr = nvrtc_compile(&bp, broken, "broken.cu", L->arch_opt);
+    if (!bp)
+        return checkNvrtc(nr);
     char *blog = NULL;
     bool ok = true;
     if (nvrtc_output(&bp, &blog, NULL, NULL, NULL)) {
@@ -84,17 +84,17 @@ bool step_6_errors_you_will_meet(struct lesson *L)
 {
     printf("\n6. Errors you will meet, each made here on purpose\n");
     CUmodule tmp = NULL;
-    CUresult r = load_module_file(&tmp, "no/such/kernels.ptx");
+    CUresult r = cuModuleLoad(&tmp, "no/such/kernels.ptx");
     printf("   a) cuModuleLoad(\"no/such/kernels.ptx\") -> %s (%d)\n", cu_name(r), (int)r);
     claim(r == CUDA_ERROR_FILE_NOT_FOUND, "a missing file is CUDA_ERROR_FILE_NOT_FOUND");
-    if (r == CUDA_SUCCESS && !unload_module(tmp))
+    if (r == CUDA_SUCCESS && !checkDriver(cuModuleUnload(tmp)))
         return false;
 
     if (!syntax_error(L))
         return false;
 
     CUfunction missing = NULL;
-    r = get_function(&missing, L->mod[M_FATBIN], "saxpy");
+    r = cuModuleGetFunction(&missing, L->mod[M_FATBIN], "saxpy");
     printf("   c) cuModuleGetFunction(module, \"saxpy\") -> %s (%d)\n", cu_name(r), (int)r);
     claim(r == CUDA_ERROR_NOT_FOUND,
           "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND");

@@ -29,7 +29,7 @@ static const char mistakes_source[] =
 static bool plain_name(CUmodule mod, const struct ptx_facts *facts, CUdeviceptr buf)
 {
     CUfunction f = NULL;
-    CUresult r = get_function(&f, mod, "add_one");
+    CUresult r = cuModuleGetFunction(&f, mod, "add_one");
     char mangled[64] = "";
     sscanf(facts->entries, "%63s", mangled); /* add_one comes first in the source */
     printf("   g) a common example's add_one, compiled as C++ (no extern \"C\"): "
@@ -42,10 +42,10 @@ static bool plain_name(CUmodule mod, const struct ptx_facts *facts, CUdeviceptr 
     for (int i = 0; i < n; i++)
         a[i] = 1.0f;
     void *args[] = {&buf, &n};
-    if (!checkDriver(get_function(&f, mod, mangled)) ||
+    if (!checkDriver(cuModuleGetFunction(&f, mod, mangled)) ||
         !checkDriver(cuMemcpyHtoD(buf, a, sizeof a)) ||
-        !checkDriver(launch_with_params(f, 1, 256, args)) || !checkDriver(cuCtxSynchronize()) ||
-        !checkDriver(cuMemcpyDtoH(a, buf, sizeof a)))
+        !checkDriver(cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, NULL, args, NULL)) ||
+        !checkDriver(cuCtxSynchronize()) || !checkDriver(cuMemcpyDtoH(a, buf, sizeof a)))
         return false;
     for (int i = 0; i < n; i++)
         wrong += a[i] != 2.0f;
@@ -63,9 +63,9 @@ static bool show_param(CUmodule mod, const char *name, void *value, CUdeviceptr 
 {
     CUfunction f;
     void *args[] = {value, &buf};
-    return checkDriver(get_function(&f, mod, name)) &&
-           checkDriver(launch_with_params(f, 1, 1, args)) && checkDriver(cuCtxSynchronize()) &&
-           checkDriver(cuMemcpyDtoH(got, buf, size));
+    return checkDriver(cuModuleGetFunction(&f, mod, name)) &&
+           checkDriver(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL)) &&
+           checkDriver(cuCtxSynchronize()) && checkDriver(cuMemcpyDtoH(got, buf, size));
 }
 
 /* h) kernelParams = {&d_data, &N} with size_t N: each pointer must point at exactly the
@@ -122,10 +122,10 @@ static void one_initialiser(void)
 bool common_mistakes(struct lesson *L)
 {
     char *ptx = NULL; /* to read the entry names; the image loaded is PTX, or a cubin (step 1) */
-    char *image = nvrtc_compile(mistakes_source, "add_one.cu", L, &ptx);
+    char *image = nvrtc_image(mistakes_source, "add_one.cu", L, &ptx);
     CUmodule mod = NULL;
     CUdeviceptr buf = 0;
-    bool ok = image && checkDriver(load_module(&mod, image)) &&
+    bool ok = image && checkDriver(cuModuleLoadData(&mod, image)) &&
               checkDriver(cuMemAlloc(&buf, 256 * sizeof(float)));
     struct ptx_facts facts;
     if (ok)
@@ -136,7 +136,7 @@ bool common_mistakes(struct lesson *L)
     if (buf)
         ok = checkDriver(cuMemFree(buf)) && ok;
     if (mod)
-        ok = unload_module(mod) && ok;
+        ok = checkDriver(cuModuleUnload(mod)) && ok;
     free(image);
     free(ptx);
     return ok;

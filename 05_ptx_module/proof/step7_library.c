@@ -72,14 +72,14 @@ static bool module_in_another_context(struct lesson *L, CUcontext other)
           "a module's function does not run in another context: one module per context");
     CUmodule again = NULL;
     CUfunction f;
-    ok = ok && checkDriver(load_module(&again, kernels_fatbin)) &&
-         checkDriver(get_function(&f, again, L->kernel));
+    ok = ok && checkDriver(cuModuleLoadData(&again, kernels_fatbin)) &&
+         checkDriver(cuModuleGetFunction(&f, again, L->kernel));
     if (ok) {
         wrong = small_axpy(f, &launch);
         ok = checkDriver(launch) && wrong >= 0;
     }
     if (again)
-        ok = unload_module(again) && ok;
+        ok = checkDriver(cuModuleUnload(again)) && ok;
     if (ok)
         printf("      cuModuleLoadData again, in that context: %d floats, %d wrong\n", SMALL,
                wrong);
@@ -106,8 +106,8 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
     for (int c = 0; c <= n && ok; c++) {
         CUfunction f;
         int wrong = -1;
-        ok =
-            checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) && function_in_context(&f, kernel);
+        ok = checkDriver(cuCtxSetCurrent(c < n ? ctx[c] : after)) &&
+             checkDriver(cuKernelGetFunction(&f, kernel));
         if (ok) {
             wrong = small_axpy(f, &launch);
             ok = checkDriver(launch) && wrong >= 0;
@@ -118,7 +118,7 @@ static bool one_library(struct lesson *L, CUcontext *ctx, const char **what, int
         good += ok && wrong == 0;
     }
     if (lib)
-        ok = unload_library(lib) && ok;
+        ok = checkDriver(cuLibraryUnload(lib)) && ok;
     if (after)
         ok = checkDriver(cuCtxDestroy(after)) && ok;
     if (ok)
@@ -160,8 +160,9 @@ static bool runtime_kernel_to_driver(struct lesson *L)
     CUfunction func = NULL;
     struct fn_attrs at = {0};
     int wrong = -1;
-    bool ok = function_of_symbol(&func, axpy_symbol()) && function_attributes(func, &at) &&
-              axpy_reset(&L->d) && checkDriver(launch_axpy(func, AXPY_A, L->d.dx, L->d.dy, N)) &&
+    bool ok = checkRuntime(cudaGetFuncBySymbol(&func, axpy_symbol())) &&
+              function_attributes(func, &at) && axpy_reset(&L->d) &&
+              checkDriver(launch_axpy(func, AXPY_A, L->d.dx, L->d.dy, N)) &&
               (wrong = axpy_wrong(&L->d)) >= 0;
     if (!ok)
         return false;
@@ -178,8 +179,9 @@ static bool runtime_kernel_to_driver(struct lesson *L)
      * the runtime its library API (step 7c). */
     cudaKernel_t kernel;
     CUfunction f2;
-    ok = kernel_of_symbol(&kernel, axpy_symbol()) && function_in_context(&f2, (CUkernel)kernel) &&
-         axpy_reset(&L->d) && checkDriver(launch_axpy(f2, AXPY_A, L->d.dx, L->d.dy, N)) &&
+    ok = checkRuntime(cudaGetKernel(&kernel, axpy_symbol())) &&
+         checkDriver(cuKernelGetFunction(&f2, (CUkernel)kernel)) && axpy_reset(&L->d) &&
+         checkDriver(launch_axpy(f2, AXPY_A, L->d.dx, L->d.dy, N)) &&
          (wrong = axpy_wrong(&L->d)) >= 0;
     if (!ok)
         return false;
@@ -194,7 +196,7 @@ static bool runtime_kernel_to_driver(struct lesson *L)
      * cuKernelGetFunction, was answered CUDA_ERROR_INVALID_HANDLE. It is not passed on here. */
     cudaKernel_t kernel;
     char why[200];
-    if (!kernel_of_symbol(&kernel, axpy_symbol()))
+    if (!checkRuntime(cudaGetKernel(&kernel, axpy_symbol())))
         return false;
     snprintf(why, sizeof why,
              "built with CUDA runtime %d.%d; the runtime documents its cudaKernel_t as a CUkernel "

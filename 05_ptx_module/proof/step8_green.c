@@ -34,16 +34,18 @@ static double time_spin(const char *ptx, unsigned blocks)
     long long cycles = 100000;
     void *args[] = {&cycles};
     double ms[SPIN_RUNS];
-    bool ok = checkDriver(load_module(&mod, ptx)) && checkDriver(get_function(&f, mod, "spin"));
+    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)) &&
+              checkDriver(cuModuleGetFunction(&f, mod, "spin"));
     for (int k = -1; k < SPIN_RUNS && ok; k++) {
         double t0 = host_ms();
-        ok = checkDriver(launch_with_params(f, blocks, SPIN_THREADS, args)) &&
-             checkDriver(cuCtxSynchronize());
+        ok =
+            checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
+            checkDriver(cuCtxSynchronize());
         if (k >= 0)
             ms[k] = host_ms() - t0;
     }
     if (mod)
-        ok = unload_module(mod) && ok;
+        ok = checkDriver(cuModuleUnload(mod)) && ok;
     return ok ? median_of(ms, SPIN_RUNS) : -1.0;
 }
 
@@ -58,7 +60,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     CUgreenCtx green = NULL;
     CUcontext gctx = NULL;
     const char *why = NULL;
-    char *ptx = nvrtc_compile(spin_source, "spin.cu", L, NULL); /* PTX, or a cubin (step 1) */
+    char *ptx = nvrtc_image(spin_source, "spin.cu", L, NULL); /* PTX, or a cubin (step 1) */
     if (!ptx)
         return false;
     /* A failure here is "not supported here" (an old driver, MIG, a tool), reported as such. */
@@ -70,7 +72,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
         not_judged("green contexts are not available here",
                    "a kernel on a part of the SMs takes longer");
         free(ptx);
-        return !green || destroy_green_context(green);
+        return !green || checkDriver(cuGreenCtxDestroy(green));
     }
     /* The whole GPU before and after the part: if the two differ, something else (another
      * program on this GPU) changed what the kernel gets, and the ratio is not judged. */
@@ -80,7 +82,7 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     double part = ok ? time_spin(ptx, blocks) : -1.0;
     ok = checkDriver(cuCtxSetCurrent(L->primary)) && part >= 0 && ok;
     double after = ok ? time_spin(ptx, blocks) : -1.0;
-    ok = destroy_green_context(green) && after >= 0 && ok;
+    ok = checkDriver(cuGreenCtxDestroy(green)) && after >= 0 && ok;
     free(ptx);
     if (!ok)
         return false;
