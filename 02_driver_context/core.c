@@ -1,45 +1,28 @@
 /*
  * 02_driver_context/core.c - the lesson itself: contexts made by hand with the Driver API,
- * next to the runtime's primary context. Read this file first; the step files run these
- * functions in order, then print, measure and judge what they did.
+ * next to the runtime's primary context. Read this file first; demo.c runs the story in a
+ * few lines, and the lesson's program (proof/) runs the same functions step by step, then
+ * prints, measures and judges what they did.
  *
- * Functions, in the order of the steps:
- *   1. init_driver, describe_device               cuInit, then the devices (no context yet)
- *   2. create_context, destroy_context            cuCtxCreate (CUDA 13's form; 12's where
- *                                                 it differs) and cuCtxDestroy
- *   3. push_context, pop_context, set_current,    the context stack of one host thread
- *      stack_depth
- *   4. alloc_in_current, alloc_in_context,        memory belongs to a context ...
- *      read_in_context, free_in,
- *      enable_peer_access, kernel_in_context      ... but is not fenced off: a kernel in
- *                                                 ctxB writes ctxA's buffer, no peer access
- *   5. retain_primary, release_primary,           the runtime works in the current context,
- *      runtime_set_device, runtime_alloc,         else in the primary one it shares with
- *      runtime_round_trip                         the Driver API
- *   6. (a worker thread: set_current, alloc_in_current)
- *   7. (every device: create_context, alloc_in_context, read_in_context)
- *   8. (two GPUs: enable_peer_access, kernel_in_context)
- *   9. driver_entry_point, runtime_entry_point    the Driver API by name and CUDA version
- *
- * The thin functions return the call's own result, because the steps also make calls that
- * fail on purpose (a pop of an empty stack, cuMemAlloc with no context); the others return
- * false after checkDriver/checkRuntime has printed the call that failed.
- * Exceptions, made in the step files: the observing calls (cuCtxGetCurrent, cuMemGetInfo,
- * cuPointerGetAttribute, cuDevicePrimaryCtxGetState, cuCtxGetLimit), step 2's
- * cuCtxSetLimit (a probe of what a context's memory is for), step 8's copies between GPUs
- * and cudaDeviceEnablePeerAccess, and step 9's dlsym (the address to compare with).
+ * In the order of the story:
+ *   1. describe_device            after cuInit: a device is an ordinal; no context needed
+ *   2. create_context             cuCtxCreate, CUDA 13's form (12's where it differs)
+ *   3. stack_depth                the context stack of one host thread
+ *   4. alloc_in_context, read_in_context, free_in, kernel_in_context
+ *                                 memory belongs to a context, but is not fenced off
+ *   5. runtime_alloc_owner, runtime_round_trip, primary_retain_release, runtime_primary,
+ *      set_device_over_stack      the runtime works in the current context, else in the
+ *                                 primary one, which it shares with the Driver API
+ * Every call is checked: a function returns false after checkDriver/checkRuntime printed the
+ * call that failed. read_in_context returns the copy's own result, because the lesson also
+ * reads a buffer from a context that does not own it, to see what happens.
  */
 #include <stdint.h>
 
-#include "lesson.h"
+#include "core.h"
 
-/* 1. Nothing that needs a device works before cuInit (step 1 shows which calls do). */
-CUresult init_driver(void)
-{
-    return cuInit(0);
-}
-
-/* 1. A device is an ordinal until you ask about it; none of this needs a context. */
+/* 1. After cuInit(0), a device is an ordinal until you ask about it; none of this needs a
+ * context. */
 bool describe_device(int ordinal, struct device_info *d)
 {
     if (!checkDriver(cuDeviceGet(&d->dev, ordinal)))
@@ -57,7 +40,7 @@ bool describe_device(int ordinal, struct device_info *d)
 
 /* 2. A context of our own, pushed on this thread's stack: current at once. CUDA 13 put a
  * CUctxCreateParams * (NULL: no execution affinity, no CIG) before the flags; the
- * three-argument call of CUDA 12 no longer compiles there. */
+ * three-argument call of CUDA 12 no longer compiles there. cuCtxDestroy ends it. */
 CUresult create_context(CUcontext *ctx, CUdevice dev)
 {
 #if CUDA_VERSION >= 13000
@@ -67,32 +50,8 @@ CUresult create_context(CUcontext *ctx, CUdevice dev)
 #endif
 }
 
-/* 2. Frees everything made in the context; if it is current, it is popped too. */
-CUresult destroy_context(CUcontext ctx)
-{
-    return cuCtxDestroy(ctx);
-}
-
-/* 3. The top of the calling thread's stack is its current context: push puts ctx there. */
-CUresult push_context(CUcontext ctx)
-{
-    return cuCtxPushCurrent(ctx);
-}
-
-/* 3. Takes the top off and hands it back; the one below becomes current. Empty: an error. */
-CUresult pop_context(CUcontext *popped)
-{
-    return cuCtxPopCurrent(popped);
-}
-
-/* 3. Replaces the top of the stack (pushes only onto an empty one; NULL pops). */
-CUresult set_current(CUcontext ctx)
-{
-    return cuCtxSetCurrent(ctx);
-}
-
-/* 3. The driver shows only the top (cuCtxGetCurrent). To count the entries: pop until the
- * stack is empty, then push them back in their order. Returns -1 if a push failed. */
+/* 3. The driver shows only the top of the stack (cuCtxGetCurrent). To count the entries: pop
+ * until the stack is empty, then push them back in their order. */
 int stack_depth(void)
 {
     CUcontext held[16];
@@ -105,13 +64,8 @@ int stack_depth(void)
     return n;
 }
 
-/* 4. An allocation belongs to the context current when it is made (none: an error). */
-CUresult alloc_in_current(CUdeviceptr *p, size_t bytes)
-{
-    return cuMemAlloc(p, bytes);
-}
-
-/* 4. With ctx pushed: allocate, copy the host's bytes in, pop. The buffer is ctx's. */
+/* 4. cuMemAlloc takes no context: with ctx pushed, the buffer is ctx's. Copy the host's bytes
+ * in, pop: the stack is as it was. */
 bool alloc_in_context(CUcontext ctx, CUdeviceptr *p, const void *host, size_t bytes)
 {
     CUcontext popped;
@@ -146,15 +100,9 @@ bool free_in(CUcontext ctx, CUdeviceptr *p)
     return ok;
 }
 
-/* 4, 8. Lets the current context's kernels reach peer's memory. Only between contexts on two
- * GPUs that cuDeviceCanAccessPeer allows: on one GPU, CUDA_ERROR_PEER_ACCESS_UNSUPPORTED. */
-CUresult enable_peer_access(CUcontext peer)
-{
-    return cuCtxEnablePeerAccess(peer, 0);
-}
-
-/* 4, 8. A kernel launched with ctx pushed writes pattern `seed` over n words of a buffer that
- * may be another context's; then waits for it in ctx. */
+/* 4. A kernel launched with ctx pushed writes pattern `seed` over n words of a buffer that may
+ * be another context's (on one GPU no peer access is needed, nor can be had); then waits for
+ * it in ctx. */
 bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n, unsigned int seed)
 {
     CUcontext popped;
@@ -165,60 +113,67 @@ bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n, unsigned int seed)
     return checkDriver(cuCtxPopCurrent(&popped)) && ok;
 }
 
-/* 5a. Starts the device's primary context (or counts one more reference to it) without
- * making it current; the release of the last reference ends it. */
-CUresult retain_primary(CUcontext *primary, CUdevice dev)
+/* 5. cudaMalloc allocates in the context current at the call, whoever made it: the driver
+ * names the owner (CU_POINTER_ATTRIBUTE_CONTEXT). */
+bool runtime_alloc_owner(void **p, size_t bytes, CUcontext *owner)
 {
-    return cuDevicePrimaryCtxRetain(primary, dev);
+    return checkRuntime(cudaMalloc(p, bytes)) &&
+           checkDriver(cuPointerGetAttribute(owner, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                             (CUdeviceptr)(uintptr_t)*p));
 }
 
-CUresult release_primary(CUdevice dev)
-{
-    return cuDevicePrimaryCtxRelease(dev);
-}
-
-/* 5c, 5d. The runtime's way in: makes the device's primary context current, by replacing the
- * top of the stack (cuCtxSetCurrent), starting the context if it has to. */
-cudaError_t runtime_set_device(int device)
-{
-    return cudaSetDevice(device);
-}
-
-/* 5. The runtime allocates in the current context, whoever made it. */
-cudaError_t runtime_alloc(void **p, size_t bytes)
-{
-    return cudaMalloc(p, bytes);
-}
-
-/* 5b. The runtime in the current context: allocate, copy in, add_one<<<>>> (the runtime
- * loads the kernel into that context), wait, copy back. */
-bool runtime_round_trip(void **p, const unsigned int *in, unsigned int *out, int n)
+/* 5b. The runtime in the current context: allocate (who owns it?), copy in, add_one<<<>>>
+ * (the runtime loads the kernel into that context), wait, copy back. */
+bool runtime_round_trip(void **p, CUcontext *owner, const unsigned int *in, unsigned int *out,
+                        int n)
 {
     size_t bytes = (size_t)n * sizeof *in;
-    return checkRuntime(cudaMalloc(p, bytes)) &&
+    return runtime_alloc_owner(p, bytes, owner) &&
            checkRuntime(cudaMemcpy(*p, in, bytes, cudaMemcpyHostToDevice)) &&
            checkRuntime(launch_add_one(*p, n)) && checkRuntime(cudaDeviceSynchronize()) &&
            checkRuntime(cudaMemcpy(out, *p, bytes, cudaMemcpyDeviceToHost));
 }
 
-#if CUDA_VERSION >= 12000
-/* 9. Any Driver API function by its base name ("cuMemAlloc") and the CUDA version whose ABI
- * the caller was written for (1000 x major + 10 x minor); flags pick the default stream's
- * variant. It works before cuInit (step 1). */
-CUresult driver_entry_point(const char *name, void **fn, int version, cuuint64_t flags,
-                            CUdriverProcAddressQueryResult *status)
+/* 5a. The primary context through the Driver API: retaining it starts it (or counts one more
+ * reference) without making it current; releasing the last reference ends it. */
+bool primary_retain_release(CUdevice dev, struct primary_life *s)
 {
-    return cuGetProcAddress(name, fn, version, flags, status);
+    unsigned int flags = 0;
+    if (!checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_before)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&s->primary, dev)))
+        return false;
+    bool ok = checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_retained)) &&
+              checkDriver(cuCtxGetCurrent(&s->current));
+    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok &&
+           checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_released));
 }
-#endif
 
-#if CUDART_VERSION >= 12050
-/* 9. The same through the runtime (CUDA 12.5): a runtime program reaches any Driver API
- * function without linking -lcuda. */
-cudaError_t runtime_entry_point(const char *name, void **fn, unsigned int version,
-                                unsigned long long flags,
-                                enum cudaDriverEntryPointQueryResult *status)
+/* 5c. With no context current, cudaSetDevice starts the device's primary context and makes it
+ * current. cuDevicePrimaryCtxRetain hands the Driver API that very context; our release
+ * leaves it alive, because the runtime holds a reference of its own. */
+bool runtime_primary(int ordinal, CUdevice dev, struct runtime_primary *s)
 {
-    return cudaGetDriverEntryPointByVersion(name, fn, version, flags, status);
+    unsigned int flags = 0;
+    double t0 = host_ms();
+    if (!checkRuntime(cudaSetDevice(ordinal)))
+        return false;
+    s->set_ms = host_ms() - t0;
+    if (!checkDriver(cuCtxGetCurrent(&s->current)) ||
+        !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_set)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&s->retained, dev)))
+        return false;
+    bool ok = checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_ours));
+    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok &&
+           checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_back));
 }
-#endif
+
+/* 5d. cudaSetDevice does not push: it makes the primary context current with cuCtxSetCurrent,
+ * which replaces the top of the stack. Push a and b, call it, pop once: what comes off, and
+ * what is current then? */
+bool set_device_over_stack(CUcontext a, CUcontext b, int ordinal, struct replaced_top *s)
+{
+    return checkDriver(cuCtxPushCurrent(a)) && checkDriver(cuCtxPushCurrent(b)) &&
+           checkDriver(cuCtxGetCurrent(&s->after_push)) && checkRuntime(cudaSetDevice(ordinal)) &&
+           checkDriver(cuCtxGetCurrent(&s->after_set)) &&
+           checkDriver(cuCtxPopCurrent(&s->popped)) && checkDriver(cuCtxGetCurrent(&s->after_pop));
+}

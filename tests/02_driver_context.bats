@@ -414,8 +414,8 @@ int main(void)
     return 0;
 }
 C
-        cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/02_driver_context" -I"$ROOT/common" -I"$(cuda_root)/include" \
-            "$probe.c" "$ROOT/02_driver_context/machine.c" -o "$probe" >"$probe.log" 2>&1 ||
+        cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/02_driver_context" -I"$ROOT/02_driver_context/proof" -I"$ROOT/common" -I"$(cuda_root)/include" \
+            "$probe.c" "$ROOT/02_driver_context/proof/machine.c" -o "$probe" >"$probe.log" 2>&1 ||
             fail "the probe did not build: $(cat "$probe.log")"
     fi
     run "$probe"

@@ -1,4 +1,4 @@
-/* 02_driver_context/apparatus.c - the instruments the steps use but do not teach: names for the
+/* 02_driver_context/proof/apparatus.c - the instruments the steps use but do not teach: names for the
  * contexts, the stack printout, free device memory, filling and checking buffers. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -114,10 +114,10 @@ bool cuda_free_in(CUcontext ctx, void **p)
     bool ok = true;
     if (!*p)
         return true;
-    if (checkDriver(push_context(ctx))) {
+    if (checkDriver(cuCtxPushCurrent(ctx))) {
         ok = checkRuntime(cudaFree(*p));
         CUcontext popped;
-        ok = checkDriver(pop_context(&popped)) && ok;
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
     } else {
         ok = false;
     }
@@ -125,15 +125,20 @@ bool cuda_free_in(CUcontext ctx, void **p)
     return ok;
 }
 
-void show_stack(const char *after, bool *ok)
+/* The stack as the program keeps it, with the current context the driver reported (cur). */
+void show_stack_as(const char *after, CUcontext cur)
 {
     char line[160] = "";
     size_t used = 0;
     for (int i = 0; i < depth; i++)
         used += (size_t)snprintf(line + used, sizeof line - used, "%s%s", i ? " " : "",
                                  name_of(stack[i]));
-    printf("   %-34s current = %-7s stack (bottom -> top): [%s]\n", after, name_of(current(ok)),
-           line);
+    printf("   %-34s current = %-7s stack (bottom -> top): [%s]\n", after, name_of(cur), line);
+}
+
+void show_stack(const char *after, bool *ok)
+{
+    show_stack_as(after, current(ok));
 }
 
 /* Does another program share this GPU (common/gpu_shared.h: NVML's list of processes with a

@@ -23,9 +23,9 @@ bool step_7_every_device(struct lesson *L)
         CUdevice ctx_dev = -1;
         fill(L->host_in, 100u + (unsigned int)d);
         bool step = checkDriver(cuCtxGetDevice(&ctx_dev)) &&
-                    checkDriver(alloc_in_current(&L->dev_buf[d], BYTES)) &&
+                    checkDriver(cuMemAlloc(&L->dev_buf[d], BYTES)) &&
                     checkDriver(cuMemcpyHtoD(L->dev_buf[d], L->host_in, BYTES));
-        TRY(checkDriver(pop_context(&popped)) && step);
+        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
         made += ctx_dev == cd && popped == dev_ctx[d];
     }
     /* Only after every device has its buffer, read each one back in its own context. */
@@ -33,7 +33,7 @@ bool step_7_every_device(struct lesson *L)
         CUdevice cd;
         TRY(checkDriver(cuDeviceGet(&cd, d)) &&
             checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
-        TRY(checkDriver(push_context(dev_ctx[d])));
+        TRY(checkDriver(cuCtxPushCurrent(dev_ctx[d])));
         memset(L->host_out, 0, BYTES);
         CUcontext owner = NULL;
         int ordinal = -1;
@@ -42,7 +42,7 @@ bool step_7_every_device(struct lesson *L)
                                                       L->dev_buf[d])) &&
                     checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                                       L->dev_buf[d]));
-        TRY(checkDriver(pop_context(&popped)) && step);
+        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
         int wrong = wrong_words(L->host_out, 100u + (unsigned int)d, 0);
         printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n",
                d, name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
@@ -52,7 +52,7 @@ bool step_7_every_device(struct lesson *L)
     }
     for (int d = devices - 1; d >= 0; d--) {
         TRY(free_in(dev_ctx[d], &L->dev_buf[d]));
-        TRY(checkDriver(destroy_context(dev_ctx[d])));
+        TRY(checkDriver(cuCtxDestroy(dev_ctx[d])));
         dev_ctx[d] = NULL;
         dev_ctx_count = d;
     }

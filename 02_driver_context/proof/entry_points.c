@@ -72,7 +72,7 @@ static const char *stand_in(void)
     void *asked = NULL;
     CUdriverProcAddressQueryResult q;
     void *exported = lib_sym("cuMemAlloc_v2");
-    if (driver_entry_point("cuMemAlloc", &asked, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &q) !=
+    if (cuGetProcAddress("cuMemAlloc", &asked, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &q) !=
             CUDA_SUCCESS ||
         !asked || !exported)
         return NULL;
@@ -112,8 +112,9 @@ static bool three_ways(struct lesson *L)
     CUdriverProcAddressQueryResult q = UNSET_PROC;
     enum cudaDriverEntryPointQueryResult rq = UNSET_RT;
     TRY(checkDriver(
-        driver_entry_point("cuMemAlloc", &by_proc, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &q)));
-    TRY(checkRuntime(runtime_entry_point("cuMemAlloc", &by_rt, 12000, cudaEnableDefault, &rq)));
+        cuGetProcAddress("cuMemAlloc", &by_proc, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &q)));
+    TRY(checkRuntime(
+        cudaGetDriverEntryPointByVersion("cuMemAlloc", &by_rt, 12000, cudaEnableDefault, &rq)));
     printf("   a) cuMemAlloc three ways (since CUDA 3.2 the symbol cuMemAlloc_v2, with size_t "
            "sizes):\n");
     printf("      dlsym(libcuda.so.1, \"cuMemAlloc_v2\")                           -> %p  (this "
@@ -129,7 +130,8 @@ static bool three_ways(struct lesson *L)
     typedef CUresult(CUDAAPI * get_current_fn)(CUcontext *);
     void *fn = NULL;
     CUcontext via = NULL;
-    TRY(checkRuntime(runtime_entry_point("cuCtxGetCurrent", &fn, 4000, cudaEnableDefault, &rq)));
+    TRY(checkRuntime(
+        cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 4000, cudaEnableDefault, &rq)));
     TRY(fn && checkDriver(((get_current_fn)fn)(&via)));
     CUcontext now = current(&ok);
     printf("      cuCtxGetCurrent called through the runtime's pointer -> %s (the current context: "
@@ -156,8 +158,8 @@ static bool versions_and_streams(struct lesson *L)
                    L->driver_version / 1000, L->driver_version % 1000 / 10);
             continue;
         }
-        TRY(checkDriver(driver_entry_point("cuCtxCreate", &at[i], versions[i],
-                                           CU_GET_PROC_ADDRESS_DEFAULT, &q)));
+        TRY(checkDriver(
+            cuGetProcAddress("cuCtxCreate", &at[i], versions[i], CU_GET_PROC_ADDRESS_DEFAULT, &q)));
         printf("      version %5d -> %s\n", versions[i], which(at[i], creates));
     }
     printf("      cuda.h of CUDA %d.%d names cuCtxCreate %s: what -lcuda and this suite's loader "
@@ -177,14 +179,14 @@ static bool versions_and_streams(struct lesson *L)
 
     void *legacy = NULL, *per_thread = NULL, *by_default = NULL, *rt_per_thread = NULL;
     enum cudaDriverEntryPointQueryResult rq = UNSET_RT;
-    TRY(checkDriver(driver_entry_point("cuMemcpyAsync", &legacy, 12000,
-                                       CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)) &&
-        checkDriver(driver_entry_point("cuMemcpyAsync", &per_thread, 12000,
-                                       CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &q)) &&
-        checkDriver(driver_entry_point("cuMemcpyAsync", &by_default, 12000,
-                                       CU_GET_PROC_ADDRESS_DEFAULT, &q)) &&
-        checkRuntime(runtime_entry_point("cuMemcpyAsync", &rt_per_thread, 12000,
-                                         cudaEnablePerThreadDefaultStream, &rq)));
+    TRY(checkDriver(cuGetProcAddress("cuMemcpyAsync", &legacy, 12000,
+                                     CU_GET_PROC_ADDRESS_LEGACY_STREAM, &q)) &&
+        checkDriver(cuGetProcAddress("cuMemcpyAsync", &per_thread, 12000,
+                                     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &q)) &&
+        checkDriver(cuGetProcAddress("cuMemcpyAsync", &by_default, 12000,
+                                     CU_GET_PROC_ADDRESS_DEFAULT, &q)) &&
+        checkRuntime(cudaGetDriverEntryPointByVersion("cuMemcpyAsync", &rt_per_thread, 12000,
+                                                      cudaEnablePerThreadDefaultStream, &rq)));
     printf("   c) the default stream: cuGetProcAddress(\"cuMemcpyAsync\", 12000, flag)\n");
     printf("      CU_GET_PROC_ADDRESS_LEGACY_STREAM            -> %s\n", which(legacy, copies));
     printf("      CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM -> %s\n",
@@ -210,13 +212,13 @@ static bool no_function(struct lesson *L)
     enum cudaDriverEntryPointQueryResult rq = UNSET_RT;
     int too_new = L->driver_version + 1000;
     CUresult r_old =
-        driver_entry_point("cuLibraryLoadData", &old, 11080, CU_GET_PROC_ADDRESS_DEFAULT, &q_old);
+        cuGetProcAddress("cuLibraryLoadData", &old, 11080, CU_GET_PROC_ADDRESS_DEFAULT, &q_old);
     CUresult r_newer =
-        driver_entry_point("cuMemAlloc", &newer, too_new, CU_GET_PROC_ADDRESS_DEFAULT, &q_newer);
-    cudaError_t e_newer =
-        runtime_entry_point("cuMemAlloc", &rt_newer, (unsigned int)too_new, cudaEnableDefault, &rq);
-    CUresult r_unknown = driver_entry_point("cuNoSuchFunction", &unknown, 12000,
-                                            CU_GET_PROC_ADDRESS_DEFAULT, &q_unknown);
+        cuGetProcAddress("cuMemAlloc", &newer, too_new, CU_GET_PROC_ADDRESS_DEFAULT, &q_newer);
+    cudaError_t e_newer = cudaGetDriverEntryPointByVersion(
+        "cuMemAlloc", &rt_newer, (unsigned int)too_new, cudaEnableDefault, &rq);
+    CUresult r_unknown = cuGetProcAddress("cuNoSuchFunction", &unknown, 12000,
+                                          CU_GET_PROC_ADDRESS_DEFAULT, &q_unknown);
     (void)cudaGetLastError(); /* the runtime call above may have failed on purpose */
     printf("   d) when there is no function to give:\n");
     printf("      \"cuLibraryLoadData\" (new in CUDA 12.0) at 11080 -> %s, %s, %s\n",

@@ -1,7 +1,8 @@
 /*
- * 02_driver_context/lesson.h - what the lesson's files share.
+ * 02_driver_context/proof/lesson.h - what the instrument's files share.
  *
- * core.c holds the calls the lesson is about; main.c the table of contents (main); start.c
+ * ../core.c holds the calls the lesson is about (../core.h); this folder, proof/, the program
+ * that runs them step by step and judges what they did: main.c the table of contents; start.c
  * steps 1-2; stack.c steps 3-4; runtime.c steps 5-6; devices.c steps 7 and 10; peers.c step 8;
  * entry_points.c step 9; machine.c the decisions that depend on the machine; apparatus.c the
  * instruments the steps use (naming contexts, printing the stack, filling and checking
@@ -16,7 +17,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "check.h"
+#include "core.h"
 
 enum {
     MAX_DEVICES = 64,
@@ -51,42 +52,7 @@ const char *name_of(CUcontext c);
 extern CUcontext stack[8];
 extern int depth;
 void show_stack(const char *after, bool *ok);
-
-/* ---- core.c: the calls the lesson is about, in step order ------------------------------- */
-struct device_info {
-    CUdevice dev;
-    char name[256], bus[32];
-    int major, minor, compute_mode;
-    size_t total;
-};
-CUresult init_driver(void);
-bool describe_device(int ordinal, struct device_info *d);
-CUresult create_context(CUcontext *ctx, CUdevice dev);
-CUresult destroy_context(CUcontext ctx);
-CUresult push_context(CUcontext ctx);
-CUresult pop_context(CUcontext *popped);
-CUresult set_current(CUcontext ctx);
-int stack_depth(void);
-CUresult alloc_in_current(CUdeviceptr *p, size_t bytes);
-bool alloc_in_context(CUcontext ctx, CUdeviceptr *p, const void *host, size_t bytes);
-CUresult read_in_context(CUcontext ctx, void *host, CUdeviceptr p, size_t bytes);
-bool free_in(CUcontext ctx, CUdeviceptr *p);
-CUresult enable_peer_access(CUcontext peer);
-bool kernel_in_context(CUcontext ctx, CUdeviceptr buf, int n, unsigned int seed);
-CUresult retain_primary(CUcontext *primary, CUdevice dev);
-CUresult release_primary(CUdevice dev);
-cudaError_t runtime_set_device(int device);
-cudaError_t runtime_alloc(void **p, size_t bytes);
-bool runtime_round_trip(void **p, const unsigned int *in, unsigned int *out, int n);
-#if CUDA_VERSION >= 12000
-CUresult driver_entry_point(const char *name, void **fn, int version, cuuint64_t flags,
-                            CUdriverProcAddressQueryResult *status);
-#endif
-#if CUDART_VERSION >= 12050
-cudaError_t runtime_entry_point(const char *name, void **fn, unsigned int version,
-                                unsigned long long flags,
-                                enum cudaDriverEntryPointQueryResult *status);
-#endif
+void show_stack_as(const char *after, CUcontext cur); /* with the current context read before */
 
 /* ---- machine.c: decisions from what the driver reports (no CUDA call: CPU tests drive them) */
 bool contexts_allowed(int compute_mode);
@@ -114,7 +80,7 @@ bool cuda_free_in(CUcontext ctx, void **p); /* cudaFree with ctx pushed */
 #else
 #define CREATE_FORM "cuCtxCreate(&ctx, 0, dev)   (CUDA 12: flags, device)"
 #endif
-/* create_context, checked; a refusal (DEVICE_UNAVAILABLE, OUT_OF_MEMORY) is kept for exit 77. */
+/* core.c's create_context, checked; a refusal (DEVICE_UNAVAILABLE, OUT_OF_MEMORY) is kept for exit 77. */
 bool make_context(CUcontext *ctx, CUdevice dev, const char *file, int line);
 #define CREATE_CONTEXT(ctx, dev) make_context((ctx), (dev), __FILE__, __LINE__)
 
@@ -136,9 +102,5 @@ bool step_7_every_device(struct lesson *L);
 bool step_8_contexts_and_peers(struct lesson *L); /* peers.c */
 bool step_9_entry_points(struct lesson *L);       /* entry_points.c */
 void step_10_what_a_context_holds(void);
-
-/* kernel.cu */
-cudaError_t launch_add_one(unsigned int *data, int n);
-cudaError_t launch_write_pattern(unsigned int *data, int n, unsigned int seed);
 
 #endif

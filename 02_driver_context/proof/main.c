@@ -93,7 +93,7 @@ static bool cleanup(struct lesson *L)
     for (int d = dev_ctx_count - 1; d >= 0; d--) {
         if (dev_ctx[d]) {
             ok = free_in(dev_ctx[d], &L->dev_buf[d]) && ok;
-            ok = checkDriver(destroy_context(dev_ctx[d])) && ok;
+            ok = checkDriver(cuCtxDestroy(dev_ctx[d])) && ok;
         }
     }
     if (L->rt_in_a)
@@ -105,9 +105,9 @@ static bool cleanup(struct lesson *L)
     if (L->buf_a)
         ok = free_in(ctx_a, &L->buf_a) && ok;
     if (ctx_b)
-        ok = checkDriver(destroy_context(ctx_b)) && ok;
+        ok = checkDriver(cuCtxDestroy(ctx_b)) && ok;
     if (ctx_a)
-        ok = checkDriver(destroy_context(ctx_a)) && ok;
+        ok = checkDriver(cuCtxDestroy(ctx_a)) && ok;
     free(L->host_in);
     free(L->host_out);
     return ok;

@@ -28,9 +28,9 @@ static void none_judged(const char *why)
 static bool sync_both(CUcontext p, CUcontext q)
 {
     CUcontext popped;
-    return checkDriver(push_context(p)) && checkDriver(cuCtxSynchronize()) &&
-           checkDriver(pop_context(&popped)) && checkDriver(push_context(q)) &&
-           checkDriver(cuCtxSynchronize()) && checkDriver(pop_context(&popped));
+    return checkDriver(cuCtxPushCurrent(p)) && checkDriver(cuCtxSynchronize()) &&
+           checkDriver(cuCtxPopCurrent(&popped)) && checkDriver(cuCtxPushCurrent(q)) &&
+           checkDriver(cuCtxSynchronize()) && checkDriver(cuCtxPopCurrent(&popped));
 }
 
 /* Median GB/s of COPY_ROUNDS copies of COPY_BYTES from qbuf (ctxQ) to pbuf (ctxP), directly or
@@ -44,11 +44,12 @@ static bool copy_rate(bool direct, CUcontext p, CUdeviceptr pbuf, CUcontext q, C
         double t0 = host_ms();
         CUcontext popped;
         bool ok = direct ? checkDriver(cuMemcpyPeer(pbuf, p, qbuf, q, COPY_BYTES))
-                         : checkDriver(push_context(q)) &&
+                         : checkDriver(cuCtxPushCurrent(q)) &&
                                checkDriver(cuMemcpyDtoH(pinned, qbuf, COPY_BYTES)) &&
-                               checkDriver(pop_context(&popped)) && checkDriver(push_context(p)) &&
+                               checkDriver(cuCtxPopCurrent(&popped)) &&
+                               checkDriver(cuCtxPushCurrent(p)) &&
                                checkDriver(cuMemcpyHtoD(pbuf, pinned, COPY_BYTES)) &&
-                               checkDriver(pop_context(&popped));
+                               checkDriver(cuCtxPopCurrent(&popped));
         if (!ok || !sync_both(p, q))
             return false;
         ms[i] = host_ms() - t0;
@@ -63,10 +64,10 @@ static int wrong_in(struct lesson *L, CUcontext ctx, CUdeviceptr buf, unsigned i
 {
     CUcontext popped;
     memset(L->host_out, 0, BYTES);
-    if (!checkDriver(push_context(ctx)))
+    if (!checkDriver(cuCtxPushCurrent(ctx)))
         return -1;
     bool ok = checkDriver(cuMemcpyDtoH(L->host_out, buf, BYTES));
-    if (!checkDriver(pop_context(&popped)) || !ok)
+    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok)
         return -1;
     return wrong_words(L->host_out, seed, plus);
 }
@@ -76,12 +77,12 @@ static bool runtime_peer(struct lesson *L, CUdevice db, int b_ord)
 {
     CUcontext pb = NULL;
     TRY(checkRuntime(cudaDeviceEnablePeerAccess(b_ord, 0)));
-    bool ok = checkDriver(retain_primary(&pb, db));
-    CUresult again = ok ? enable_peer_access(pb) : CUDA_SUCCESS;
+    bool ok = checkDriver(cuDevicePrimaryCtxRetain(&pb, db));
+    CUresult again = ok ? cuCtxEnablePeerAccess(pb, 0) : CUDA_SUCCESS;
     if (ok && again == CUDA_SUCCESS) /* not the same thing after all: undo ours */
         ok = checkDriver(cuCtxDisablePeerAccess(pb));
     if (pb)
-        ok = checkDriver(release_primary(db)) && ok;
+        ok = checkDriver(cuDevicePrimaryCtxRelease(db)) && ok;
     ok = checkRuntime(cudaDeviceDisablePeerAccess(b_ord)) && ok;
     printf(
         "   b) cudaDeviceEnablePeerAccess(%d, 0) with device %ld's primary context current, then\n"
@@ -99,24 +100,24 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
     void *pinned = NULL;
     double direct = 0.0, via_host = 0.0;
     /* ctxP on device A, ctxQ on device B; each created (pushed) and popped at once. */
-    if (!CREATE_CONTEXT(&cp, da) || !checkDriver(pop_context(&popped)) ||
-        !CREATE_CONTEXT(&cq, db) || !checkDriver(pop_context(&popped)))
+    if (!CREATE_CONTEXT(&cp, da) || !checkDriver(cuCtxPopCurrent(&popped)) ||
+        !CREATE_CONTEXT(&cq, db) || !checkDriver(cuCtxPopCurrent(&popped)))
         goto fail;
     /* 64 MiB in each; the first 1 MiB of ctxQ's holds a known pattern. */
     fill(L->host_in, 7);
-    if (!checkDriver(push_context(cq)))
+    if (!checkDriver(cuCtxPushCurrent(cq)))
         goto fail;
-    ok = checkDriver(alloc_in_current(&qbuf, COPY_BYTES)) &&
+    ok = checkDriver(cuMemAlloc(&qbuf, COPY_BYTES)) &&
          checkDriver(cuMemsetD32(qbuf, 0, COPY_BYTES / 4)) &&
          checkDriver(cuMemcpyHtoD(qbuf, L->host_in, BYTES));
-    if (!checkDriver(pop_context(&popped)) || !ok || !checkDriver(push_context(cp)))
+    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok || !checkDriver(cuCtxPushCurrent(cp)))
         goto fail;
-    CUresult first = enable_peer_access(cq);
+    CUresult first = cuCtxEnablePeerAccess(cq, 0);
     enabled = first == CUDA_SUCCESS;
-    CUresult second = enable_peer_access(cq);
+    CUresult second = cuCtxEnablePeerAccess(cq, 0);
     CUdevice kdev = -1;
-    ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(alloc_in_current(&pbuf, COPY_BYTES));
-    if (!checkDriver(pop_context(&popped)) || !ok)
+    ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(cuMemAlloc(&pbuf, COPY_BYTES));
+    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok)
         goto fail;
     if (enabled && !kernel_in_context(cp, qbuf, WORDS, 8)) /* ctxP's kernel: pattern 8 over 7 */
         goto fail;
@@ -137,10 +138,10 @@ static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, 
         !copy_rate(true, cp, pbuf, cq, qbuf, pinned, &direct))
         goto fail;
     int wrong_direct = wrong_in(L, cp, pbuf, 8, 0);
-    if (!checkDriver(push_context(cp)))
+    if (!checkDriver(cuCtxPushCurrent(cp)))
         goto fail;
     ok = checkDriver(cuMemsetD32(pbuf, 0, COPY_BYTES / 4)) && checkDriver(cuCtxSynchronize());
-    if (!checkDriver(pop_context(&popped)) || !ok ||
+    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok ||
         !copy_rate(false, cp, pbuf, cq, qbuf, pinned, &via_host))
         goto fail;
     int wrong_via_host = wrong_in(L, cp, pbuf, 8, 0);
@@ -163,17 +164,17 @@ fail:
     ok = false;
 done:
     if (enabled) {
-        bool off = checkDriver(push_context(cp)) && checkDriver(cuCtxDisablePeerAccess(cq));
-        ok = checkDriver(pop_context(&popped)) && off && ok;
+        bool off = checkDriver(cuCtxPushCurrent(cp)) && checkDriver(cuCtxDisablePeerAccess(cq));
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && off && ok;
     }
     if (pinned)
         ok = checkDriver(cuMemFreeHost(pinned)) && ok;
     ok = (!pbuf || free_in(cp, &pbuf)) && ok;
     ok = (!qbuf || free_in(cq, &qbuf)) && ok;
     if (cq)
-        ok = checkDriver(destroy_context(cq)) && ok;
+        ok = checkDriver(cuCtxDestroy(cq)) && ok;
     if (cp)
-        ok = checkDriver(destroy_context(cp)) && ok;
+        ok = checkDriver(cuCtxDestroy(cp)) && ok;
     return ok;
 }
 

@@ -20,19 +20,19 @@ bool step_3_context_stack(struct lesson *L)
     claim(current(&ok) == ctx_b, "cuCtxCreate pushed ctxB on top of ctxA: ctxB is current");
 
     CUcontext popped = NULL;
-    TRY(checkDriver(pop_context(&popped)));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     printf("   cuCtxPopCurrent returned %s\n", name_of(popped));
     claim(popped == ctx_b && current(&ok) == ctx_a,
           "popping returned ctxB and made ctxA, the one below, current again");
 
-    TRY(checkDriver(push_context(ctx_b)));
+    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
     stack[depth++] = ctx_b;
     show_stack("after cuCtxPushCurrent(ctxB):", &ok);
     claim(current(&ok) == ctx_b, "cuCtxPushCurrent(ctxB) made ctxB current above ctxA");
 
-    TRY(checkDriver(set_current(ctx_a)));
+    TRY(checkDriver(cuCtxSetCurrent(ctx_a)));
     stack[depth - 1] = ctx_a;
     show_stack("after cuCtxSetCurrent(ctxA):", &ok);
     int entries = stack_depth(); /* pops them all, counts them, pushes them back */
@@ -41,11 +41,11 @@ bool step_3_context_stack(struct lesson *L)
           "cuCtxSetCurrent(ctxA) replaced the top of the stack, it did not push: ctxA on top, "
           "still 2 entries");
 
-    TRY(checkDriver(pop_context(&popped)));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     CUcontext after_first = current(&ok);
-    TRY(checkDriver(pop_context(&popped)));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)));
     depth--;
     show_stack("after cuCtxPopCurrent:", &ok);
     CUcontext after_second = current(&ok);
@@ -53,11 +53,11 @@ bool step_3_context_stack(struct lesson *L)
           "two pops emptied the stack (ctxA, then none): the stack held two entries, not three");
 
     popped = (CUcontext)(uintptr_t)0x5eed;
-    CUresult r = pop_context(&popped);
+    CUresult r = cuCtxPopCurrent(&popped);
     printf("   cuCtxPopCurrent on the empty stack -> %s (%d)\n", error_name(r), (int)r);
     claim(r != CUDA_SUCCESS, "popping an empty stack is an error, not a no-op");
 
-    TRY(checkDriver(push_context(ctx_a)));
+    TRY(checkDriver(cuCtxPushCurrent(ctx_a)));
     stack[depth++] = ctx_a;
     show_stack("after cuCtxPushCurrent(ctxA):", &ok);
     return ok;
@@ -91,10 +91,10 @@ static bool not_fenced(struct lesson *L)
 
     /* A kernel: peer access is for two GPUs; on one, the driver refuses it. */
     TRY(checkDriver(cuDeviceCanAccessPeer(&self_peer, L->dev, L->dev)));
-    TRY(checkDriver(push_context(ctx_b)));
-    CUresult r_peer = enable_peer_access(ctx_a);
+    TRY(checkDriver(cuCtxPushCurrent(ctx_b)));
+    CUresult r_peer = cuCtxEnablePeerAccess(ctx_a, 0);
     bool undo = r_peer != CUDA_SUCCESS || checkDriver(cuCtxDisablePeerAccess(ctx_a));
-    TRY(checkDriver(pop_context(&popped)) && undo);
+    TRY(checkDriver(cuCtxPopCurrent(&popped)) && undo);
     printf("   cuDeviceCanAccessPeer(dev, dev) -> %d; with ctxB current, "
            "cuCtxEnablePeerAccess(ctxA, 0) -> %s (%d)\n",
            self_peer, error_name(r_peer), (int)r_peer);

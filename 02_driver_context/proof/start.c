@@ -58,7 +58,7 @@ static void before_cuinit(void)
 #if CUDA_VERSION >= 12000
     void *fn = NULL;
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    CUresult r_proc = driver_entry_point("cuInit", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+    CUresult r_proc = cuGetProcAddress("cuInit", &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found);
     printf("     cuGetProcAddress(\"cuInit\", ...)   -> %s (%d), %s\n", error_name(r_proc),
            (int)r_proc, fn ? "a function pointer" : "no pointer");
     lookup_ok = r_proc == CUDA_SUCCESS && fn != NULL && found == CU_GET_PROC_ADDRESS_SUCCESS;
@@ -126,7 +126,7 @@ int step_1_explicit_start(struct lesson *L)
     show_environment();
     before_cuinit();
     double t0 = host_ms();
-    if (!requireDriver(init_driver()))
+    if (!requireDriver(cuInit(0)))
         return verdict(false);
     double init_ms = host_ms() - t0;
     int driver_version = 0;
@@ -225,7 +225,7 @@ static bool stack_reservation(struct lesson *L, double taken_med, double spread,
     bool set_ok = checkDriver(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 2 * stack_b));
     size_t after = free_memory(&ok);
     gpu_company(company, company_len);
-    TRY(checkDriver(destroy_context(tmp)) && set_ok && ok);
+    TRY(checkDriver(cuCtxDestroy(tmp)) && set_ok && ok);
     double grew = ((double)before - (double)after) / MIB;
     double model = (double)stack_b * sms * threads / MIB;
     printf("     in a new context, cuCtxSetLimit(CU_LIMIT_STACK_SIZE, %zu) took %.1f MiB more;\n"
@@ -291,7 +291,7 @@ bool step_2_a_context_of_our_own(struct lesson *L)
         create_ms[i] = host_ms() - t0;
         size_t with_it = free_memory(&ok); /* device-wide figure; tmp is current now */
         t0 = host_ms();
-        TRY(checkDriver(destroy_context(tmp)));
+        TRY(checkDriver(cuCtxDestroy(tmp)));
         destroy_ms[i] = host_ms() - t0;
         back_to_a = back_to_a && current(&ok) == ctx_a;
         size_t after = free_memory(&ok);
@@ -325,7 +325,7 @@ bool step_2_a_context_of_our_own(struct lesson *L)
     t0 = host_ms();
     for (int i = 0; i < PAIRS; i++) {
         CUcontext popped;
-        TRY(checkDriver(push_context(ctx_a)) && checkDriver(pop_context(&popped)));
+        TRY(checkDriver(cuCtxPushCurrent(ctx_a)) && checkDriver(cuCtxPopCurrent(&popped)));
     }
     double pair_us = (host_ms() - t0) * 1000.0 / PAIRS;
     printf("     cuCtxPushCurrent + cuCtxPopCurrent: %.2f us a pair (%d pairs)\n", pair_us, PAIRS);
