@@ -1,6 +1,6 @@
 /*
- * 04_streams_overlap/core.h - the pipeline the lesson teaches (core.c), as the steps and the
- * measuring apparatus call it. struct pipeline has the fields, in the same order, of the one the
+ * 04_streams_overlap/core.h - the pipeline the lesson teaches (core.c), as demo.c and the
+ * instrument (proof/) call it. struct pipeline has the fields, in the same order, of the one the
  * exercises fill (harness/harness.h; a CPU test keeps the two alike), so a reference solution's
  * exercise_issue() and pipeline_per_stream() below read the same.
  */
@@ -26,28 +26,45 @@ struct pipeline {
     float *host_out;      /* n floats */
     float *dev_in;        /* n floats on the device */
     float *dev_out;       /* n floats on the device */
-    int *dev_counter;     /* one int on the device: what a library's legacy-stream memset writes */
+    int *dev_counter;     /* one int on the device for a library's memset (NULL: no memset) */
     cudaStream_t *stream; /* `streams` streams (stream[0] == 0: the legacy default stream) */
 };
 
-/* What the apparatus hands a pipeline to time each operation with (NULL: no events):
- * at[i][0] before chunk i's copy in, at[i][1 + op] after its operation op, each recorded in
- * chunk i's stream. pipeline_driver_api records only at[i][3]. */
-struct pipeline_events {
-    cudaEvent_t at[PIPELINE_MAX_STREAMS][OPS + 1];
+/* Where a pipeline lets an observer look: before chunk i's copy in, after each operation. */
+enum mark { BEFORE_COPY_IN, AFTER_COPY_IN, AFTER_KERNEL, AFTER_COPY_OUT };
+
+/* What the instrument (proof/) hands a pipeline to watch it: `at` is called at each mark, in the
+ * chunk's stream, as the calls are issued (the instrument records an event there). NULL: nothing
+ * watches, and observe() does nothing. */
+struct observer {
+    bool (*at)(struct observer *self, int chunk, enum mark mark, cudaStream_t stream);
 };
+
+static inline bool observe(struct observer *o, int chunk, enum mark mark, cudaStream_t stream)
+{
+    return !o || o->at(o, chunk, mark, stream);
+}
 
 /* cudaStreamCreate; cudaStreamCreateWithFlags(cudaStreamNonBlocking); cuStreamCreate with
  * CU_STREAM_NON_BLOCKING (step 8). */
 enum stream_kind { BLOCKING, NON_BLOCKING, DRIVER_NON_BLOCKING };
 
-/* Chunk i of p->streams: elements [*first, *first + *count) (as the exercises' harness.h). */
+/* Chunk i of p->streams: its first element, its number of elements; both at once as the
+ * exercises' harness.h has it. */
+static inline size_t chunk_first(const struct pipeline *p, int i)
+{
+    return p->n * (size_t)i / (size_t)p->streams;
+}
+
+static inline size_t chunk_size(const struct pipeline *p, int i)
+{
+    return chunk_first(p, i + 1) - chunk_first(p, i);
+}
+
 static inline void pipeline_chunk(const struct pipeline *p, int i, size_t *first, size_t *count)
 {
-    size_t a = p->n * (size_t)i / (size_t)p->streams;
-    size_t b = p->n * (size_t)(i + 1) / (size_t)p->streams;
-    *first = a;
-    *count = b - a;
+    *first = chunk_first(p, i);
+    *count = chunk_size(p, i);
 }
 
 /* kernel.cu: the lesson's kernel (work.cuh) as a function handle, for cuLaunchKernel. */
@@ -58,14 +75,12 @@ bool buffers_alloc(struct pipeline *p);
 bool buffers_free(struct pipeline *p);
 bool streams_create(cudaStream_t *s, int n, enum stream_kind kind);
 bool streams_destroy(cudaStream_t *s, int n, enum stream_kind kind);
-bool chunk_op(const struct pipeline *p, int op, int i, cudaStream_t s,
-              const struct pipeline_events *ev);
-bool pipeline_sequential(const struct pipeline *p, const struct pipeline_events *ev);
-bool pipeline_per_stream(const struct pipeline *p, const struct pipeline_events *ev);
-bool pipeline_by_stage(const struct pipeline *p, const struct pipeline_events *ev);
-bool library_memset(const struct pipeline *p);
-bool pipeline_with_legacy_memset(const struct pipeline *p, const struct pipeline_events *ev);
-bool pipeline_driver_api(const struct pipeline *p, CUfunction kernel, bool with_memset,
-                         const struct pipeline_events *ev);
+bool pipeline_sequential(const struct pipeline *p, struct observer *obs);
+bool pipeline_per_stream(const struct pipeline *p, struct observer *obs);
+bool pipeline_by_stage(const struct pipeline *p, struct observer *obs);
+bool pipeline_driver_api(const struct pipeline *p, CUfunction kernel, struct observer *obs);
+int copy_engines(void);
+bool time_on_gpu(bool (*issue)(const struct pipeline *, struct observer *),
+                 const struct pipeline *p, float *ms);
 
 #endif

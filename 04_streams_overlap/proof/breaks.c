@@ -19,7 +19,7 @@ static int long_work(const struct findings *f)
     return w < L.work ? L.work : w > 1000000 ? 1000000 : (int)w;
 }
 
-/* The kernel of long_work over all the elements, as one chunk (core.c's chunk_op). */
+/* The kernel of long_work over all the elements, as one chunk (issue_stage). */
 static struct pipeline long_kernel(const struct findings *f)
 {
     struct pipeline k = lesson_pipeline(1, PINNED, L.stream);
@@ -47,11 +47,11 @@ static bool call_behind_kernel(const struct findings *f, cudaStream_t s, int op,
     for (int rep = -1; rep < 3; rep++) {
         if (check)
             memset(copy.host_out, 0xff, copy.n * sizeof(float));
-        if (!checkRuntime(cudaEventRecord(L.start, s)) ||
-            !chunk_op(&kernel, OP_KERNEL, 0, s, NULL) || !checkRuntime(cudaEventRecord(L.stop, s)))
+        if (!checkRuntime(cudaEventRecord(L.start, s)) || !issue_stage(&kernel, OP_KERNEL, 0, s) ||
+            !checkRuntime(cudaEventRecord(L.stop, s)))
             return false;
         double t0 = host_ms();
-        bool ok = chunk_op(&copy, op, 0, s, NULL);
+        bool ok = issue_stage(&copy, op, 0, s);
         double t1 = host_ms();
         if (check)
             memcpy(snapshot, copy.host_out, copy.n * sizeof(float));
@@ -154,8 +154,9 @@ static bool legacy_waits_for(const struct findings *f, cudaStream_t s, double *m
 {
     struct pipeline k = long_kernel(f);
     double t0 = host_ms();
-    if (!checkRuntime(cudaEventRecord(L.start, s)) || !chunk_op(&k, OP_KERNEL, 0, s, NULL) ||
-        !checkRuntime(cudaEventRecord(L.stop, s)) || !library_memset(&k) ||
+    if (!checkRuntime(cudaEventRecord(L.start, s)) || !issue_stage(&k, OP_KERNEL, 0, s) ||
+        !checkRuntime(cudaEventRecord(L.stop, s)) ||
+        !checkRuntime(cudaMemsetAsync(L.d_flag, 0, sizeof(int), 0)) || /* a library's, stream 0 */
         !checkRuntime(cudaStreamSynchronize(0)))
         return false;
     *ms = host_ms() - t0;

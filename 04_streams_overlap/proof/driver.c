@@ -38,7 +38,10 @@ static bool driver_pipeline(const struct pipeline *p, CUfunction kernel, struct 
     bool ok = gate_hold(&L.gate, s[0]) && checkDriver(cuEventRecord(t->start, s[0]));
     for (int i = 1; ok && i < p->streams; i++)
         ok = checkDriver(cuStreamWaitEvent(s[i], t->start, 0));
-    ok = ok && pipeline_driver_api(p, kernel, legacy, &t->end);
+    struct pipeline q = *p;
+    q.dev_counter = legacy ? L.d_flag : NULL; /* step 5b's memsets in the legacy stream */
+    struct event_observer ends = event_observer(&t->end, 1u << AFTER_COPY_OUT, true);
+    ok = ok && pipeline_driver_api(&q, kernel, &ends.base);
     gate_release(&L.gate);
     if (!ok)
         return false;

@@ -38,6 +38,22 @@
 enum order { PER_STREAM, BY_STAGE };
 enum memory { PINNED, PAGEABLE };
 extern const char op_letter[OPS];
+
+/* The events around every operation of a run: at[i][mark] (core.h's enum mark). */
+struct pipeline_events {
+    cudaEvent_t at[PIPELINE_MAX_STREAMS][OPS + 1];
+};
+/* The observer that records them (measure.c): at the marks named in `marks` (1 << mark), with
+ * cudaEventRecord, or cuEventRecord where `driver` (step 8). */
+struct event_observer {
+    struct observer base;
+    struct pipeline_events *ev;
+    unsigned marks;
+    bool driver;
+};
+#define ALL_MARKS 0xfu
+struct event_observer event_observer(struct pipeline_events *ev, unsigned marks, bool driver);
+bool issue_stage(const struct pipeline *p, int op, int i, cudaStream_t s);
 extern const char *const op_name[OPS];
 
 struct span {

@@ -437,7 +437,7 @@ bool lesson_allocate(const char *size_s)
     struct pipeline b = {.n = L.n};
     bool ok = buffers_alloc(&b);
     L.h_in = b.host_in, L.h_out = b.host_out, L.d_in = b.dev_in, L.d_out = b.dev_out;
-    L.d_flag = b.dev_counter;
+    ok = ok && checkRuntime(cudaMalloc((void **)&L.d_flag, sizeof(int)));
     if (!ok) {
         fprintf(stderr,
                 "%s: could not allocate 2 x %s of pinned host memory and of device memory\n",
@@ -480,12 +480,11 @@ bool lesson_release(void)
     if (L.stop)
         ok = checkRuntime(cudaEventDestroy(L.stop)) && ok;
     ok = streams_destroy(L.stream, L.nstreams, BLOCKING) && ok;
-    struct pipeline b = {.host_in = L.h_in,
-                         .host_out = L.h_out,
-                         .dev_in = L.d_in,
-                         .dev_out = L.d_out,
-                         .dev_counter = L.d_flag};
+    struct pipeline b = {
+        .host_in = L.h_in, .host_out = L.h_out, .dev_in = L.d_in, .dev_out = L.d_out};
     ok = buffers_free(&b) && ok;
+    if (L.d_flag)
+        ok = checkRuntime(cudaFree(L.d_flag)) && ok;
     free(L.p_in);
     free(L.p_out);
     free(L.ref);

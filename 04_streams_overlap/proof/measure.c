@@ -28,8 +28,38 @@ struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *st
                              .host_out = memory == PINNED ? L.h_out : L.p_out,
                              .dev_in = L.d_in,
                              .dev_out = L.d_out,
-                             .dev_counter = L.d_flag,
+                             .dev_counter = NULL, /* L.d_flag: the legacy-stream memsets */
                              .stream = streams};
+}
+
+/* The observer the pipelines call between their calls (core.h): an event at each mark that
+ * o->marks names, recorded in the chunk's stream (through the Driver API with o->driver). */
+static bool record_event(struct observer *self, int chunk, enum mark mark, cudaStream_t s)
+{
+    struct event_observer *o = (struct event_observer *)self;
+    cudaEvent_t e = o->ev->at[chunk][mark];
+    if (!(o->marks & 1u << mark))
+        return true;
+    return o->driver ? checkDriver(cuEventRecord(e, s)) : checkRuntime(cudaEventRecord(e, s));
+}
+
+struct event_observer event_observer(struct pipeline_events *ev, unsigned marks, bool driver)
+{
+    return (struct event_observer){{record_event}, ev, marks, driver};
+}
+
+/* One operation of chunk i of p, alone, in stream s: the stages timed alone (step 1, the model,
+ * step 5's copies and kernels behind a kernel). The pipelines themselves are core.c's. */
+bool issue_stage(const struct pipeline *p, int op, int i, cudaStream_t s)
+{
+    size_t at = chunk_first(p, i), n = chunk_size(p, i), bytes = n * sizeof(float);
+    if (op == OP_H2D)
+        return checkRuntime(
+            cudaMemcpyAsync(p->dev_in + at, p->host_in + at, bytes, cudaMemcpyHostToDevice, s));
+    if (op == OP_KERNEL)
+        return checkRuntime(launch_work(p->dev_in + at, p->dev_out + at, n, p->work, s));
+    return checkRuntime(
+        cudaMemcpyAsync(p->host_out + at, p->dev_out + at, bytes, cudaMemcpyDeviceToHost, s));
 }
 
 bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
@@ -47,13 +77,14 @@ bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
  * their later work waits for it. */
 static bool issue_run(const struct run *r)
 {
-    static cudaStream_t legacy[1] = {0};
-    struct pipeline p = lesson_pipeline(r->streams, r->memory, r->sequential ? legacy : L.stream);
+    struct pipeline p = lesson_pipeline(r->streams, r->memory, L.stream);
+    struct event_observer events = event_observer(&L.ev, ALL_MARKS, false);
     if (r->sequential)
-        return pipeline_sequential(&p, &L.ev);
+        return pipeline_sequential(&p, &events.base);
     if (r->legacy_between)
-        return pipeline_with_legacy_memset(&p, &L.ev);
-    return r->order == PER_STREAM ? pipeline_per_stream(&p, &L.ev) : pipeline_by_stage(&p, &L.ev);
+        p.dev_counter = L.d_flag; /* a library's memset in the legacy stream between chunks */
+    return r->order == PER_STREAM ? pipeline_per_stream(&p, &events.base)
+                                  : pipeline_by_stage(&p, &events.base);
 }
 
 /* One repetition of a run: issue everything, wait, and turn the events into spans.
@@ -215,10 +246,10 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
         bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
         for (int i = 0; ok && i < issued; i++) {
             if (which == OPS)
-                ok = chunk_op(&p, OP_H2D, i, L.stream[0], NULL) &&
-                     chunk_op(&p, OP_D2H, i, L.stream[1], NULL);
+                ok = issue_stage(&p, OP_H2D, i, L.stream[0]) &&
+                     issue_stage(&p, OP_D2H, i, L.stream[1]);
             else
-                ok = chunk_op(&p, which, i, issued == 1 ? 0 : L.stream[i], NULL);
+                ok = issue_stage(&p, which, i, issued == 1 ? 0 : L.stream[i]);
         }
         if (ok && which == OPS)
             ok = checkRuntime(cudaEventRecord(L.ev.at[0][1], L.stream[0])) &&
@@ -270,7 +301,7 @@ bool per_op_costs(double ms[OPS])
         for (int rep = -1; rep < L.reps; rep++) {
             bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
             for (int k = 0; ok && k < BACK_TO_BACK; k++)
-                ok = chunk_op(&one, op, 0, 0, NULL);
+                ok = issue_stage(&one, op, 0, 0);
             ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
             gate_release(&L.gate);
             if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))

@@ -354,7 +354,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
     for (int rep = 0; ok && rep < 2; rep++) {
         C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         nrecords = dropped = 0;
-        ok = chunk_op(&held, OP_KERNEL, 0, 0, NULL) && run_once(wide, spans, &ev.total) &&
+        ok = issue_stage(&held, OP_KERNEL, 0, 0) && run_once(wide, spans, &ev.total) &&
              checkRuntime(cudaDeviceSynchronize());
     }
     C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
