@@ -2,44 +2,86 @@
  * 01_hello_runtime/core.c - the lesson itself: when the CUDA runtime creates a context, which
  * context that is (the device's primary context, shared with the Driver API), how launches
  * from C report their errors, and how the primary context lives and dies. Read this file
- * first; the rest of the folder runs these functions, watches the driver's state through the
- * Driver API, prints and checks. In step order:
- *   1. current_context                 before any call the driver is not initialised
- *   2. count_devices                   the runtime's first call: the driver, no context
- *      make_first_call                 which calls, made first, start the primary context
- *   3. make_primary_context_current    cudaSetDevice creates it and makes it current
- *      primary_context_of              the Driver API's handle on the very same context
- *   4. read_versions                   the runtime's version, the driver's, the context's
- *   5. launch_error_of                 a launch error arrives through cudaGetLastError
- *      launch_a_faulting_kernel, calls_after_a_fault   a fault arrives later, and sticks
- *   6. add_one_on_device               a kernel launched from C, through kernel.cu
- *      launch_spinning_kernel          a launch returns before its kernel ends
- *   8. record_schedule_flag, start_without_making_current, change_live_schedule
- *      library_borrows_primary_context, library_holds_primary_context,
- *      release_primary_context         the references the primary context counts
- *      reset_primary_context           the two resets; start_primary_context_again
- * Step 7 (a new thread) calls make_primary_context_current again, on its own thread.
- * Made elsewhere, and why: step 5a (steps.c) calls cudaSetDevice with a device that does not
- * exist: it shows the check macro's report of the very line it is on. The steps allocate what
- * they watch (cudaMalloc, cuMemAlloc; step 8c's next cudaMalloc too), and wait for the GPU.
+ * first; demo.c tells its story in one page, and proof/ runs these functions step by step,
+ * watches the driver's state, prints and checks. In the order of the story:
+ *   look_at_contexts                  what the Driver API sees; its queries start nothing
+ *   before_any_call                   1. the driver is not initialised: no context
+ *   after_first_runtime_call          2. cudaGetDeviceCount initialises it, makes no context
+ *   make_first_call                   2. which calls, made first, start the primary context
+ *   after_first_call_that_needs_a_context   3. cudaSetDevice makes the primary context current
+ *   primary_context_of                3. the Driver API's handle on the very same context
+ *   read_versions                     4. the runtime's version, the driver's, the context's
+ *   calls_after_a_fault               5. a fault arrives at synchronisation, and sticks
+ *   add_one_on_device                 6. a kernel launched from C, through kernel.cu
+ *   change_live_schedule              8. flags set while the context is active
+ *   library_borrows_primary_context, library_holds_primary_context   8. a library's reference
+ *   reset_primary_context             8. the two resets; start_primary_context_again
+ * The instrument calls CUDA by name where a step is one call: step 5's launches and
+ * cudaGetLastError, step 7's cudaSetDevice on a new thread, step 8's cuDevicePrimaryCtxSetFlags,
+ * cudaInitDevice and cuDevicePrimaryCtxRelease.
  */
 #include <string.h>
 
 #include "check.h"
 #include "core.h"
 
-/* 1. Before any CUDA call: the query fails with CUDA_ERROR_NOT_INITIALIZED and leaves *ctx as
- * it was. Read the result before the output argument: a common example sets ctx to NULL,
- * ignores what cuCtxGetCurrent returns, and prints "(nil)" as if it were the answer. */
-CUresult current_context(CUcontext *ctx)
+/* The Driver API's view of device `device`: the current context and whether the device's
+ * primary context is active. Before the driver is initialised cuCtxGetCurrent fails with
+ * CUDA_ERROR_NOT_INITIALIZED and leaves v->current as it was: read the result before the
+ * output argument (a common example sets ctx to NULL, ignores the result and prints "(nil)"). */
+CUresult look_at_contexts(int device, struct context_view *v)
 {
-    return cuCtxGetCurrent(ctx);
+    CUdevice dev;
+    unsigned int flags;
+    v->active = -1;
+    v->query = cuCtxGetCurrent(&v->current);
+    if (v->query != CUDA_SUCCESS)
+        return v->query;
+    CUresult r = cuDeviceGet(&dev, device);
+    return r != CUDA_SUCCESS ? r : cuDevicePrimaryCtxGetState(dev, &flags, &v->active);
 }
 
-/* 2. The runtime's first call: counting devices initialises the driver, makes no context. */
-cudaError_t count_devices(int *count)
+/* 1. Before any CUDA call: cuCtxGetCurrent answers CUDA_ERROR_NOT_INITIALIZED and leaves
+ * v->current as it was (the marker). Returns what it answered. */
+CUresult before_any_call(struct context_view *v)
 {
-    return cudaGetDeviceCount(count);
+    v->current = CONTEXT_MARKER;
+    return look_at_contexts(0, v);
+}
+
+/* 2. The runtime's first call: cudaGetDeviceCount initialises the driver and makes no context:
+ * afterwards cuCtxGetCurrent succeeds with NULL and the primary context is inactive. */
+cudaError_t after_first_runtime_call(int device, int *count, struct context_view *v)
+{
+    cudaError_t err = cudaGetDeviceCount(count);
+    v->current = CONTEXT_MARKER;
+    v->seen = err == cudaSuccess && device < *count &&
+              checkDriver(look_at_contexts(device, v)); /* device past the count: not looked */
+    return err;
+}
+
+/* 3. The first call that needs a context: since CUDA 12.0 cudaSetDevice creates the device's
+ * primary context at once (before, it only recorded the choice, and cudaFree(0) was the usual
+ * first call) and makes it current on this thread: the context cuDevicePrimaryCtxRetain hands
+ * out. Creating it is the cost of the first call (v->call_ms). */
+cudaError_t after_first_call_that_needs_a_context(int device, struct context_view *v,
+                                                  CUcontext *retained)
+{
+    CUdevice dev;
+    double t0 = host_ms();
+    cudaError_t err = cudaSetDevice(device);
+    v->call_ms = host_ms() - t0;
+    v->seen = err == cudaSuccess && checkDriver(look_at_contexts(device, v)) &&
+              checkDriver(cuDeviceGet(&dev, device)) && primary_context_of(dev, retained);
+    return err;
+}
+
+/* 3. The Driver API's way to the same context: retain hands out the primary context and
+ * counts a reference to it; release gives that reference back. */
+bool primary_context_of(CUdevice dev, CUcontext *ctx)
+{
+    return checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)) &&
+           checkDriver(cuDevicePrimaryCtxRelease(dev));
 }
 
 /* 2. Each of these, made first in a fresh process (first_calls.c starts one per call). The
@@ -72,21 +114,6 @@ cudaError_t make_first_call(const char *name, int device)
     return cudaErrorNotSupported;
 }
 
-/* 3. Since CUDA 12.0 cudaSetDevice creates the device's primary context at once (before, it
- * only recorded the choice) and makes it current on the calling thread. */
-cudaError_t make_primary_context_current(int device)
-{
-    return cudaSetDevice(device);
-}
-
-/* 3. The Driver API's way to the same context: retain hands out the primary context and
- * counts a reference to it; release gives that reference back. */
-bool primary_context_of(CUdevice dev, CUcontext *ctx)
-{
-    return checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)) &&
-           checkDriver(cuDevicePrimaryCtxRelease(dev));
-}
-
 /* 4. The runtime linked into the program, the newest CUDA the driver supports, and the
  * context's API version (of the primary context, and of NULL: the current one). */
 bool read_versions(CUcontext primary, struct versions *v)
@@ -97,22 +124,8 @@ bool read_versions(CUcontext primary, struct versions *v)
            checkDriver(cuCtxGetApiVersion(NULL, &v->api_current));
 }
 
-/* 5b. A launch returns nothing: a launch error (a block larger than the device allows) only
- * reaches the host through cudaGetLastError, at once, without synchronising. */
-cudaError_t launch_error_of(float *data, int n, int threads_per_block)
-{
-    launch_add_one(data, n, threads_per_block);
-    return cudaGetLastError();
-}
-
 /* 5c. A kernel that faults launches fine (unless CUDA_LAUNCH_BLOCKING=1); the fault arrives
  * at the next synchronisation, and every call after it returns it too: it is sticky. */
-cudaError_t launch_a_faulting_kernel(void)
-{
-    launch_trap();
-    return cudaGetLastError();
-}
-
 void calls_after_a_fault(cudaError_t *at_sync, cudaError_t *afterwards)
 {
     void *p = NULL;
@@ -140,31 +153,6 @@ bool add_one_on_device(float *host, int n, int threads_per_block)
     return ok;
 }
 
-/* 6. A launch returns before its kernel ends: this one spins for ns nanoseconds of the GPU's
- * clock, and the host goes on at once (CUDA_LAUNCH_BLOCKING=1 makes it wait). */
-cudaError_t launch_spinning_kernel(unsigned long long ns)
-{
-    launch_spin(ns);
-    return cudaGetLastError();
-}
-
-/* 8a. Flags set while the primary context is inactive are recorded: it starts with them. */
-CUresult record_schedule_flag(CUdevice dev, unsigned int flag)
-{
-    return cuDevicePrimaryCtxSetFlags(dev, flag);
-}
-
-/* 8a. cudaInitDevice (CUDA 12.0) starts the primary context without making it current. */
-cudaError_t start_without_making_current(int device)
-{
-#if CUDART_VERSION >= 12000
-    return cudaInitDevice(device, 0, 0);
-#else
-    (void)device;
-    return cudaErrorNotSupported;
-#endif
-}
-
 /* 8b. Set while the context is active, either API changes the live context's flags. */
 bool change_live_schedule(CUdevice dev, unsigned int *after_runtime, unsigned int *after_driver)
 {
@@ -189,13 +177,6 @@ bool library_holds_primary_context(CUdevice dev, CUcontext *ctx, CUdeviceptr *wo
 {
     return checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)) &&
            checkDriver(cuMemAlloc(workspace, 1 << 20));
-}
-
-/* 8c, 8d. One reference given back. The last one destroys the context and everything in it;
- * with none left, the driver answers CUDA_ERROR_INVALID_CONTEXT. */
-CUresult release_primary_context(CUdevice dev)
-{
-    return cuDevicePrimaryCtxRelease(dev);
 }
 
 /* 8d. Both resets destroy the primary context and the allocations in it, whoever still holds a

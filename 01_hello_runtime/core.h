@@ -1,23 +1,34 @@
 /*
- * 01_hello_runtime/core.h - the functions of core.c, the lesson itself, in step order (core.c
- * says what each shows). The steps and the child processes call them.
+ * 01_hello_runtime/core.h - the functions of core.c, the lesson itself, in the order of its
+ * story (core.c says what each shows). demo.c and the instrument (proof/) call them.
  */
 #ifndef HELLO_RUNTIME_CORE_H
 #define HELLO_RUNTIME_CORE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-/* 1-2: the first calls */
-CUresult current_context(CUcontext *ctx);
-cudaError_t count_devices(int *count);
-cudaError_t make_first_call(const char *name, int device);
+/* What the Driver API shows of one device's contexts; its queries start nothing. */
+struct context_view {
+    CUresult query;    /* what cuCtxGetCurrent returned (before cuInit: NOT_INITIALIZED) */
+    CUcontext current; /* the current context, NULL for none; left as it was when query fails */
+    int active;        /* cuDevicePrimaryCtxGetState: 1 the primary context is active, -1 unread */
+    bool seen;         /* every query of the look succeeded */
+    double call_ms;    /* how long cudaSetDevice took, in the look after it */
+};
 
-/* 3: the primary context */
-cudaError_t make_primary_context_current(int device);
+/* 1-3: the story: no context, the first runtime call, the primary context current */
+#define CONTEXT_MARKER ((CUcontext)(uintptr_t)0x5eed) /* to see whether a query writes ctx */
+CUresult look_at_contexts(int device, struct context_view *v);
+CUresult before_any_call(struct context_view *v);
+cudaError_t after_first_runtime_call(int device, int *count, struct context_view *v);
+cudaError_t after_first_call_that_needs_a_context(int device, struct context_view *v,
+                                                  CUcontext *retained);
 bool primary_context_of(CUdevice dev, CUcontext *ctx);
+cudaError_t make_first_call(const char *name, int device);
 
 /* 4: versions */
 struct versions {
@@ -27,19 +38,13 @@ struct versions {
 bool read_versions(CUcontext primary, struct versions *v);
 
 /* 5-6: launches from C, their errors, a fault */
-cudaError_t launch_error_of(float *data, int n, int threads_per_block);
-cudaError_t launch_a_faulting_kernel(void);
 void calls_after_a_fault(cudaError_t *at_sync, cudaError_t *afterwards);
 bool add_one_on_device(float *host, int n, int threads_per_block);
-cudaError_t launch_spinning_kernel(unsigned long long ns);
 
 /* 8: the primary context's lifecycle */
-CUresult record_schedule_flag(CUdevice dev, unsigned int flag);
-cudaError_t start_without_making_current(int device);
 bool change_live_schedule(CUdevice dev, unsigned int *after_runtime, unsigned int *after_driver);
 bool library_borrows_primary_context(CUdevice dev, CUcontext *ctx);
 bool library_holds_primary_context(CUdevice dev, CUcontext *ctx, CUdeviceptr *workspace);
-CUresult release_primary_context(CUdevice dev);
 bool reset_primary_context(CUdevice dev, bool the_runtime_way);
 cudaError_t start_primary_context_again(int device);
 
@@ -47,5 +52,6 @@ cudaError_t start_primary_context_again(int device);
 void launch_add_one(float *data, int n, int threads_per_block);
 void launch_trap(void);
 void launch_spin(unsigned long long ns);
+cudaError_t kernels_load(void); /* cudaFuncGetAttributes of each kernel */
 
 #endif

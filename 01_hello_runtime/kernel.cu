@@ -32,6 +32,19 @@ __global__ void spin(unsigned long long ns)
     } while (now - start < ns);
 }
 
+// Can this GPU run the program's kernels? cudaFuncGetAttributes loads each (lazy loading loads
+// a kernel at its first use) and fails as a launch would where the build holds no code the GPU
+// can take: no SASS for it and no PTX the driver may JIT-compile (CUDA_FORCE_PTX_JIT,
+// CUDA_DISABLE_PTX_JIT and their kin decide which it may take).
+extern "C" cudaError_t kernels_load(void)
+{
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, add_one);
+    if (err == cudaSuccess)
+        err = cudaFuncGetAttributes(&attr, trap_on_purpose);
+    return err == cudaSuccess ? cudaFuncGetAttributes(&attr, spin) : err;
+}
+
 extern "C" void launch_add_one(float *data, int n, int threads_per_block)
 {
     int blocks = (n + threads_per_block - 1) / threads_per_block;

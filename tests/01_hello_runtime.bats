@@ -321,12 +321,12 @@ setup() {
     assert_usage_error
 }
 
-@test "README: step 5a's report names the file and line of the call in steps.c" {
+@test "IN_DEPTH.md: step 5a's report names the file and line of the call in proof/steps.c" {
     local line
-    line="$(grep -n 'checkRuntime(cudaSetDevice(invalid))' "$ROOT/01_hello_runtime/steps.c" | cut -d: -f1)"
-    [ -n "$line" ] || fail "steps.c makes no checkRuntime(cudaSetDevice(invalid))"
-    run grep -c -F "steps.c:$line: cudaSetDevice(invalid) failed: cudaErrorInvalidDevice (101): invalid device ordinal" \
-        "$ROOT/01_hello_runtime/README.md"
+    line="$(grep -n 'checkRuntime(cudaSetDevice(invalid))' "$ROOT/01_hello_runtime/proof/steps.c" | cut -d: -f1)"
+    [ -n "$line" ] || fail "proof/steps.c makes no checkRuntime(cudaSetDevice(invalid))"
+    run grep -c -F "proof/steps.c:$line: cudaSetDevice(invalid) failed: cudaErrorInvalidDevice (101): invalid device ordinal" \
+        "$ROOT/01_hello_runtime/IN_DEPTH.md"
     assert_output 1
 }
 
@@ -335,8 +335,8 @@ setup() {
     assert_output --partial 'lazy loading needs both a CUDA runtime of 11.7 or newer and a driver that supports it (R515+); from CUDA 12.2 it is the default on Linux (12.3 on Windows), and `CUDA_MODULE_LOADING=EAGER` turns it off. `cuModuleGetLoadingMode` tells what this process got.'
 }
 
-# The decisions the lesson takes from what the driver reports (machine.c), driven with the
-# values other machines report: a probe linked with machine.c alone prints each decision.
+# The decisions the lesson takes from what the driver reports (proof/machine.c), driven with the
+# values other machines report: a probe linked with proof/machine.c alone prints each decision.
 machine_probe() {
     local probe="$BATS_FILE_TMPDIR/machine_probe"
     if [ ! -x "$probe" ]; then
@@ -360,8 +360,8 @@ int main(void)
     return 0;
 }
 C
-        cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/01_hello_runtime" -I"$ROOT/common" -I"$(cuda_root)/include" \
-            "$probe.c" "$ROOT/01_hello_runtime/machine.c" -o "$probe" >"$probe.log" 2>&1 ||
+        cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/01_hello_runtime" -I"$ROOT/01_hello_runtime/proof" -I"$ROOT/common" -I"$(cuda_root)/include" \
+            "$probe.c" "$ROOT/01_hello_runtime/proof/machine.c" -o "$probe" >"$probe.log" 2>&1 ||
             fail "the probe did not build: $(cat "$probe.log")"
     fi
     run "$probe"

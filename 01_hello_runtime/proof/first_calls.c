@@ -49,7 +49,7 @@ int first_call_child(const char *name, int device)
     if (no_context_for_child(err))
         return err == cudaErrorDevicesUnavailable ? CHILD_GPU_TAKEN : CHILD_NO_MEMORY;
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
-    CUresult r = current_context(&current);
+    CUresult r = cuCtxGetCurrent(&current);
     int status = FIRST_CALL_SEEN;
     if (r == CUDA_SUCCESS) {
         CUdevice dev;

@@ -7,6 +7,7 @@
 #define HELLO_RUNTIME_LESSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -41,6 +42,9 @@ void step_0_environment(void);
 enum setting launch_blocking(void); /* CUDA_LAUNCH_BLOCKING: unset, 0, 1, other */
 int visible_devices_listed(void);   /* entries in CUDA_VISIBLE_DEVICES, -1 when unset */
 const char *module_loading(void);   /* CUDA_MODULE_LOADING, NULL when unset */
+const char *jit_setting(void);      /* the first JIT variable set ("NAME=VALUE"), or NULL */
+int fault_handling_set(char *names, size_t len); /* the fault-handling variables set, by name */
+void remove_fault_handling(void);                /* unset them (a faulting child, step 5c) */
 
 /* steps.c: steps 1 to 7, and step 5c's child process (--fault-demo) */
 void step_1_before_any_call(void);

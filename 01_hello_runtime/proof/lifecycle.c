@@ -54,7 +54,7 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
     printf("   a) schedule flags set before the context is active, then cudaInitDevice\n");
     unsigned int flags = 0, ctx_flags = 0;
     int active = -1;
-    if (!checkDriver(record_schedule_flag(dev, CU_CTX_SCHED_BLOCKING_SYNC)) ||
+    if (!checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC)) ||
         !checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
         return false;
     printf("   [child] cuDevicePrimaryCtxSetFlags(SCHED_BLOCKING_SYNC) -> recorded: flags 0x%x, "
@@ -62,7 +62,7 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
            flags, active);
 #if CUDART_VERSION >= 12000
     CUcontext current = (CUcontext)(uintptr_t)0x5eed;
-    cudaError_t init = start_without_making_current(device);
+    cudaError_t init = cudaInitDevice(device, 0, 0); /* CUDA 12.0 */
     if (no_context_for_child(init)) {
         *no_context = init;
         return true;
@@ -78,7 +78,7 @@ static bool step_8a_before_it_is_active(int device, CUdevice dev, cudaError_t *n
     not_judged("built with a CUDA older than 12.0",
                "cudaInitDevice activates the context without making it current");
 #endif
-    cudaError_t set = make_primary_context_current(device);
+    cudaError_t set = cudaSetDevice(device);
     if (no_context_for_child(set)) {
         *no_context = set;
         return true;
@@ -126,7 +126,7 @@ static bool step_8c_references(CUdevice dev)
     claim(lib_ctx == current && after_balanced == 1,
           "after the library's balanced release the context stays active: the runtime holds its "
           "own reference");
-    CUresult extra = release_primary_context(dev); /* a bug on purpose: one release too many */
+    CUresult extra = cuDevicePrimaryCtxRelease(dev); /* a bug on purpose: one release too many */
     int after_extra = primary_active(dev);
     CUresult app_owner = owner_of(app);
     printf("   [child] library: one release too many -> %s, active = %d; the application's buffer: "
@@ -154,7 +154,7 @@ enum { MAX_RELEASES = 4 };
 static int references_left(CUdevice dev, CUresult *last)
 {
     int n = 0;
-    while (n < MAX_RELEASES && (*last = release_primary_context(dev)) == CUDA_SUCCESS)
+    while (n < MAX_RELEASES && (*last = cuDevicePrimaryCtxRelease(dev)) == CUDA_SUCCESS)
         n++;
     return n;
 }
@@ -218,7 +218,7 @@ int lifecycle_child(int device)
 {
     int count = 0;
     CUdevice dev;
-    if (!checkRuntime(count_devices(&count)) || !checkDriver(cuDeviceGet(&dev, device)))
+    if (!checkRuntime(cudaGetDeviceCount(&count)) || !checkDriver(cuDeviceGet(&dev, device)))
         return EXIT_CHECK;
     cudaError_t no_context = cudaSuccess;
     if (!step_8a_before_it_is_active(device, dev, &no_context))

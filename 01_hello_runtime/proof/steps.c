@@ -31,15 +31,15 @@ static const char *driver_error_name(CUresult r)
 void step_1_before_any_call(void)
 {
     printf("\n1. Before any CUDA call\n");
-    CUcontext ctx = (CUcontext)(uintptr_t)0x5eed; /* a marker, to see if the call writes it */
-    CUresult r = current_context(&ctx);
+    struct context_view v;
+    CUresult r = before_any_call(&v);    /* cuCtxGetCurrent, with a marker in its argument */
     if (r != CUDA_ERROR_NOT_INITIALIZED) /* no driver library, stub driver ... -> exit 77 */
         require_driver_(r, "cuCtxGetCurrent(&ctx)", __FILE__, __LINE__);
     printf("   cuCtxGetCurrent(&ctx) -> %s (%d); ctx still holds our marker %p\n",
-           driver_error_name(r), (int)r, (void *)ctx);
+           driver_error_name(r), (int)r, (void *)v.current);
     printf("   (a common example prints \"(nil)\" here: it sets ctx to NULL and ignores the "
            "result)\n");
-    claim(r == CUDA_ERROR_NOT_INITIALIZED,
+    claim(r == CUDA_ERROR_NOT_INITIALIZED && v.current == CONTEXT_MARKER,
           "the driver is not initialised before the first CUDA call");
 }
 
@@ -81,7 +81,10 @@ static bool step_2_compute_mode(struct lesson *L, bool *cannot_run)
 bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bool *cannot_run)
 {
     printf("\n2. cudaGetDeviceCount: the runtime's first call\n");
-    if (!requireRuntime(count_devices(&L->count)))
+    struct context_view v;
+    cudaError_t err = after_first_runtime_call(L->device, &L->count, &v);
+    /* no device visible, an old driver ... -> exit 77 */
+    if (!require_runtime_(err, "cudaGetDeviceCount(&count)", __FILE__, __LINE__))
         return false;
     printf("   cudaGetDeviceCount -> %d device(s)\n", L->count);
     if (L->device >= L->count) {
@@ -91,19 +94,15 @@ bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bool *can
         *no_such_device = true;
         return false;
     }
-    unsigned int flags = 0;
-    int active = -1;
-    CUcontext ctx = (CUcontext)(uintptr_t)0x5eed;
-    CUresult r = current_context(&ctx);
-    if (!checkDriver(r) || !checkDriver(cuDeviceGet(&L->cu_dev, L->device)) ||
-        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
+    if (!v.seen || !checkDriver(cuDeviceGet(&L->cu_dev, L->device)))
         return false;
-    printf("   cuCtxGetCurrent -> %s, ctx = %s\n", driver_error_name(r), ctx ? "not NULL" : "NULL");
-    printf("   cuDevicePrimaryCtxGetState(device %d) -> active = %d\n", L->device, active);
-    claim(r == CUDA_SUCCESS,
+    printf("   cuCtxGetCurrent -> %s, ctx = %s\n", driver_error_name(v.query),
+           v.current ? "not NULL" : "NULL");
+    printf("   cuDevicePrimaryCtxGetState(device %d) -> active = %d\n", L->device, v.active);
+    claim(v.query == CUDA_SUCCESS,
           "cudaGetDeviceCount initialised the driver (cuCtxGetCurrent now succeeds)");
-    claim(ctx == NULL, "no context is current yet");
-    claim(active == 0, "the primary context of device %d is not active yet", L->device);
+    claim(v.current == NULL, "no context is current yet");
+    claim(v.active == 0, "the primary context of device %d is not active yet", L->device);
     printf(
         "   (a widely copied explanation says most runtime calls need a context, so the first one "
         "creates it)\n");
@@ -149,22 +148,47 @@ static bool step_3_module_loading(const struct lesson *L)
     return true;
 }
 
+/* A JIT variable (CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, ...) can leave the GPU no code of
+ * this build it may take: then no kernel of the lesson can run. Exit 77, naming the variable. */
+static void stop_if_jit_forbids(cudaError_t err, const char *call)
+{
+    const char *jit = jit_setting();
+    if (err == cudaSuccess || !jit)
+        return;
+    fflush(stdout);
+    fprintf(stderr,
+            "%s: cannot run here: %s: %s -> %s: the GPU cannot load this program's kernels in "
+            "the form the variable allows.\n%s: unset it, or build for this GPU (make ARCH=NN, "
+            "whose PTX the driver can JIT-compile).\n",
+            lesson_prog, jit, call, cudaGetErrorName(err), lesson_prog);
+    exit(EXIT_CANNOT_RUN);
+}
+
+/* Step 3's last look: the kernels load on this device (the launches of steps 5 and 6 need them). */
+static bool step_3_kernels_load(void)
+{
+    cudaError_t err = kernels_load();
+    stop_if_jit_forbids(err, "cudaFuncGetAttributes");
+    if (jit_setting())
+        printf("   %s: the kernels loaded all the same (cudaFuncGetAttributes -> %s)\n",
+               jit_setting(), cudaGetErrorName(err));
+    return checkRuntime(err);
+}
+
 bool step_3_first_call_that_needs_a_context(struct lesson *L)
 {
     printf("\n3. cudaSetDevice(%d): the first call that needs a context\n", L->device);
-    double t0 = host_ms();
-    /* the first context: where another process holds an EXCLUSIVE_PROCESS GPU, exit 77 */
-    if (!requireRuntime(make_primary_context_current(L->device)))
-        return false;
-    double set_ms = host_ms() - t0;
+    struct context_view v;
     CUcontext retained = NULL;
-    unsigned int flags = 0;
-    int active = -1;
-    if (!checkDriver(cuCtxGetCurrent(&L->primary)) ||
-        !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)) ||
-        !primary_context_of(L->cu_dev, &retained) ||
+    /* the first context: where another process holds an EXCLUSIVE_PROCESS GPU, exit 77 */
+    cudaError_t err = after_first_call_that_needs_a_context(L->device, &v, &retained);
+    stop_if_jit_forbids(err, "cudaSetDevice");
+    if (!require_runtime_(err, "cudaSetDevice(device)", __FILE__, __LINE__) || !v.seen ||
         !checkRuntime(cudaGetDeviceProperties(&L->prop, L->device)))
         return false;
+    L->primary = v.current;
+    int active = v.active;
+    double set_ms = v.call_ms;
     printf("   device %d: \"%s\", compute capability %d.%d\n", L->device, L->prop.name,
            L->prop.major, L->prop.minor);
     printf("   cudaSetDevice took %.1f ms (it created the context: the cost of the first call)\n",
@@ -176,7 +200,7 @@ bool step_3_first_call_that_needs_a_context(struct lesson *L)
     claim(L->primary == retained,
           "it is the device's primary context, the one cuDevicePrimaryCtxRetain returns");
     claim(active == 1, "the primary context is now active");
-    return step_3_module_loading(L);
+    return step_3_module_loading(L) && step_3_kernels_load();
 }
 
 /* ---- 4. versions ------------------------------------------------------------------------ */
@@ -302,7 +326,8 @@ static bool step_5b_bad_launch_configuration(const struct lesson *L)
     float *dev_data = NULL;
     if (!checkRuntime(cudaMalloc((void **)&dev_data, N * sizeof(float))))
         return false;
-    cudaError_t launch_err = launch_error_of(dev_data, N, 2048);
+    launch_add_one(dev_data, N, 2048); /* a launch returns nothing: ask for its error */
+    cudaError_t launch_err = cudaGetLastError();
     printf("   cudaGetLastError() -> %s (%d): the launch never started\n",
            cudaGetErrorName(launch_err), (int)launch_err);
     cudaError_t after = cudaGetLastError();
@@ -319,8 +344,9 @@ static bool step_5b_bad_launch_configuration(const struct lesson *L)
  * child prints its observations and its claim; the parent counts the claim as its own. */
 int fault_demo(int device)
 {
+    remove_fault_handling(); /* before the first CUDA call: no debugger wait, no core dump */
     bool blocking = launch_blocking() == SET_ON;
-    cudaError_t set = make_primary_context_current(device);
+    cudaError_t set = cudaSetDevice(device);
     if (no_context_for_child(set)) { /* the relay makes this the parent's not-judged claim */
         not_judged(cudaGetErrorName(set),
                    "%s: the driver gave this child process no context (another "
@@ -333,7 +359,8 @@ int fault_demo(int device)
     if (!checkRuntime(set))
         return EXIT_CHECK;
     double t0 = host_ms();
-    cudaError_t at_launch = launch_a_faulting_kernel();
+    launch_trap(); /* __trap(): the kernel faults on purpose */
+    cudaError_t at_launch = cudaGetLastError();
     double launch_ms = host_ms() - t0;
     cudaError_t at_sync, afterwards;
     calls_after_a_fault(&at_sync, &afterwards);
@@ -366,6 +393,9 @@ static bool step_5c_fault_in_a_running_kernel(struct lesson *L)
     char *args[] = {"--fault-demo", "--device", dev, NULL};
     if (!give_back_context_for_child(L))
         return false;
+    char names[160];
+    if (fault_handling_set(names, sizeof names))
+        printf("      (%s: removed in these two children, whose fault is on purpose)\n", names);
     printf("      without CUDA_LAUNCH_BLOCKING (removed from the child's environment):\n");
     int without = run_self(args, "CUDA_LAUNCH_BLOCKING", NULL);
     printf("      with CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel):\n");
@@ -392,10 +422,12 @@ static bool step_6_launch_returns_at_once(void)
 {
     const unsigned long long spin_ns = 20 * 1000 * 1000; /* 20 ms on the GPU's own timer */
     /* the first launch loads the kernel (lazy loading), outside the measurement */
-    if (!checkRuntime(launch_spinning_kernel(1000)) || !checkRuntime(cudaDeviceSynchronize()))
+    launch_spin(1000);
+    if (!checkRuntime(cudaGetLastError()) || !checkRuntime(cudaDeviceSynchronize()))
         return false;
     double t0 = host_ms();
-    cudaError_t launched = launch_spinning_kernel(spin_ns);
+    launch_spin(spin_ns);
+    cudaError_t launched = cudaGetLastError();
     double launch_ms = host_ms() - t0;
     cudaError_t query = cudaStreamQuery(NULL);
     double t1 = host_ms();
@@ -462,8 +494,7 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     w->at_start_result = cuCtxGetCurrent(&w->at_start);
-    w->ok = checkDriver(w->at_start_result) &&
-            checkRuntime(make_primary_context_current(w->device)) &&
+    w->ok = checkDriver(w->at_start_result) && checkRuntime(cudaSetDevice(w->device)) &&
             checkDriver(cuCtxGetCurrent(&w->after_set));
     return NULL;
 }
