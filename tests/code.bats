@@ -1,51 +1,18 @@
 #!/usr/bin/env bats
-# The code a student reads (CPU only): each lesson's core file within its limits, the README's
-# quoted blocks equal to the lines they name, the house layout, and no reference to documents a
-# student does not have.
+# The code a student reads (CPU only): each lesson's core file within its limits, the house
+# layout (clang-format), and no reference to documents a student does not have. The READMEs'
+# budget, order and quotes, the demos and the rest of the lesson layout: tests/layout.bats.
 
 load test_helper
 
 # bats test_tags=core
-@test "each lesson has a core file within the limits (300 lines, functions of 40 at most, a quarter CUDA calls)" {
+@test "each lesson has a core file within the limits (300 lines, functions of 40 at most, a quarter CUDA calls, 2 rename wrappers at most, nothing of proof/)" {
     local d
     for d in $(list_lessons "$ROOT"); do
         [ -f "$ROOT/$d/core.c" ] || fail "$d has no core.c"
         run "$ROOT/tools/check-core" "$ROOT/$d/core.c"
         [ "$status" -eq 0 ] || fail "$output"
     done
-}
-
-@test "each lesson README: The idea, The code, Where is what in the code, and every quoted block equals the lines it names" {
-    local d
-    for d in $(list_lessons "$ROOT"); do
-        run "$ROOT/tools/check-quotes" "$ROOT/$d/README.md"
-        [ "$status" -eq 0 ] || fail "$output"
-    done
-}
-
-@test "tools/check-quotes fails when a quoted line of the code changes, and when the block is cut short" {
-    local d="$BATS_TEST_TMPDIR/lesson"
-    mkdir -p "$d"
-    printf '%s\n' '/* a core */' 'int add(int a, int b)' '{' '    return a + b;' '}' >"$d/core.c"
-    printf '%s\n' '## The idea' 'x' '## The code' '`core.c:2-5` adds' '```c' 'int add(int a, int b)' '{' \
-        '    return a + b;' '}' '```' '## Where is what in the code' >"$d/README.md"
-    run "$ROOT/tools/check-quotes" "$d/README.md"
-    assert_success
-    sed -i 's/a + b/b + a/' "$d/core.c"
-    run "$ROOT/tools/check-quotes" "$d/README.md"
-    assert_failure 1
-    assert_output --partial "differs from core.c:4"
-    sed -i 's/b + a/a + b/; s/^}$/} \/\/ end/' "$d/core.c"
-    run "$ROOT/tools/check-quotes" "$d/README.md"
-    assert_failure 1
-    sed -i 's/ \/\/ end$//; s/`core.c:2-5`/`core.c:2-6`/' "$d/core.c" "$d/README.md"
-    run "$ROOT/tools/check-quotes" "$d/README.md"
-    assert_failure 1
-    assert_output --partial "the block has 4 lines"
-    sed -i 's/`core.c:2-6`/`core.c:2-5`/; s/^## The code$/## Run it/' "$d/README.md"
-    run "$ROOT/tools/check-quotes" "$d/README.md"
-    assert_failure 1
-    assert_output --partial "not 'The code'"
 }
 
 @test "tools/check-core fails on a long function, a long file and a file with few CUDA calls" {

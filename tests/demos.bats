@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# Each lesson's demo (demo.c, build/demo): the short program a student reads top to bottom and
+# builds by hand. `make -C NN demo` builds it; without a GPU it stops as the lessons do (exit 77,
+# the stub driver named); on a GPU it runs, verifies its result on the host and passes. (The
+# README's nvcc line that builds it by hand: tests/layout.bats.)
+
+load test_helper
+
+setup() {
+    DEMOS=()
+    local d
+    for d in $(list_lessons "$ROOT"); do
+        DEMOS+=("$d")
+    done
+}
+
+@test "make -C NN demo builds build/demo in every lesson" {
+    local d bad=""
+    for d in "${DEMOS[@]}"; do
+        run make -s -C "$ROOT/$d" demo
+        if [ "$status" -ne 0 ]; then
+            bad+="$d: make demo: exit $status: $output"$'\n'
+        elif [ ! -x "$ROOT/$d/${LESSON_BUILD:-build}/demo" ]; then
+            bad+="$d: make demo made no ${LESSON_BUILD:-build}/demo"$'\n'
+        fi
+    done
+    [ -z "$bad" ] || fail "$bad"
+}
+
+@test "with the toolkit's stub driver every demo stops with exit 77 and says why" {
+    local d
+    for d in "${DEMOS[@]}"; do
+        [ -x "$ROOT/$d/${LESSON_BUILD:-build}/demo" ] || fail "$d/${LESSON_BUILD:-build}/demo is not built (make)"
+        run_with_stub_driver "$ROOT/$d/${LESSON_BUILD:-build}/demo"
+        refute_output --partial "RESULT:"
+    done
+}
+
+# bats test_tags=gpu
+@test "GPU: every demo runs, exits 0 and ends RESULT: PASS" {
+    require_gpu
+    local d bad=""
+    for d in "${DEMOS[@]}"; do
+        run "$ROOT/$d/${LESSON_BUILD:-build}/demo"
+        if [ "$status" -ne 0 ] || ! grep -q '^RESULT: PASS' <<<"$output"; then
+            bad+="$d/demo: exit $status: $output"$'\n'
+        fi
+    done
+    [ -z "$bad" ] || fail "$bad"
+}
