@@ -1,134 +1,104 @@
-/* 03_pinned_memory/core.c - what the lesson teaches: a copy between host and device is the same
- * call whatever host memory it uses, but only page-locked (pinned) memory can be read and written
- * by the GPU's copy engines directly (DMA), at the PCIe link's rate; from pageable memory the
- * driver first copies the data through a pinned buffer of its own. Its functions, step by step:
- *   2. host_alloc, pin_in_place, unpin, host_free: pageable (malloc), pinned (cudaMallocHost),
- *      write-combined (cudaHostAlloc) and registered (malloc, then cudaHostRegister) memory;
- *      copy: cudaMemcpyAsync either way, for every kind; start_timing, stop_timing, elapsed_ms:
- *      the events around each timed copy. Step 3 times the same calls on the host clock, and
- *      step 4 times how long copy() keeps the host.
- *   5. host_alloc_mapped, mapped_pointer: host memory a kernel reaches (zero-copy); kernel_pass
- *      over it, against explicit_pass: copy in, the kernel in device memory, copy out.
- *   6. copy_both_ways: a copy to the device and one from it, in two streams, at the same time.
- *   7. driver_host_alloc, driver_pin_in_place, driver_mapped_pointer, driver_copy, driver_unpin,
- *      driver_host_free: the same memory and copies through the Driver API.
- * The other files are the apparatus (lesson.h lists them): options, the sweep, statistics, the
- * claims and the report. They call these functions and make none of these calls themselves; the
- * state queries (cuMemHostGetFlags) and the Driver API's own events stay in step7_driver_api.c. */
+/* 03_pinned_memory/core.c - what the lesson teaches, the way NVIDIA's bandwidth sample shows it:
+ * the same cudaMemcpyAsync from pageable memory (malloc) and from page-locked, "pinned" memory
+ * (cudaMallocHost, cudaHostAlloc, or malloc'd memory pinned with cudaHostRegister), each copy
+ * timed with a pair of events. The GPU's copy engines read and write pinned memory directly
+ * (DMA), at the link's rate; from pageable memory the driver first copies the data through a
+ * pinned buffer of its own (it "stages" it), and the call may keep the host until it is done.
+ *   host_alloc, host_free       the four kinds of host memory (step 2; the demo uses two)
+ *   copy_ms                     one copy between two events: its time on the GPU (the demo)
+ *   call_ms                     how long cudaMemcpyAsync keeps the host (step 4)
+ *   mapped_pass, explicit_pass  a kernel over mapped host memory (zero-copy) against copy in,
+ *                               the kernel, copy out (step 5)
+ *   copy_both_ways              a copy up and one down at the same time, in two streams (step 6)
+ *   driver_host_alloc, _free    the Driver API's pinned memory (step 7)
+ * The instrument in proof/ measures, checks and judges: it calls these, and CUDA by its names. */
 #define _GNU_SOURCE /* posix_memalign */
 #include <stdlib.h>
 
-#include "lesson.h"
+#include "check.h"
+#include "core.h"
 
-/* ---- step 2: four kinds of host memory, one copy call ---------------------------------------- */
+/* ---- the four kinds of host memory ---------------------------------------------------------- */
 
-/* New host memory of one kind. The page-locked kinds come from the CUDA runtime, which makes
- * the pages real and locks them inside the call; pageable memory from the C library, its pages
- * made real at the first touch. Registered memory starts pageable: pin_in_place locks it. */
-bool host_alloc(enum kind k, size_t bytes, void **p)
+/* New host memory of one kind. The page-locked kinds come from the CUDA runtime, which makes the
+ * pages real and locks them inside the call; pageable memory from the C library, its pages made
+ * real at the first touch. Registered memory starts pageable: cudaHostRegister locks it where it
+ * is, and cudaHostUnregister must release it before host_free. */
+cudaError_t host_alloc(enum kind k, size_t bytes, void **p)
 {
     *p = NULL;
     if (k == PINNED) /* the same as cudaHostAlloc(p, bytes, cudaHostAllocDefault) */
-        return ALLOC(cudaMallocHost(p, bytes), "cudaMallocHost", bytes);
+        return cudaMallocHost(p, bytes);
     if (k == WRITE_COMBINED) /* pinned, and not cached by the CPU */
-        return ALLOC(cudaHostAlloc(p, bytes, cudaHostAllocWriteCombined),
-                     "cudaHostAlloc(cudaHostAllocWriteCombined)", bytes);
+        return cudaHostAlloc(p, bytes, cudaHostAllocWriteCombined);
     if (posix_memalign(p, 4096, bytes) == 0) /* page-aligned, as cudaHostRegister prefers */
-        return true;
+        return cudaSuccess;
     *p = NULL;
-    return pageable_failed(bytes);
+    return cudaErrorMemoryAllocation; /* the C library had none */
 }
 
-/* Page-lock memory you already have, where it is; unpin it before free. */
-bool pin_in_place(void *p, size_t bytes)
-{
-    return ALLOC(cudaHostRegister(p, bytes, cudaHostRegisterDefault), "cudaHostRegister", bytes);
-}
-
-bool unpin(void *p)
-{
-    return checkRuntime(cudaHostUnregister(p));
-}
-
-bool host_free(enum kind k, void *p)
+cudaError_t host_free(enum kind k, void *p)
 {
     if (k == PINNED || k == WRITE_COMBINED)
-        return checkRuntime(cudaFreeHost(p));
-    free(p); /* pageable, or registered memory after unpin */
-    return true;
+        return cudaFreeHost(p);
+    free(p); /* pageable, or registered memory after cudaHostUnregister */
+    return cudaSuccess;
 }
 
-/* One copy, queued in stream s: the same call for every kind. From pinned memory the copy engine
- * reads or writes the host's pages itself and the call returns at once; from pageable memory the
- * driver stages the data through its own pinned buffer, and the call may wait (step 4). */
-cudaError_t copy(void *host, void *dev, size_t bytes, enum dir d, cudaStream_t s)
-{
-    if (d == H2D)
-        return cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s);
-    return cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
-}
+/* ---- a copy, timed ---------------------------------------------------------------------------- */
 
-/* How a copy is timed: an event before it and one after it in its stream. The GPU stamps each
+/* One copy in stream s between two events, as the bandwidth sample times it: the GPU stamps each
  * event when the stream reaches it, so stop - start is the copy's time on the GPU, whatever the
- * host did meanwhile; the host reads it once the stop event has happened. */
-bool start_timing(cudaEvent_t start, cudaStream_t s)
+ * host did meanwhile. The same call for every kind of host memory. */
+bool copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
+             cudaEvent_t start, cudaEvent_t stop, float *ms)
 {
-    return checkRuntime(cudaEventRecord(start, s));
+    return checkRuntime(cudaEventRecord(start, s)) &&
+           checkRuntime(cudaMemcpyAsync(dst, src, bytes, kind, s)) &&
+           checkRuntime(cudaEventRecord(stop, s)) && checkRuntime(cudaEventSynchronize(stop)) &&
+           checkRuntime(cudaEventElapsedTime(ms, start, stop));
 }
 
-bool stop_timing(cudaEvent_t stop, cudaStream_t s)
+/* How long cudaMemcpyAsync keeps the host (returned_ms) against the copy's whole time (done_ms),
+ * on the host's clock. From pinned memory the copy engine takes the pages itself and the call
+ * returns at once; from pageable memory the driver stages the data, and NVIDIA's Runtime API
+ * documentation says it "may synchronize with the stream" to do so: the call may wait. */
+bool call_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
+             double *returned_ms, double *done_ms)
 {
-    return checkRuntime(cudaEventRecord(stop, s));
-}
-
-bool elapsed_ms(cudaEvent_t start, cudaEvent_t stop, double *ms)
-{
-    float f = 0;
-    bool ok = checkRuntime(cudaEventSynchronize(stop)) &&
-              checkRuntime(cudaEventElapsedTime(&f, start, stop));
-    *ms = f;
+    double t0 = host_ms();
+    if (!checkRuntime(cudaMemcpyAsync(dst, src, bytes, kind, s)))
+        return false;
+    *returned_ms = host_ms() - t0;
+    bool ok = checkRuntime(cudaStreamSynchronize(s));
+    *done_ms = host_ms() - t0;
     return ok;
 }
 
-/* ---- step 5: mapped (zero-copy) memory ------------------------------------------------------- */
+/* ---- mapped (zero-copy) memory ----------------------------------------------------------------- */
 
-/* Pinned host memory mapped into the GPU's address space: a kernel can load and store it over
- * PCIe, through the pointer mapped_pointer gives. Under unified addressing that is the host's own
- * pointer, except for write-combined and registered memory (cuda_runtime_api.h, "Exceptions,
- * Disjoint Addressing"): step 5 checks it. */
-bool host_alloc_mapped(size_t bytes, void **host)
+/* One pass of the kernel out = 3 * in + 1 over pinned host memory allocated mapped
+ * (cudaHostAlloc(..., cudaHostAllocMapped)): every load and store crosses the link, no copy at
+ * all. The kernel takes the addresses cudaHostGetDevicePointer gives. */
+bool mapped_pass(const uint32_t *host_in, uint32_t *host_out, size_t words, cudaStream_t s)
 {
-    *host = NULL;
-    return ALLOC(cudaHostAlloc(host, bytes, cudaHostAllocMapped),
-                 "cudaHostAlloc(cudaHostAllocMapped)", bytes);
-}
-
-bool mapped_pointer(void *host, void **dev)
-{
-    return checkRuntime(cudaHostGetDevicePointer(dev, host, 0));
-}
-
-/* One pass of the kernel out = 3 * in + 1 over memory where it lies: given mapped pointers, every
- * load and store crosses the link (zero-copy); given device memory, none does. */
-cudaError_t kernel_pass(const uint32_t *in, uint32_t *out, size_t words, cudaStream_t s)
-{
-    return launch_triple_plus_one(in, out, words, s);
+    void *in = NULL, *out = NULL;
+    return checkRuntime(cudaHostGetDevicePointer(&in, (void *)host_in, 0)) &&
+           checkRuntime(cudaHostGetDevicePointer(&out, host_out, 0)) &&
+           checkRuntime(launch_triple_plus_one(in, out, words, s));
 }
 
 /* The same pass the explicit way: copy in, the kernel in device memory, copy out, in turn. */
-cudaError_t explicit_pass(const uint32_t *in, uint32_t *out, uint32_t *dev_in, uint32_t *dev_out,
-                          size_t words, cudaStream_t s)
+bool explicit_pass(const uint32_t *in, uint32_t *out, uint32_t *dev_in, uint32_t *dev_out,
+                   size_t words, cudaStream_t s)
 {
     size_t bytes = words * 4;
-    cudaError_t e = cudaMemcpyAsync(dev_in, in, bytes, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess)
-        e = launch_triple_plus_one(dev_in, dev_out, words, s);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(out, dev_out, bytes, cudaMemcpyDeviceToHost, s);
-    return e;
+    return checkRuntime(cudaMemcpyAsync(dev_in, in, bytes, cudaMemcpyHostToDevice, s)) &&
+           checkRuntime(launch_triple_plus_one(dev_in, dev_out, words, s)) &&
+           checkRuntime(cudaMemcpyAsync(out, dev_out, bytes, cudaMemcpyDeviceToHost, s));
 }
 
-/* ---- step 6: both directions at once --------------------------------------------------------- */
+/* ---- both directions at once ---------------------------------------------------------------- */
 
 /* The copy up in stream s_up, the copy down in s_down. s_down starts at `begin` (an event just
  * recorded in s_up) and s_up waits for `down_done`, so that work queued in s_up afterwards (the
@@ -144,41 +114,34 @@ bool copy_both_ways(void *up, void *dev_up, void *down, void *dev_down, size_t b
            checkRuntime(cudaStreamWaitEvent(s_up, down_done, 0));
 }
 
-/* ---- step 7: the Driver API ------------------------------------------------------------------ */
+/* ---- the Driver API ------------------------------------------------------------------------- */
 
-/* cuMemHostAlloc's flags: 0 pinned; CU_MEMHOSTALLOC_PORTABLE pinned for every context, not only
- * the current one; _DEVICEMAP mapped for kernels; _WRITECOMBINED not cached by the CPU. */
-bool driver_host_alloc(void **p, size_t bytes, unsigned int flags)
+/* The same pinned memory one level down. cuMemHostAlloc's flags: 0 pinned;
+ * CU_MEMHOSTALLOC_PORTABLE pinned for every context, not only the current one; _DEVICEMAP mapped
+ * for kernels; _WRITECOMBINED not cached by the CPU. in_place: malloc'd memory page-locked where
+ * it is by cuMemHostRegister (flags: CU_MEMHOSTREGISTER_*), unregistered before free. */
+CUresult driver_host_alloc(void **p, size_t bytes, unsigned int flags, bool in_place)
 {
     *p = NULL;
-    return checkDriver(cuMemHostAlloc(p, bytes, flags));
+    if (!in_place)
+        return cuMemHostAlloc(p, bytes, flags);
+    if (posix_memalign(p, 4096, bytes) != 0) {
+        *p = NULL;
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    CUresult r = cuMemHostRegister(*p, bytes, flags);
+    if (r != CUDA_SUCCESS) {
+        free(*p);
+        *p = NULL;
+    }
+    return r;
 }
 
-bool driver_pin_in_place(void *p, size_t bytes)
+CUresult driver_host_free(void *p, bool in_place)
 {
-    return checkDriver(cuMemHostRegister(p, bytes, 0));
-}
-
-/* The address a kernel uses. Under unified addressing cuda.h makes it the host pointer for
- * cuMemHostAlloc memory, but not for write-combined or registered memory: for those, always ask. */
-bool driver_mapped_pointer(void *host, CUdeviceptr *dev)
-{
-    return checkDriver(cuMemHostGetDevicePointer(dev, host, 0));
-}
-
-CUresult driver_copy(void *host, CUdeviceptr dev, size_t bytes, enum dir d, CUstream s)
-{
-    if (d == H2D)
-        return cuMemcpyHtoDAsync(dev, host, bytes, s);
-    return cuMemcpyDtoHAsync(host, dev, bytes, s);
-}
-
-bool driver_unpin(void *p)
-{
-    return checkDriver(cuMemHostUnregister(p));
-}
-
-bool driver_host_free(void *p)
-{
-    return checkDriver(cuMemFreeHost(p));
+    if (!in_place)
+        return cuMemFreeHost(p);
+    CUresult r = cuMemHostUnregister(p);
+    free(p);
+    return r;
 }

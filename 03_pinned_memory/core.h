@@ -1,5 +1,5 @@
-/* 03_pinned_memory/core.h - the functions of core.c, the calls the lesson teaches (core.c says
- * what each shows), and the kinds of host memory and directions they take. */
+/* 03_pinned_memory/core.h - the functions of core.c (it says what each shows), the kinds of host
+ * memory and the directions they take, and the kernels' launchers (kernels.cu). */
 #ifndef PINNED_CORE_H
 #define PINNED_CORE_H
 
@@ -13,34 +13,37 @@
 enum kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, KINDS };
 enum dir { H2D, D2H, DIRS };
 
-/* step 2: the four kinds of host memory, one copy call, and how a copy is timed */
-bool host_alloc(enum kind k, size_t bytes, void **p); /* REGISTERED: then pin_in_place */
-bool pin_in_place(void *p, size_t bytes);
-bool unpin(void *p);
-bool host_free(enum kind k, void *p); /* REGISTERED: after unpin */
-cudaError_t copy(void *host, void *dev, size_t bytes, enum dir d, cudaStream_t s);
-bool start_timing(cudaEvent_t start, cudaStream_t s);
-bool stop_timing(cudaEvent_t stop, cudaStream_t s);
-bool elapsed_ms(cudaEvent_t start, cudaEvent_t stop, double *ms);
+/* the four kinds of host memory (REGISTERED: malloc'd memory, for cudaHostRegister to pin) */
+cudaError_t host_alloc(enum kind k, size_t bytes, void **p);
+cudaError_t host_free(enum kind k, void *p); /* REGISTERED: after cudaHostUnregister */
 
-/* step 5: mapped (zero-copy) memory */
-bool host_alloc_mapped(size_t bytes, void **host);
-bool mapped_pointer(void *host, void **dev);
-cudaError_t kernel_pass(const uint32_t *in, uint32_t *out, size_t words, cudaStream_t s);
-cudaError_t explicit_pass(const uint32_t *in, uint32_t *out, uint32_t *dev_in, uint32_t *dev_out,
-                          size_t words, cudaStream_t s);
+/* one copy between two events, timed on the GPU; how long the call keeps the host */
+bool copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
+             cudaEvent_t start, cudaEvent_t stop, float *ms);
+bool call_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
+             double *returned_ms, double *done_ms);
 
-/* step 6: both directions at once */
+/* mapped (zero-copy) memory against explicit copies */
+bool mapped_pass(const uint32_t *host_in, uint32_t *host_out, size_t words, cudaStream_t s);
+bool explicit_pass(const uint32_t *in, uint32_t *out, uint32_t *dev_in, uint32_t *dev_out,
+                   size_t words, cudaStream_t s);
+
+/* both directions at once */
 bool copy_both_ways(void *up, void *dev_up, void *down, void *dev_down, size_t bytes,
                     cudaStream_t s_up, cudaStream_t s_down, cudaEvent_t begin,
                     cudaEvent_t down_done);
 
-/* step 7: the same through the Driver API */
-bool driver_host_alloc(void **p, size_t bytes, unsigned int flags);
-bool driver_pin_in_place(void *p, size_t bytes);
-bool driver_mapped_pointer(void *host, CUdeviceptr *dev);
-CUresult driver_copy(void *host, CUdeviceptr dev, size_t bytes, enum dir d, CUstream s);
-bool driver_unpin(void *p);
-bool driver_host_free(void *p);
+/* the Driver API's pinned memory: cuMemHostAlloc, or malloc + cuMemHostRegister (in_place) */
+CUresult driver_host_alloc(void **p, size_t bytes, unsigned int flags, bool in_place);
+CUresult driver_host_free(void *p, bool in_place);
+
+/* kernels.cu */
+cudaError_t launch_fill_pattern(uint32_t *data, size_t n, uint32_t seed, cudaStream_t stream);
+cudaError_t launch_count_mismatches(const uint32_t *data, size_t n, uint32_t seed,
+                                    unsigned long long *bad, cudaStream_t stream);
+cudaError_t launch_spin(unsigned long long ns, cudaStream_t stream);
+cudaError_t launch_triple_plus_one(const uint32_t *in, uint32_t *out, size_t n,
+                                   cudaStream_t stream);
+cudaError_t preload_kernels(void); /* every kernel loaded now, not inside a held gate */
 
 #endif

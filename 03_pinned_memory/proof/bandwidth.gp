@@ -1,6 +1,6 @@
-# 03_pinned_memory/bandwidth.gp - bandwidth against copy size for each kind of host memory.
+# 03_pinned_memory/proof/bandwidth.gp - bandwidth against copy size for each kind of host memory.
 # Run through the Makefile:  make chart CSV=file.csv [PNG=file.png]
-# (gnuplot -e "csv='file.csv'; png='file.png'" bandwidth.gp)
+# (gnuplot -e "csv='file.csv'; png='file.png'" proof/bandwidth.gp)
 if (!exists("csv")) csv = 'bandwidth.csv'
 if (!exists("png")) png = 'bandwidth.png'
 

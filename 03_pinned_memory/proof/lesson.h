@@ -1,7 +1,8 @@
-/* 03_pinned_memory/lesson.h - what the lesson's files share: the kinds of host memory, the
- * state every step reads and writes (struct lesson), the steps and the apparatus they use.
+/* 03_pinned_memory/proof/lesson.h - what the instrument's files share: the state every step
+ * reads and writes (struct lesson), the steps and the apparatus they use. The lesson itself is
+ * ../core.c (core.h: the kinds of host memory, the copies, the kernels' launchers); the files
+ * here use it, and call CUDA by its own names for the rest.
  *
- *   core.c       the calls the lesson teaches, one small function each (core.h declares them)
  *   main.c       options and main(): the table of contents, one call per step
  *   step1_device.c           step 1: the platform and the link (common/platform.h)
  *   step2_sweep.c            step 2: the sweep of sizes, four kinds of host memory, its claims
@@ -11,10 +12,9 @@
  *   step5_zero_copy.c        step 5: mapped (zero-copy) memory
  *   step6_both_ways.c        step 6: both directions at once
  *   step7_driver_api.c       step 7: the same pinned memory and copies through the Driver API
- *   measure.c    the one "warm-up + timed event pairs" loop, the control copy, the data
- *                pattern written and checked, and small helpers
+ *   measure.c    the one "warm-up + timed event pairs" loop, runs timed in turn, the control
+ *                copy, the data pattern written and checked, allocations that fail named
  *   report.c     the sweep's tables and CSV
- *   kernels.cu   the device code
  */
 #ifndef PINNED_LESSON_H
 #define PINNED_LESSON_H
@@ -116,6 +116,7 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 bool pace_sample(struct lesson *L);
 
 /* ---- the steps, in the order main() calls them -------------------------------------------- */
+void step_1_environment(struct lesson *L);      /* step1_device.c: before any CUDA call */
 bool step_1_platform(struct lesson *L);         /* step1_device.c: before any context */
 bool step_1_link(struct lesson *L);             /* step1_device.c */
 bool step_2_bandwidth_sweep(struct lesson *L);  /* step2_sweep.c */
@@ -138,11 +139,19 @@ bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void 
 /* The median of v[0..n-1] (sorted in place), and *spread = (max-min)/median. */
 double median_spread(double *v, int n, double *spread);
 
-/* Two timings taken in turn, so that a slow moment of the machine reaches both: `warmups`
- * untimed runs of a, then of b; then a, b, a, b, ... IN_TURN times each; *ms_a and *ms_b their
- * medians (ms). Steps 2 and 5 time two ways so again where the first figures disagree with the
- * claim's expectation. */
-#define IN_TURN 5
+/* Runs timed round by round, so that a slow moment of the machine slows one repetition of
+ * every run and the median absorbs it: `warmups` untimed runs of each way, then `rounds` rounds
+ * (at most IN_TURN_MAX) of one timed run of each; median[i] (ms) and, where spread is given,
+ * spread[i] ((max-min)/median) of way i (at most 8 ways). */
+struct way {
+    enqueue_fn work;
+    void *arg;
+};
+#define IN_TURN     5
+#define IN_TURN_MAX 16
+bool time_rounds(struct lesson *L, int warmups, int n, const struct way *ways, int rounds,
+                 double *median, double *spread);
+/* Two ways so: IN_TURN rounds; *ms_a and *ms_b their medians (ms). */
 bool time_in_turn(struct lesson *L, int warmups, enqueue_fn a, void *arg_a, enqueue_fn b,
                   void *arg_b, double *ms_a, double *ms_b);
 
@@ -165,26 +174,23 @@ size_t host_mismatches(const uint32_t *h, size_t words, uint32_t seed);
 bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint32_t seed,
                        unsigned long long *bad);
 
-/* An allocation failed: name the call and the size, then the error (exit 1 follows);
- * pageable_failed: posix_memalign could not allocate `bytes` of pageable memory. */
+/* core.c's host_alloc and host_free, a failure named: the call, the size, and this process's
+ * limits on locked memory and address space where they are set (ulimit -l, ulimit -v). */
+bool alloc_kind(enum kind k, size_t bytes, void **p);
+bool free_kind(enum kind k, void *p);
+/* An allocation failed: name the call, the size and the limits, then the error (exit 1 follows). */
 bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line);
-bool pageable_failed(size_t bytes);
+/* " under ulimit -l 64 KiB (RLIMIT_MEMLOCK)" and the like for each limit set, or "". */
+const char *limits_text(void);
 extern cudaError_t alloc_err_;
 #define ALLOC(call, text, bytes)             \
     (cudaSuccess == (alloc_err_ = (call)) || \
      alloc_failed(alloc_err_, text, bytes, __FILE__, __LINE__))
+/* cudaMemcpyAsync between host and L->dev-like device memory, either way. */
+cudaError_t copy_dir(void *host, void *dev, size_t bytes, enum dir d, cudaStream_t s);
 
 /* ---- report.c ------------------------------------------------------------------------------- */
 void print_table(const struct lesson *L, enum dir d);
 bool write_csv(const struct lesson *L, FILE *f);
-
-/* ---- kernels.cu ----------------------------------------------------------------------------- */
-cudaError_t launch_fill_pattern(uint32_t *data, size_t n, uint32_t seed, cudaStream_t stream);
-cudaError_t launch_count_mismatches(const uint32_t *data, size_t n, uint32_t seed,
-                                    unsigned long long *bad, cudaStream_t stream);
-cudaError_t launch_spin(unsigned long long ns, cudaStream_t stream);
-cudaError_t launch_triple_plus_one(const uint32_t *in, uint32_t *out, size_t n,
-                                   cudaStream_t stream);
-cudaError_t preload_kernels(void); /* every kernel loaded now, not inside a held gate */
 
 #endif

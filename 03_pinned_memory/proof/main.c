@@ -220,7 +220,8 @@ static size_t host_available(void)
 }
 
 /* The default --max (256 MiB) halved until the sweep fits a small GPU (two device buffers of
- * --max in half of its free memory) and host (three buffers in half of what is available);
+ * --max in half of its free memory) and host (five buffers in half of what is available: step 2
+ * holds one of each kind at once);
  * said in step 1. A --max given on the command line is kept. */
 static bool fit_sizes(struct lesson *L)
 {
@@ -228,12 +229,15 @@ static bool fit_sizes(struct lesson *L)
     /* the first call that makes a context: where it cannot (the toolkit's stub driver, reached
      * through a shim that answered the queries before it), exit 77 with the reason */
     if (!requireRuntime(cudaSetDevice((int)L->opt.device)) ||
-        !checkRuntime(cudaMemGetInfo(&free_dev, &total_dev)))
+        !checkRuntime(cudaMemGetInfo(&free_dev, &total_dev))) {
+        if (*limits_text()) /* a low address-space limit stops the context itself */
+            fprintf(stderr, "%s: the context could not be made%s\n", lesson_prog, limits_text());
         return false;
+    }
     if (L->opt.max_given)
         return true;
     while (max > L->opt.min && max > MIN_SIDE &&
-           (2 * max > free_dev / 2 || (host && 3 * max > host / 2)))
+           (2 * max > free_dev / 2 || (host && 5 * max > host / 2)))
         max /= 2;
     if (max == L->opt.max)
         return true;
@@ -260,7 +264,7 @@ static bool lesson_open(struct lesson *L)
               ALLOC(cudaMalloc((void **)&L->dev_bad, sizeof *L->dev_bad), "cudaMalloc",
                     sizeof *L->dev_bad);
     if (ok && first >= PACE_BYTES) {
-        ok = host_alloc(PINNED, PACE_BYTES, &L->pace_host);
+        ok = alloc_kind(PINNED, PACE_BYTES, &L->pace_host);
         if (ok)
             memset(L->pace_host, 0, PACE_BYTES);
     }
@@ -271,7 +275,7 @@ static bool lesson_close(struct lesson *L)
 {
     bool ok = gate_close(&L->gate);
     if (L->pace_host)
-        ok = host_free(PINNED, L->pace_host) && ok;
+        ok = free_kind(PINNED, L->pace_host) && ok;
     if (L->dev)
         ok = checkRuntime(cudaFree(L->dev)) && ok;
     if (L->dev2)
@@ -314,9 +318,13 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
 
     printf("03_pinned_memory: how much faster are copies from page-locked (pinned) host memory?\n");
+    step_1_environment(&L);
     int count = 0;
-    if (!requireRuntime(cudaGetDeviceCount(&count)))
+    if (!requireRuntime(cudaGetDeviceCount(&count))) {
+        if (*limits_text())
+            fprintf(stderr, "%s: the driver could not start%s\n", lesson_prog, limits_text());
         return verdict(false);
+    }
     if (L.opt.device >= count) {
         fprintf(stderr,
                 "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",

@@ -1,12 +1,13 @@
-/* 03_pinned_memory/measure.c - the measuring apparatus the steps share: the one timing loop
- * ("warm-up, then timed repetitions between a pair of events") and small helpers for sizes,
- * rates, the data pattern and failed allocations. None of it is what the lesson teaches: the
- * copies and the events it times are core.c's. */
+/* 03_pinned_memory/proof/measure.c - the measuring apparatus the steps share: the one timing
+ * loop ("warm-up, then timed repetitions between a pair of events"), runs timed in turn, and
+ * small helpers for sizes, rates, the data pattern and failed allocations. None of it is what
+ * the lesson teaches (that is ../core.c, which the steps call). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lesson.h"
 #include "pattern.h"
@@ -20,16 +21,17 @@ const char *const dir_words[DIRS] = {"host to device", "device to host"};
 bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms)
 {
     for (int r = -warmups; r < reps; r++) {
-        double t = 0;
+        float f = 0;
         bool ok = (L->ungated || gate_hold(&L->gate, L->stream)) &&
-                  start_timing(L->start, L->stream) && work(L, arg) &&
-                  stop_timing(L->stop, L->stream);
+                  checkRuntime(cudaEventRecord(L->start, L->stream)) && work(L, arg) &&
+                  checkRuntime(cudaEventRecord(L->stop, L->stream));
         gate_release(&L->gate);
-        if (!ok || !elapsed_ms(L->start, L->stop, &t))
+        if (!ok || !checkRuntime(cudaEventSynchronize(L->stop)) ||
+            !checkRuntime(cudaEventElapsedTime(&f, L->start, L->stop)))
             return false;
         gate_check(&L->gate);
         if (r >= 0)
-            ms[r] = t;
+            ms[r] = f;
     }
     return true;
 }
@@ -54,18 +56,34 @@ double median_spread(double *v, int n, double *spread)
     return m;
 }
 
+bool time_rounds(struct lesson *L, int warmups, int n, const struct way *ways, int rounds,
+                 double *median, double *spread)
+{
+    double t[8][IN_TURN_MAX], unused;
+    bool ok = n <= 8 && rounds <= IN_TURN_MAX;
+    for (int i = 0; ok && i < n; i++)
+        ok = time_events(L, warmups, 0, ways[i].work, ways[i].arg, &unused);
+    for (int r = 0; ok && r < rounds; r++)
+        for (int i = 0; ok && i < n; i++)
+            ok = time_events(L, 0, 1, ways[i].work, ways[i].arg, &t[i][r]);
+    for (int i = 0; ok && i < n; i++) {
+        double s;
+        median[i] = median_spread(t[i], rounds, &s);
+        if (spread)
+            spread[i] = s;
+    }
+    return ok;
+}
+
 bool time_in_turn(struct lesson *L, int warmups, enqueue_fn a, void *arg_a, enqueue_fn b,
                   void *arg_b, double *ms_a, double *ms_b)
 {
-    double ta[IN_TURN], tb[IN_TURN], unused;
-    bool ok = time_events(L, warmups, 0, a, arg_a, &unused) &&
-              time_events(L, warmups, 0, b, arg_b, &unused);
-    for (int r = 0; ok && r < IN_TURN; r++)
-        ok = time_events(L, 0, 1, a, arg_a, &ta[r]) && time_events(L, 0, 1, b, arg_b, &tb[r]);
-    if (!ok)
+    const struct way ways[2] = {{a, arg_a}, {b, arg_b}};
+    double m[2];
+    if (!time_rounds(L, warmups, 2, ways, IN_TURN, m, NULL))
         return false;
-    *ms_a = median_of(ta, IN_TURN);
-    *ms_b = median_of(tb, IN_TURN);
+    *ms_a = m[0];
+    *ms_b = m[1];
     return true;
 }
 
@@ -103,7 +121,8 @@ bool timings_comparable(const struct lesson *L, size_t bytes, char *why, size_t 
 static bool enqueue_pace(struct lesson *L, void *arg)
 {
     (void)arg;
-    return checkRuntime(copy(L->pace_host, L->dev, PACE_BYTES, H2D, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(L->dev, L->pace_host, PACE_BYTES, cudaMemcpyHostToDevice, L->stream));
 }
 
 bool pace_sample(struct lesson *L)
@@ -214,25 +233,62 @@ bool device_mismatches(struct lesson *L, const uint32_t *dev, size_t words, uint
 {
     return checkRuntime(cudaMemsetAsync(L->dev_bad, 0, sizeof *L->dev_bad, L->stream)) &&
            checkRuntime(launch_count_mismatches(dev, words, seed, L->dev_bad, L->stream)) &&
-           checkRuntime(copy(bad, L->dev_bad, sizeof *bad, D2H, L->stream)) &&
+           checkRuntime(
+               cudaMemcpyAsync(bad, L->dev_bad, sizeof *bad, cudaMemcpyDeviceToHost, L->stream)) &&
            checkRuntime(cudaStreamSynchronize(L->stream));
 }
 
-bool pageable_failed(size_t bytes)
+cudaError_t copy_dir(void *host, void *dev, size_t bytes, enum dir d, cudaStream_t s)
 {
-    fprintf(stderr,
-            "%s: posix_memalign could not allocate %s (%zu bytes) of pageable host memory\n",
-            lesson_prog, fmt_size(bytes), bytes);
-    return false;
+    return d == H2D ? cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)
+                    : cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s);
+}
+
+/* The limits that bound what this process may lock and map, where they are set: a low one makes
+ * cudaMallocHost, cudaHostRegister, malloc or the context itself fail. */
+const char *limits_text(void)
+{
+    static char text[160];
+    static const struct {
+        int resource;
+        const char *name;
+    } limits[] = {{RLIMIT_MEMLOCK, "ulimit -l %s (RLIMIT_MEMLOCK)"},
+                  {RLIMIT_AS, "ulimit -v %s (RLIMIT_AS)"},
+                  {RLIMIT_DATA, "ulimit -d %s (RLIMIT_DATA)"}};
+    size_t at = 0;
+    text[0] = 0;
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0] && at < sizeof text; i++) {
+        struct rlimit r;
+        if (getrlimit(limits[i].resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+            continue;
+        char value[40];
+        snprintf(value, sizeof value, limits[i].name, fmt_size((size_t)r.rlim_cur));
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? ", " : " under ", value);
+    }
+    return text;
 }
 
 cudaError_t alloc_err_;
 
 bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line)
 {
-    char text[160];
-    snprintf(text, sizeof text, "%s of %s (%zu bytes)", call, fmt_size(bytes), bytes);
+    char text[320];
+    snprintf(text, sizeof text, "%s of %s (%zu bytes)%s", call, fmt_size(bytes), bytes,
+             limits_text());
     check_runtime_(err, text, file, line);
     (void)cudaGetLastError(); /* an allocation error is not sticky; clear it */
     return false;
+}
+
+bool alloc_kind(enum kind k, size_t bytes, void **p)
+{
+    static const char *const call[KINDS] = {"malloc (posix_memalign)", "cudaMallocHost",
+                                            "cudaHostAlloc(cudaHostAllocWriteCombined)",
+                                            "malloc (posix_memalign)"};
+    return ALLOC(host_alloc(k, bytes, p), call[k], bytes);
+}
+
+bool free_kind(enum kind k, void *p)
+{
+    return checkRuntime(host_free(k, p));
 }

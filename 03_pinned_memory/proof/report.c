@@ -1,4 +1,4 @@
-/* 03_pinned_memory/report.c - the sweep of step 2 as tables (stdout) and as CSV (--csv FILE,
+/* 03_pinned_memory/proof/report.c - the sweep of step 2 as tables (stdout) and as CSV (--csv FILE,
  * for `make chart`). */
 #include "lesson.h"
 

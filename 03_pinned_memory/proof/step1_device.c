@@ -1,24 +1,29 @@
-/* 03_pinned_memory/step1_device.c - step 1: the device, its link to the host and the CUDA
+/* 03_pinned_memory/proof/step1_device.c - step 1: the device, its link to the host and the CUDA
  * environment variables that change what the lesson shows. */
 #include <stdlib.h>
 
 #include "lesson.h"
 
-/* The CUDA environment variables that change what this lesson shows. The driver reads them
- * when it initialises or creates a context: set them before the program's first CUDA call
- * (on the command line, or with setenv before it). */
-static void print_environment(struct lesson *L)
+/* The CUDA environment variables (CUDA Programming Guide, "CUDA Environment Variables") that
+ * change what this lesson shows, and how it judges where they are set. The driver reads them when
+ * it initialises, at this program's first CUDA call, which comes right after this. */
+void step_1_environment(struct lesson *L)
 {
     static const struct {
         const char *name, *what;
     } vars[] = {
-        {"CUDA_VISIBLE_DEVICES",
-         "which GPUs this process sees, numbered from 0 (--device counts among them)"},
+        {"CUDA_VISIBLE_DEVICES", "the GPUs this process sees, in that order, numbered from 0 "
+                                 "(--device counts among them; step 7 needs two)"},
+        {"CUDA_DEVICE_ORDER",
+         "FASTEST_FIRST (the default) or PCI_BUS_ID: the order the visible GPUs are numbered in"},
         {"CUDA_LAUNCH_BLOCKING",
-         "1 makes each kernel launch wait for its kernel: step 4 b) shows what changes"},
+         "1 makes kernel launches synchronous: step 4 b) cannot queue a copy behind a kernel "
+         "(not judged), and where a pinned copy waits too, steps 4 a) and 6 judge that instead"},
         {"CUDA_DEVICE_MAX_CONNECTIONS",
-         "hardware queues the streams share; 1 may serialise step 6's two streams"},
+         "hardware queues the streams share; 1 may serialise step 6's two streams (then not "
+         "judged)"},
     };
+    printf("\n1. The device and its link to the host\n");
     printf(
         "   environment (read when the driver initialises, at this program's first CUDA call):\n");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
@@ -34,7 +39,6 @@ static void print_environment(struct lesson *L)
  * and what the lesson decides from it. */
 bool step_1_platform(struct lesson *L)
 {
-    printf("\n1. The device and its link to the host\n");
     struct platform *p = &L->platform;
     if (!checkRuntime(cudaGetDeviceProperties(&L->prop, (int)L->opt.device)) ||
         !checkDriver(platform_read((int)L->opt.device, p)))
@@ -55,7 +59,6 @@ bool step_1_platform(struct lesson *L)
                "   stage, and steps 2 and 4 judge what it does)\n");
     printf("   unified addressing: %s; can map host memory: %s\n",
            L->prop.unifiedAddressing ? "yes" : "no", L->prop.canMapHostMemory ? "yes" : "no");
-    print_environment(L);
     return true;
 }
 
@@ -66,13 +69,13 @@ bool step_1_link(struct lesson *L)
         printf("   sizes: %s\n", L->sizes_cut);
     size_t warm = L->opt.max < 16 * MiB ? L->opt.max : 16 * MiB;
     void *host = NULL;
-    bool ok = host_alloc(PINNED, warm, &host);
+    bool ok = alloc_kind(PINNED, warm, &host);
     for (int i = 0; ok && i < 8; i++)
-        ok = checkRuntime(copy(host, L->dev, warm, H2D, L->stream)) &&
-             checkRuntime(copy(host, L->dev, warm, D2H, L->stream));
+        ok = checkRuntime(cudaMemcpyAsync(L->dev, host, warm, cudaMemcpyHostToDevice, L->stream)) &&
+             checkRuntime(cudaMemcpyAsync(host, L->dev, warm, cudaMemcpyDeviceToHost, L->stream));
     ok = ok && checkRuntime(cudaStreamSynchronize(L->stream));
     if (host)
-        ok = host_free(PINNED, host) && ok;
+        ok = free_kind(PINNED, host) && ok;
     if (!ok)
         return false;
 

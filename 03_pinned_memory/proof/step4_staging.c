@@ -1,4 +1,4 @@
-/* 03_pinned_memory/step4_staging.c - step 4: why pageable memory is slower. The driver stages a
+/* 03_pinned_memory/proof/step4_staging.c - step 4: why pageable memory is slower. The driver stages a
  * pageable copy through a pinned buffer of its own; the host waits in the call; the CPU's
  * memcpy feeds the copy; and what the CPU measures of write-combined memory. (4b, the copies
  * queued behind a kernel, is in step4b_behind_a_kernel.c.) */
@@ -8,50 +8,43 @@
 
 #include "lesson.h"
 
-/* a) How long the host waits in each call, against the whole copy. Each buffer goes to the
- * device (checked there) and comes back into the cleared buffer (checked on the host).
- * call_ms[k][d] / total_ms[k][d]: k 0 pageable, 1 pinned. */
-static bool call_and_copy(struct lesson *L, void *buf[2], size_t bytes, double call_ms[2][DIRS],
-                          double total_ms[2][DIRS])
+#define CALL_REPS 3 /* a): timed calls per kind and direction, after one warm-up */
+
+/* a) How long the host waits in each call (core.c's call_ms), against the whole copy. Each
+ * buffer goes to the device (checked there) and comes back into the cleared buffer (checked on
+ * the host). call_ms[k][d] / total_ms[k][d]: k 0 pageable, 1 pinned; the medians. */
+static bool call_and_copy(struct lesson *L, void *buf[2], size_t bytes, double call[2][DIRS],
+                          double total[2][DIRS])
 {
     size_t words = bytes / 4, bad = 0;
     for (int k = 0; k < 2; k++) {
-        uint32_t *h = buf[k];
-        fill_host(h, words, 1);
+        fill_host(buf[k], words, 1);
         if (!checkRuntime(cudaMemsetAsync(L->dev, 0, bytes, L->stream)))
             return false;
         for (int d = 0; d < DIRS; d++) {
-            double call[5], total[5];
-            if (d == D2H)
-                memset(h, 0, bytes);
-            for (int r = 0; r < 6; r++) { /* the first is a warm-up */
-                double t0 = host_ms();
-                if (!checkRuntime(copy(h, L->dev, bytes, (enum dir)d, L->stream)))
-                    return false;
-                double t1 = host_ms();
-                if (!checkRuntime(cudaStreamSynchronize(L->stream)))
-                    return false;
-                double t2 = host_ms();
-                if (r > 0) {
-                    call[r - 1] = t1 - t0;
-                    total[r - 1] = t2 - t0;
-                }
-            }
-            call_ms[k][d] = median_of(call, 5);
-            total_ms[k][d] = median_of(total, 5);
+            double c[CALL_REPS + 1], t[CALL_REPS + 1];
             unsigned long long bad_dev = 0;
+            if (d == D2H)
+                memset(buf[k], 0, bytes);
+            for (int r = 0; r <= CALL_REPS; r++) /* the first is a warm-up */
+                if (!(d == H2D ? call_ms(L->dev, buf[k], bytes, cudaMemcpyHostToDevice, L->stream,
+                                         &c[r], &t[r])
+                               : call_ms(buf[k], L->dev, bytes, cudaMemcpyDeviceToHost, L->stream,
+                                         &c[r], &t[r])))
+                    return false;
+            call[k][d] = median_of(c + 1, CALL_REPS);
+            total[k][d] = median_of(t + 1, CALL_REPS);
             if (d == H2D && !device_mismatches(L, L->dev, words, 1, &bad_dev))
                 return false;
-            bad += d == H2D ? (size_t)bad_dev : host_mismatches(h, words, 1);
+            bad += d == H2D ? (size_t)bad_dev : host_mismatches(buf[k], words, 1);
         }
     }
     for (int k = 0; k < 2; k++)
         for (int d = 0; d < DIRS; d++)
-            printf(
-                "   %-8s %s: cudaMemcpyAsync returned after %.3f ms (%.1f us), the copy was done "
-                "after %.3f ms (%.1f%%)\n",
-                k ? "pinned" : "pageable", dir_name[d], call_ms[k][d], 1e3 * call_ms[k][d],
-                total_ms[k][d], 100 * call_ms[k][d] / total_ms[k][d]);
+            printf("   %-8s %s: cudaMemcpyAsync returned after %.3f ms (%.1f us), the copy was "
+                   "done after %.3f ms (%.1f%%)\n",
+                   k ? "pinned" : "pageable", dir_name[d], call[k][d], 1e3 * call[k][d],
+                   total[k][d], 100 * call[k][d] / total[k][d]);
     claim(bad == 0, "every one of these copies delivered its data intact (%zu wrong words)", bad);
     return true;
 }
@@ -102,9 +95,9 @@ static void judge_calls(struct lesson *L, size_t bytes, double call_ms[2][DIRS],
 static void memcpy_feeds(const struct lesson *L, void *pageable, void *pinned, size_t bytes,
                          double staged, double pinned_gbps)
 {
-    double whole[5], chunked[5];
+    double whole[CALL_REPS], chunked[CALL_REPS];
     size_t chunk = bytes < STAGE_CHUNK ? bytes : STAGE_CHUNK;
-    for (int r = 0; r < 6; r++) {
+    for (int r = 0; r <= CALL_REPS; r++) { /* the first is a warm-up */
         double t0 = host_ms();
         memcpy(pinned, pageable, bytes);
         double t1 = host_ms();
@@ -116,7 +109,8 @@ static void memcpy_feeds(const struct lesson *L, void *pageable, void *pinned, s
             chunked[r - 1] = gbps(bytes, t2 - t1);
         }
     }
-    double w = median_of(whole, 5), c = median_of(chunked, 5), best = w > c ? w : c;
+    double w = median_of(whole, CALL_REPS), c = median_of(chunked, CALL_REPS);
+    double best = w > c ? w : c;
     printf("   c) the CPU copies pageable into pinned memory (memcpy) at %.1f GB/s whole, %.1f "
            "GB/s in\n"
            "   %s pieces into one pinned buffer; the staged pageable H2D copy ran at %.1f GB/s,\n"
@@ -214,40 +208,81 @@ static bool cpu_reports_hypervisor(void)
     return found;
 }
 
+/* Does the CPU read write-combined memory much slower, as NVIDIA's guidance says? Judged where
+ * streaming loads show the CPU treats the pages as write-combining: uncached write-combining
+ * memory gains several times more from whole-line loads than cached memory does; no more gain
+ * means the CPU cached these pages like any other. rate[pinned, wc][plain, streaming]. */
+static void judge_wc(double rate[2][2], bool streaming)
+{
+    double pinned_plain = rate[0][0], wc_plain = rate[1][0];
+    double gain_pinned = streaming ? rate[0][1] / pinned_plain : 0;
+    double gain_wc = streaming ? rate[1][1] / wc_plain : 0;
+    const char *what =
+        "the CPU reads write-combined memory much slower than ordinary pinned memory";
+    char why[480];
+    if (under_tool(why, sizeof why)) {
+        not_judged(why, "%s (%.1fx here)", what, pinned_plain / wc_plain);
+    } else if (!streaming) {
+        not_judged("no streaming loads on this CPU to tell whether it treats these pages as "
+                   "write-combining",
+                   "%s (%.1fx here)", what, pinned_plain / wc_plain);
+    } else if (gain_wc < 2 * gain_pinned) {
+        snprintf(why, sizeof why,
+                 "this machine contradicts the guidance: streaming loads read "
+                 "it %.1fx as fast as plain loads, and ordinary pinned memory %.1fx (under twice "
+                 "that gain; uncached write-combining memory gains several times more), so the "
+                 "CPU did not treat these pages as write-combining%s",
+                 gain_wc, gain_pinned,
+                 cpu_reports_hypervisor() ? "; the CPU reports a hypervisor, and a virtual "
+                                            "machine's memory type can be overridden by the "
+                                            "host's mapping"
+                                          : "");
+        not_judged(why, "%s (%.1fx here)", what, pinned_plain / wc_plain);
+    } else {
+        claim(wc_plain * 2 <= pinned_plain,
+              "%s: %.1fx slower with plain loads; streaming loads, "
+              "which fetch a whole line, read it %.1fx faster than plain ones (ordinary pinned "
+              "memory %.1fx)",
+              what, pinned_plain / wc_plain, gain_wc, gain_pinned);
+    }
+}
+
 /* d) Write-combined memory as the CPU sees it: reading it back (plain and streaming loads, over
  * a buffer larger than the caches), and (step 3) filling it. Ordinary pinned memory read both ways
  * is the control: streaming loads gain a little on cached memory too (16-byte loads), several times
  * more on uncached write-combining memory. Each of the four readings is the fastest of WC_ROUNDS,
  * taken in turn, so that a neighbour busy for a moment slows one round, not one reading. */
+static void read_rates(void *pinned, void *wc, size_t bytes, bool streaming, double rate[2][2])
+{
+    (void)host_read_gbps(pinned, bytes, false); /* a warm-up for the reading code */
+    for (int round = 0; round < WC_ROUNDS; round++)
+        for (int kind = 0; kind < 2; kind++)
+            for (int way = 0; way < (streaming ? 2 : 1); way++) {
+                double r = host_read_gbps(kind ? wc : pinned, bytes, way == 1);
+                if (r > rate[kind][way])
+                    rate[kind][way] = r;
+            }
+}
+
 static bool write_combined(struct lesson *L)
 {
     size_t bytes = WC_READ_MAX;
     void *pinned = NULL, *wc = NULL;
-    bool ok = host_alloc(PINNED, bytes, &pinned) && host_alloc(WRITE_COMBINED, bytes, &wc);
+    bool ok = alloc_kind(PINNED, bytes, &pinned) && alloc_kind(WRITE_COMBINED, bytes, &wc);
     if (ok) {
         memset(pinned, 1, bytes);
         memset(wc, 1, bytes);
         bool streaming = have_streaming_loads();
-        double rate[2][2] = {{0, 0}, {0, 0}};       /* [pinned, write-combined][plain, streaming] */
-        (void)host_read_gbps(pinned, bytes, false); /* a warm-up for the reading code */
-        for (int round = 0; round < WC_ROUNDS; round++)
-            for (int kind = 0; kind < 2; kind++)
-                for (int way = 0; way < (streaming ? 2 : 1); way++) {
-                    double r = host_read_gbps(kind ? wc : pinned, bytes, way == 1);
-                    if (r > rate[kind][way])
-                        rate[kind][way] = r;
-                }
-        double pinned_plain = rate[0][0], wc_plain = rate[1][0];
-        double gain_pinned = streaming ? rate[0][1] / pinned_plain : 0;
-        double gain_wc = streaming ? rate[1][1] / wc_plain : 0;
+        double rate[2][2] = {{0, 0}, {0, 0}}; /* [pinned, write-combined][plain, streaming] */
+        read_rates(pinned, wc, bytes, streaming, rate);
         printf("   d) the CPU reads ordinary pinned memory at %.2f GB/s, write-combined memory at "
                "%.2f GB/s\n"
                "   (pinned/write-combined %.1fx) with plain loads",
-               pinned_plain, wc_plain, pinned_plain / wc_plain);
+               rate[0][0], rate[1][0], rate[0][0] / rate[1][0]);
         if (streaming)
             printf(", and at %.2f and %.2f GB/s (%.1fx and %.1fx\n   as fast) with streaming loads "
                    "(MOVNTDQA)",
-                   rate[0][1], rate[1][1], gain_pinned, gain_wc);
+                   rate[0][1], rate[1][1], rate[0][1] / rate[0][0], rate[1][1] / rate[1][0]);
         printf("; each rate the fastest of %d rounds", WC_ROUNDS);
         printf(";\n   it first filled new memory (step 3) at %.2f GB/s pinned, %.2f GB/s "
                "write-combined\n",
@@ -256,42 +291,12 @@ static bool write_combined(struct lesson *L)
                "reading it\n"
                "   from the host is \"prohibitively slow\"; use it for buffers the host only "
                "writes.\n");
-        const char *what =
-            "the CPU reads write-combined memory much slower than ordinary pinned memory";
-        char why[480];
-        if (under_tool(why, sizeof why)) {
-            not_judged(why, "%s (%.1fx here)", what, pinned_plain / wc_plain);
-        } else if (!streaming) {
-            not_judged("no streaming loads on this CPU to tell whether it treats these pages as "
-                       "write-combining",
-                       "%s (%.1fx here)", what, pinned_plain / wc_plain);
-        } else if (gain_wc < 2 * gain_pinned) {
-            /* Uncached write-combining memory gains several times more from whole-line loads than
-             * cached memory does; no more gain means the CPU cached these pages like any other. */
-            bool vm = cpu_reports_hypervisor();
-            snprintf(
-                why, sizeof why,
-                "this machine contradicts the guidance: streaming loads read "
-                "it %.1fx as fast as plain loads, and ordinary pinned memory %.1fx (under twice "
-                "that gain; uncached write-combining memory gains several times more), so the "
-                "CPU did not treat these pages as write-combining%s",
-                gain_wc, gain_pinned,
-                vm ? "; the CPU reports a hypervisor, and a virtual "
-                     "machine's memory type can be overridden by the host's mapping"
-                   : "");
-            not_judged(why, "%s (%.1fx here)", what, pinned_plain / wc_plain);
-        } else {
-            claim(wc_plain * 2 <= pinned_plain,
-                  "%s: %.1fx slower with plain loads; streaming loads, "
-                  "which fetch a whole line, read it %.1fx faster than plain ones (ordinary pinned "
-                  "memory %.1fx)",
-                  what, pinned_plain / wc_plain, gain_wc, gain_pinned);
-        }
+        judge_wc(rate, streaming);
     }
     if (pinned)
-        ok = host_free(PINNED, pinned) && ok;
+        ok = free_kind(PINNED, pinned) && ok;
     if (wc)
-        ok = host_free(WRITE_COMBINED, wc) && ok;
+        ok = free_kind(WRITE_COMBINED, wc) && ok;
     return ok;
 }
 
@@ -303,15 +308,16 @@ bool step_4_staging(struct lesson *L)
     printf(
         "   The copy engine reads and writes only page-locked memory, so for pageable memory the\n"
         "   driver copies, chunk by chunk, through a pinned buffer of its own (a CPU memcpy plus\n"
-        "   DMA). NVIDIA documents cudaMemcpyAsync between pageable and device memory as one that\n"
-        "   \"might be synchronous\" (CUDA Runtime API, \"API synchronization behavior\"): a) and "
-        "b) show when.\n");
+        "   DMA). NVIDIA's CUDA Runtime API, \"API synchronization behavior\": \"If pageable "
+        "memory\n"
+        "   must first be staged to pinned memory, the driver may synchronize with the stream and\n"
+        "   stage the copy into pinned memory\"; a) and b) measure that wait.\n");
     void *buf[2] = {NULL, NULL}; /* pageable, pinned */
     bool ok = true;
     double call_ms[2][DIRS], total_ms[2][DIRS];
-    if (!host_alloc(PAGEABLE, bytes, &buf[0]))
+    if (!alloc_kind(PAGEABLE, bytes, &buf[0]))
         return false;
-    if (!host_alloc(PINNED, bytes, &buf[1])) {
+    if (!alloc_kind(PINNED, bytes, &buf[1])) {
         ok = false;
         goto cleanup;
     }
@@ -326,8 +332,8 @@ bool step_4_staging(struct lesson *L)
                      gbps(bytes, total_ms[1][H2D]));
     ok = ok && write_combined(L);
 cleanup:
-    ok = host_free(PAGEABLE, buf[0]) && ok;
+    ok = free_kind(PAGEABLE, buf[0]) && ok;
     if (buf[1])
-        ok = host_free(PINNED, buf[1]) && ok;
+        ok = free_kind(PINNED, buf[1]) && ok;
     return ok;
 }

@@ -1,4 +1,4 @@
-/* 03_pinned_memory/step4b_behind_a_kernel.c - step 4 b): when does cudaMemcpyAsync return?
+/* 03_pinned_memory/proof/step4b_behind_a_kernel.c - step 4 b): when does cudaMemcpyAsync return?
  * Each copy is queued behind a kernel of about 20 ms in the same stream; the host clock says
  * whether the call came back at once (the copy queued) or only after the kernel; for a copy into
  * pageable memory the host buffer, checked the moment the call returns, says whether the copy
@@ -44,7 +44,7 @@ static bool one_copy(struct lesson *L, void *host, size_t bytes, enum dir d,
     if (!checkRuntime(launch_spin(spin_ns, L->stream)))
         return false;
     double t1 = host_ms();
-    if (!checkRuntime(copy(host, L->dev, bytes, d, L->stream)))
+    if (!checkRuntime(copy_dir(host, L->dev, bytes, d, L->stream)))
         return false;
     double t2 = host_ms();
     *launch = t1 - t0;
@@ -143,8 +143,9 @@ static void judge_rows(const struct lesson *L, const struct behind *b)
     }
     claim(d2h_least >= 0.9 * k && b->d2h_missing == 0,
           "%s (%.1f ms or more, and the data was in host memory when the call returned: %zu words "
-          "missing, checked before any synchronisation; NVIDIA documents only that such a copy "
-          "\"might be synchronous\": on this driver it was, at every size)",
+          "missing, checked before any synchronisation): the wait NVIDIA documents for a copy "
+          "that must be staged, \"the driver may synchronize with the stream and stage the copy "
+          "into pinned memory\", here at every size",
           d2h, d2h_least, b->d2h_missing);
     claim(small < 0.5 * k, "%s (%.3f ms): the driver staged the data and queued the DMA",
           small_text, small);
@@ -168,10 +169,10 @@ bool step_4b_behind_a_kernel(struct lesson *L)
     void *buf[2] = {NULL, NULL};
     size_t bytes = b.sizes[b.n - 1];
     bool ok = true;
-    if (!host_alloc(PAGEABLE, bytes, &buf[0]))
+    if (!alloc_kind(PAGEABLE, bytes, &buf[0]))
         return false;
     memset(buf[0], 0, bytes);
-    if (!host_alloc(PINNED, bytes, &buf[1]) || !measure_rows(L, &b, buf)) {
+    if (!alloc_kind(PINNED, bytes, &buf[1]) || !measure_rows(L, &b, buf)) {
         ok = false;
         goto cleanup;
     }
@@ -181,8 +182,8 @@ bool step_4b_behind_a_kernel(struct lesson *L)
            "meanwhile,\n"
            "   which is why lesson 04 overlaps copies and kernels from pinned memory only.\n");
 cleanup:
-    ok = host_free(PAGEABLE, buf[0]) && ok;
+    ok = free_kind(PAGEABLE, buf[0]) && ok;
     if (buf[1])
-        ok = host_free(PINNED, buf[1]) && ok;
+        ok = free_kind(PINNED, buf[1]) && ok;
     return ok;
 }

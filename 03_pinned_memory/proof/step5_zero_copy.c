@@ -1,40 +1,49 @@
-/* 03_pinned_memory/step5_zero_copy.c - step 5: mapped (zero-copy) memory, a kernel that reads and
+/* 03_pinned_memory/proof/step5_zero_copy.c - step 5: mapped (zero-copy) memory, a kernel that reads and
  * writes host memory directly, against copy in + kernel + copy out. */
 #include <string.h>
 
 #include "lesson.h"
 #include "pattern.h"
 
-/* The kernel out = 3 * in + 1, on whatever memory in and out point to. */
+/* The kernel out = 3 * in + 1: over mapped host memory (core.c's mapped_pass: in and out are
+ * the host pointers), or over device memory. */
 struct pass {
     const uint32_t *in;
     uint32_t *out;
     size_t words;
 };
 
+static bool enqueue_mapped(struct lesson *L, void *arg)
+{
+    const struct pass *p = arg;
+    return mapped_pass(p->in, p->out, p->words, L->stream);
+}
+
 static bool enqueue_kernel(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(kernel_pass(p->in, p->out, p->words, L->stream));
+    return checkRuntime(launch_triple_plus_one(p->in, p->out, p->words, L->stream));
 }
 
 /* Copy in, the kernel in device memory, copy out: in and out are the host buffers here. */
 static bool enqueue_explicit(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(explicit_pass(p->in, p->out, L->dev, L->dev2, p->words, L->stream));
+    return explicit_pass(p->in, p->out, L->dev, L->dev2, p->words, L->stream);
 }
 
 static bool enqueue_copy_in(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(copy((void *)p->in, L->dev, p->words * 4, H2D, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(L->dev, p->in, p->words * 4, cudaMemcpyHostToDevice, L->stream));
 }
 
 static bool enqueue_copy_out(struct lesson *L, void *arg)
 {
     const struct pass *p = arg;
-    return checkRuntime(copy(p->out, L->dev2, p->words * 4, D2H, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(p->out, L->dev2, p->words * 4, cudaMemcpyDeviceToHost, L->stream));
 }
 
 /* Copy in (L->stream) and copy out (L->stream2) at the same time, as step 6 does (core.c's
@@ -50,14 +59,18 @@ static bool enqueue_in_and_out(struct lesson *L, void *arg)
  * the copies in and out run at the same time, so they take what both directions at once take
  * (measured here, as step 6 does: with one asynchronous engine that is both copies one after
  * the other), and the pipeline at best as long as that or the kernel, whichever is longer. An
- * estimate from this run's rates, without per-chunk costs. */
-static bool pipeline_estimate(struct lesson *L, struct pass *host, double kernel_ms, double zc_ms)
+ * estimate from this run's rates, without per-chunk costs; the four runs timed round by round. */
+static bool pipeline_estimate(struct lesson *L, struct pass *host, struct pass *on_device,
+                              double zc_ms)
 {
-    double in_ms, out_ms, both_ms;
-    if (!time_median5(L, enqueue_copy_in, host, &in_ms) ||
-        !time_median5(L, enqueue_copy_out, host, &out_ms) ||
-        !time_median5(L, enqueue_in_and_out, host, &both_ms))
+    const struct way ways[4] = {{enqueue_copy_in, host},
+                                {enqueue_copy_out, host},
+                                {enqueue_in_and_out, host},
+                                {enqueue_kernel, on_device}};
+    double ms[4];
+    if (!time_rounds(L, 1, 4, ways, IN_TURN, ms, NULL))
         return false;
+    double in_ms = ms[0], out_ms = ms[1], both_ms = ms[2], kernel_ms = ms[3];
     double best = both_ms > kernel_ms ? both_ms : kernel_ms;
     size_t bytes = host->words * 4;
     printf("   pipelined explicit copies (estimate): copy in %.3f ms and copy out %.3f ms alone;\n"
@@ -77,88 +90,94 @@ static size_t wrong_results(const uint32_t *out, size_t words)
     return bad;
 }
 
+/* Each way once, its results checked in host memory (cleared before each), then both timed in
+ * turn, one of each per round (time_in_turn), so that a slow moment of the host reaches both (an
+ * H100 once ran the kernel over mapped memory at 22.1 GB/s each way, half its usual rate, while
+ * copies timed just after it kept theirs). */
+static bool two_ways(struct lesson *L, struct pass *mapped, struct pass *explicit, double *zc_ms,
+                     double *explicit_ms)
+{
+    size_t words = mapped->words;
+    double unused;
+    memset(explicit->out, 0, words * 4);
+    if (!time_events(L, 1, 0, enqueue_mapped, mapped, &unused))
+        return false;
+    size_t bad = wrong_results(explicit->out, words);
+    claim(bad == 0, "the kernel's results in host memory are right (%zu wrong words)", bad);
+    memset(explicit->out, 0, words * 4);
+    if (!time_events(L, 1, 0, enqueue_explicit, explicit, &unused))
+        return false;
+    bad = wrong_results(explicit->out, words);
+    claim(bad == 0, "the explicit way gives the same results (%zu wrong words)", bad);
+    if (!time_in_turn(L, 0, enqueue_mapped, mapped, enqueue_explicit, explicit, zc_ms, explicit_ms))
+        return false;
+    printf(
+        "   the kernel over mapped memory: %.3f ms, %.1f GB/s read + %.1f GB/s written at once\n",
+        *zc_ms, gbps(words * 4, *zc_ms), gbps(words * 4, *zc_ms));
+    return true;
+}
+
+/* The mapped buffers and the address the GPU uses for them. Under unified addressing, memory
+ * from cudaMallocHost and cudaHostAlloc is reached at its host pointer; write-combined and
+ * registered memory are the exceptions (cuda_runtime_api.h, "Automatic Mapping of Host Allocated
+ * Host Memory" and "Exceptions, Disjoint Addressing"). The check covers this one buffer. */
+static bool mapped_buffers(struct lesson *L, size_t bytes, uint32_t **in, uint32_t **out)
+{
+    void *din = NULL;
+    if (!ALLOC(cudaHostAlloc((void **)in, bytes, cudaHostAllocMapped),
+               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
+        !ALLOC(cudaHostAlloc((void **)out, bytes, cudaHostAllocMapped),
+               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
+        !checkRuntime(cudaHostGetDevicePointer(&din, *in, 0)))
+        return false;
+    printf("   cudaHostAlloc(cudaHostAllocMapped) -> host pointer %p; cudaHostGetDevicePointer -> "
+           "%p\n",
+           (void *)*in, din);
+    if (L->prop.unifiedAddressing)
+        claim(din == *in,
+              "under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the "
+              "CPU's own address (write-combined and registered memory have a device address of "
+              "their own: cuda_runtime_api.h, \"Exceptions, Disjoint Addressing\")");
+    return true;
+}
+
 bool step_5_zero_copy(struct lesson *L)
 {
     size_t bytes = side_bytes(L, ZC_MAX) & ~(size_t)15, words = bytes / 4;
     printf("\n5. Mapped (zero-copy) memory: a kernel reads and writes host memory (%s each way)\n",
            fmt_size(bytes));
-    uint32_t *in = NULL, *out = NULL, *din = NULL, *dout = NULL;
-    bool ok = true;
-    if (!host_alloc_mapped(bytes, (void **)&in) || !host_alloc_mapped(bytes, (void **)&out) ||
-        !mapped_pointer(in, (void **)&din) || !mapped_pointer(out, (void **)&dout)) {
-        ok = false;
-        goto cleanup;
-    }
-    printf("   cudaHostAlloc(cudaHostAllocMapped) -> host pointer %p; cudaHostGetDevicePointer -> "
-           "%p\n",
-           (void *)in, (void *)din);
-    if (L->prop.unifiedAddressing)
-        claim(din == in, "with unified addressing the GPU uses the very same address as the CPU");
-    fill_host(in, words, 5);
-    memset(out, 0, bytes);
-
-    /* Zero-copy: the kernel's loads and stores cross PCIe, no cudaMemcpy at all. */
-    double zc_ms, kernel_ms, explicit_ms;
-    struct pass mapped = {din, dout, words}, on_device = {L->dev, L->dev2, words},
+    uint32_t *in = NULL, *out = NULL;
+    double zc_ms, explicit_ms;
+    bool ok = mapped_buffers(L, bytes, &in, &out);
+    struct pass mapped = {in, out, words}, on_device = {L->dev, L->dev2, words},
                 explicit = {in, out, words};
-    if (!time_median5(L, enqueue_kernel, &mapped, &zc_ms)) {
-        ok = false;
-        goto cleanup;
+    if (ok) {
+        fill_host(in, words, 5);
+        memset(out, 0, bytes);
     }
-    size_t bad = wrong_results(out, words);
-    printf(
-        "   the kernel over mapped memory: %.3f ms, %.1f GB/s read + %.1f GB/s written at once\n",
-        zc_ms, gbps(bytes, zc_ms), gbps(bytes, zc_ms));
-    claim(bad == 0, "the kernel's results in host memory are right (%zu wrong words)", bad);
-
-    /* The explicit way: copy in, the same kernel in device memory, copy out. */
-    if (!time_median5(L, enqueue_kernel, &on_device, &kernel_ms) ||
-        !time_median5(L, enqueue_explicit, &explicit, &explicit_ms)) {
-        ok = false;
-        goto cleanup;
+    ok = ok && two_ways(L, &mapped, &explicit, &zc_ms, &explicit_ms);
+    if (ok) {
+        printf("   copy in + the kernel in device memory + copy out: %.3f ms (timed in turn with "
+               "zero-copy,\n   %d times each)\n",
+               explicit_ms, IN_TURN);
+        char why[300];
+        if (timings_comparable(L, bytes, why, sizeof why))
+            claim(zc_ms < explicit_ms,
+                  "for one pass over the data, zero-copy is faster than copy in + kernel "
+                  "+ copy out one after the other: %.1fx (its reads and writes use "
+                  "the link's two directions at once)",
+                  explicit_ms / zc_ms);
+        else
+            not_judged(why, "for one pass over the data, zero-copy is faster than copy in + "
+                            "kernel + copy out");
+        ok = pipeline_estimate(L, &explicit, &on_device, zc_ms);
+        printf("   Zero-copy suits data the kernel touches once (or only in part), and GPUs that "
+               "share the\n"
+               "   host's memory; data read many times belongs in device memory, copied once.\n");
     }
-    bad = wrong_results(out, words);
-    printf(
-        "   copy in + the kernel in device memory + copy out: %.3f ms (the kernel alone %.3f ms)\n",
-        explicit_ms, kernel_ms);
-    claim(bad == 0, "the explicit way gives the same results (%zu wrong words)", bad);
-    char why[300];
-    if (timings_comparable(L, bytes, why, sizeof why)) {
-        /* Where zero-copy came out no faster, both are timed again, one of each in turn: a slow
-         * moment of the host during one of the two timings above is then in both. (An H100
-         * once ran the kernel over mapped memory at 22.1 GB/s each way, half its usual rate,
-         * while the copies timed just after kept theirs: a false [FAIL].) */
-        if (zc_ms >= explicit_ms) {
-            if (!time_in_turn(L, 0, enqueue_kernel, &mapped, enqueue_explicit, &explicit, &zc_ms,
-                              &explicit_ms)) {
-                ok = false;
-                goto cleanup;
-            }
-            printf("   zero-copy no faster here; timed again, one of each in turn, %d times: "
-                   "zero-copy "
-                   "%.3f ms, explicit %.3f ms\n",
-                   IN_TURN, zc_ms, explicit_ms);
-        }
-        claim(zc_ms < explicit_ms,
-              "for one pass over the data, zero-copy is faster than copy in + kernel "
-              "+ copy out one after the other: %.1fx (its reads and writes use "
-              "the link's two directions at once)",
-              explicit_ms / zc_ms);
-    } else
-        not_judged(
-            why,
-            "for one pass over the data, zero-copy is faster than copy in + kernel + copy out");
-    if (!pipeline_estimate(L, &explicit, kernel_ms, zc_ms)) {
-        ok = false;
-        goto cleanup;
-    }
-    printf("   Zero-copy suits data the kernel touches once (or only in part), and GPUs that share "
-           "the\n"
-           "   host's memory; data read many times belongs in device memory, copied once.\n");
-cleanup:
     if (in)
-        ok = host_free(PINNED, in) && ok;
+        ok = checkRuntime(cudaFreeHost(in)) && ok;
     if (out)
-        ok = host_free(PINNED, out) && ok;
+        ok = checkRuntime(cudaFreeHost(out)) && ok;
     return ok;
 }

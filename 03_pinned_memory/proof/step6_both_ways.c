@@ -1,4 +1,4 @@
-/* 03_pinned_memory/step6_both_ways.c - step 6: a host-to-device and a device-to-host copy at the
+/* 03_pinned_memory/proof/step6_both_ways.c - step 6: a host-to-device and a device-to-host copy at the
  * same time, in two streams, against one direction at a time. */
 #include <string.h>
 
@@ -12,13 +12,15 @@ struct pair {
 static bool enqueue_up(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(copy(p->up, L->dev, p->bytes, H2D, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(L->dev, p->up, p->bytes, cudaMemcpyHostToDevice, L->stream));
 }
 
 static bool enqueue_down(struct lesson *L, void *arg)
 {
     const struct pair *p = arg;
-    return checkRuntime(copy(p->down, L->dev2, p->bytes, D2H, L->stream));
+    return checkRuntime(
+        cudaMemcpyAsync(p->down, L->dev2, p->bytes, cudaMemcpyDeviceToHost, L->stream));
 }
 
 /* core.c's copy_both_ways: stream2 begins at `start` (just recorded in L->stream), and
@@ -70,13 +72,15 @@ bool step_6_both_ways(struct lesson *L)
 {
     size_t bytes = side_bytes(L, SIDE_MAX), words = bytes / 4;
     printf("\n6. Both directions at once: pinned buffers, H2D in one stream, D2H in another (%s "
-           "each)\n",
+           "each),\n   timed round by round with each direction alone\n",
            fmt_size(bytes));
     struct pair p = {NULL, NULL, bytes};
     bool ok = true;
     double one[DIRS], both, ms[3], spread[3];
-    if (!host_alloc(PINNED, bytes, (void **)&p.up) ||
-        !host_alloc(PINNED, bytes, (void **)&p.down)) {
+    /* one direction, the other, both at once: round by round (one of each per round) */
+    const struct way ways[3] = {{enqueue_up, &p}, {enqueue_down, &p}, {enqueue_both, &p}};
+    if (!ALLOC(cudaMallocHost((void **)&p.up, bytes), "cudaMallocHost", bytes) ||
+        !ALLOC(cudaMallocHost((void **)&p.down, bytes), "cudaMallocHost", bytes)) {
         ok = false;
         goto cleanup;
     }
@@ -84,9 +88,7 @@ bool step_6_both_ways(struct lesson *L)
     memset(p.down, 0, bytes);
     if (!checkRuntime(launch_fill_pattern(L->dev2, words, 7, L->stream)) ||
         !checkRuntime(cudaStreamSynchronize(L->stream)) ||
-        !time_median5_spread(L, enqueue_up, &p, &ms[H2D], &spread[H2D]) ||
-        !time_median5_spread(L, enqueue_down, &p, &ms[D2H], &spread[D2H]) ||
-        !time_median5_spread(L, enqueue_both, &p, &ms[2], &spread[2])) {
+        !time_rounds(L, 1, 3, ways, IN_TURN, ms, spread)) {
         ok = false;
         goto cleanup;
     }
@@ -108,8 +110,8 @@ bool step_6_both_ways(struct lesson *L)
     judge_overlap(L, bytes, both / best_one, most > spread[2] ? most : spread[2]);
 cleanup:
     if (p.up)
-        ok = host_free(PINNED, p.up) && ok;
+        ok = checkRuntime(cudaFreeHost(p.up)) && ok;
     if (p.down)
-        ok = host_free(PINNED, p.down) && ok;
+        ok = checkRuntime(cudaFreeHost(p.down)) && ok;
     return ok;
 }

@@ -1,12 +1,13 @@
-/* 03_pinned_memory/step7_driver_api.c - step 7: a common pinned-memory example, through the Driver
+/* 03_pinned_memory/proof/step7_driver_api.c - step 7: a common pinned-memory example, through the Driver
  * API. cuMemHostAlloc (PORTABLE, DEVICEMAP, WRITECOMBINED) and cuMemHostRegister give the same
  * kinds of pinned memory as the runtime's calls; cuMemcpyHtoDAsync / cuMemcpyDtoHAsync in a
  * cuStreamCreate stream, timed with cuEventRecord / cuEventElapsedTime, move them at the same
  * rate as cudaMemcpyAsync. Then a PORTABLE buffer from one device's context is used by another
  * device's context (two GPUs). The runtime's primary context is the Driver API's primary
  * context of the same device: cuDevicePrimaryCtxRetain hands us the very context the runtime
- * uses. The calls on host memory and the copies are core.c's (driver_host_alloc, driver_copy,
- * ...); this file times them with the Driver API's events and judges. */
+ * uses. The pinned memory comes from core.c's driver_host_alloc (cuMemHostAlloc, or malloc +
+ * cuMemHostRegister); this file copies it with cuMemcpyHtoDAsync / cuMemcpyDtoHAsync, times the
+ * copies with the Driver API's events and judges. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,19 @@ static bool drv_close(struct drv *x)
     return ok;
 }
 
+/* A copy either way through the Driver API. */
+static CUresult drv_copy(void *host, CUdeviceptr dev, size_t bytes, enum dir d, CUstream s)
+{
+    return d == H2D ? cuMemcpyHtoDAsync(dev, host, bytes, s)
+                    : cuMemcpyDtoHAsync(host, dev, bytes, s);
+}
+
 /* One copy through the Driver API between two events, in ms. */
 static bool drv_time(struct drv *x, void *host, size_t bytes, enum dir d, double *ms)
 {
     float f = 0;
     bool ok = gate_hold(x->gate, (cudaStream_t)x->s) && checkDriver(cuEventRecord(x->e[0], x->s)) &&
-              checkDriver(driver_copy(host, x->d, bytes, d, x->s)) &&
+              checkDriver(drv_copy(host, x->d, bytes, d, x->s)) &&
               checkDriver(cuEventRecord(x->e[1], x->s));
     gate_release(x->gate);
     if (!ok || !checkDriver(cuEventSynchronize(x->e[1])) ||
@@ -61,21 +69,6 @@ static bool drv_time(struct drv *x, void *host, size_t bytes, enum dir d, double
         return false;
     gate_check(x->gate);
     *ms = f;
-    return true;
-}
-
-/* One warm-up, then the median of 5 copies, each between two events: GB/s; *spread is the
- * widest (max - min) / median so far, this one's included. */
-static bool drv_gbps(struct drv *x, void *host, size_t bytes, enum dir d, double *rate,
-                     double *spread)
-{
-    double ms[5];
-    for (int r = -1; r < 5; r++)
-        if (!drv_time(x, host, bytes, d, &ms[r < 0 ? 0 : r]))
-            return false;
-    double s;
-    *rate = gbps(bytes, median_spread(ms, 5, &s));
-    *spread = s > *spread ? s : *spread;
     return true;
 }
 
@@ -101,81 +94,85 @@ struct copies1 {
 static bool enqueue_rt_copy(struct lesson *L, void *arg)
 {
     const struct copies1 *c = arg;
-    return checkRuntime(copy(c->host, L->dev, c->bytes, c->d, L->stream));
+    return checkRuntime(copy_dir(c->host, L->dev, c->bytes, c->d, L->stream));
+}
+
+/* Copies into the other device's context from three buffers (its own, this context's without
+ * PORTABLE, this context's PORTABLE one), one of each per round after a warm-up round: GB/s of
+ * each, the median of 5 rounds; *spread the widest (max - min) / median. Then the PORTABLE
+ * buffer's data, now on the other device, is brought back and checked. */
+static bool copies_elsewhere(struct drv *x, void *buf[3], size_t bytes, double rate[3],
+                             double *spread, size_t *bad)
+{
+    double ms[3][5];
+    for (int r = -1; r < 5; r++)
+        for (int i = 0; i < 3; i++)
+            if (!drv_time(x, buf[i], bytes, H2D, &ms[i][r < 0 ? 0 : r]))
+                return false;
+    for (int i = 0; i < 3; i++) {
+        double s;
+        rate[i] = gbps(bytes, median_spread(ms[i], 5, &s));
+        *spread = s > *spread ? s : *spread;
+    }
+    memset(buf[0], 0, bytes);
+    if (!checkDriver(drv_copy(buf[0], x->d, bytes, D2H, x->s)) ||
+        !checkDriver(cuStreamSynchronize(x->s)))
+        return false;
+    *bad = host_mismatches(buf[0], bytes / 4, 8);
+    return true;
 }
 
 /* The same buffers in another device's context. PORTABLE asks that a buffer be pinned for every
  * context; under unified addressing every cuMemHostAlloc buffer already is, whatever its flags
  * (cuda.h, "Automatic Mapping of Host Allocated Host Memory"), so a buffer without the flag is
  * timed beside it: only without unified addressing can the flag make the difference. */
-static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes)
+static bool portable_elsewhere(struct lesson *L, void *portable, size_t bytes, int other)
 {
-    int count = 0;
     const char *what =
         L->prop.unifiedAddressing
             ? "under unified addressing a cuMemHostAlloc buffer of one device's context copies at "
-              "pinned "
-              "speed in another device's context, with CU_MEMHOSTALLOC_PORTABLE or without it"
+              "pinned speed in another device's context, with CU_MEMHOSTALLOC_PORTABLE or without "
+              "it"
             : "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context copies at "
-              "pinned "
-              "speed in another device's context";
-    if (!checkDriver(cuDeviceGetCount(&count)))
-        return false;
-    if (count < 2) {
-        not_judged("one GPU is visible; this needs two", "%s", what);
-        return true;
-    }
-    int other = (int)(L->opt.device + 1) % count;
+              "pinned speed in another device's context";
     CUdevice dev;
-    CUcontext ctx = NULL;
+    CUcontext ctx = NULL, popped;
     struct gate off = {0}; /* another context: its copies are timed as they are queued */
     struct drv x = {.gate = &off};
-    void *own = NULL, *plain = NULL; /* plain: this context's, without PORTABLE */
-    double rate_portable = 0, rate_own = 0, rate_plain = 0, spread = 0;
+    void *buf[3] = {NULL, NULL, portable}; /* its own, this context's without PORTABLE, PORTABLE */
+    double rate[3] = {0, 0, 0}, spread = 0;
     size_t bad = 0;
-    bool ok = driver_host_alloc(&plain, bytes, 0) && checkDriver(cuDeviceGet(&dev, other)) &&
-              checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev));
-    if (!ok) {
-        if (plain)
-            driver_host_free(plain);
-        return false;
-    }
-    memset(plain, 0, bytes);
-    bool pushed = ok = checkDriver(cuCtxPushCurrent(ctx));
-    ok = ok && drv_open(&x, bytes) && driver_host_alloc(&own, bytes, 0) &&
-         drv_gbps(&x, own, bytes, H2D, &rate_own, &spread) &&
-         drv_gbps(&x, plain, bytes, H2D, &rate_plain, &spread) &&
-         drv_gbps(&x, portable, bytes, H2D, &rate_portable, &spread);
-    if (ok) { /* device `other` now holds the portable buffer's pattern: bring it back to check */
-        memset(own, 0, bytes);
-        ok = checkDriver(driver_copy(own, x.d, bytes, D2H, x.s)) &&
-             checkDriver(cuStreamSynchronize(x.s));
-        bad = ok ? host_mismatches(own, bytes / 4, 8) : 0;
-    }
+    bool ok = checkDriver(driver_host_alloc(&buf[1], bytes, 0, false));
+    ok = ok && checkDriver(cuDeviceGet(&dev, other)) &&
+         checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev));
+    bool pushed = ok && checkDriver(cuCtxPushCurrent(ctx));
+    if (pushed)
+        memset(buf[1], 0, bytes);
+    ok = pushed && drv_open(&x, bytes) &&
+         checkDriver(driver_host_alloc(&buf[0], bytes, 0, false)) &&
+         copies_elsewhere(&x, buf, bytes, rate, &spread, &bad);
     if (ok) {
         printf("   device %d's context: H2D from device %ld's PORTABLE buffer %.1f GB/s, from its "
-               "buffer "
-               "without the flag %.1f GB/s, from its own cuMemHostAlloc buffer %.1f GB/s\n",
-               other, L->opt.device, rate_portable, rate_plain, rate_own);
+               "buffer without the flag %.1f GB/s, from its own cuMemHostAlloc buffer %.1f GB/s\n",
+               other, L->opt.device, rate[2], rate[1], rate[0]);
         claim(bad == 0, "device %d received the PORTABLE buffer's data intact (%zu wrong words)",
               other, bad);
         char why[300];
-        double least =
-            L->prop.unifiedAddressing && rate_plain < rate_portable ? rate_plain : rate_portable;
+        double least = L->prop.unifiedAddressing && rate[1] < rate[2] ? rate[1] : rate[2];
         if (timings_comparable(L, bytes, why, sizeof why) && rounds_steady(spread, why, sizeof why))
-            claim(least >= 0.9 * rate_own, "%s: %.2fx its own pinned buffer at the least", what,
-                  least / rate_own);
+            claim(least >= 0.9 * rate[0], "%s: %.2fx its own pinned buffer at the least", what,
+                  least / rate[0]);
         else
             not_judged(why, "%s", what);
     }
-    if (own)
-        ok = driver_host_free(own) && ok;
+    if (buf[0])
+        ok = checkDriver(driver_host_free(buf[0], false)) && ok;
     ok = drv_close(&x) && ok;
-    CUcontext popped;
     if (pushed)
         ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
-    ok = driver_host_free(plain) && ok; /* in its own context, current again */
-    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
+    if (buf[1]) /* in its own context, current again */
+        ok = checkDriver(driver_host_free(buf[1], false)) && ok;
+    return (!ctx || checkDriver(cuDevicePrimaryCtxRelease(dev))) && ok;
 }
 
 static void judge_same_rate(const struct lesson *L, size_t bytes, double rate[DRV_KINDS][DIRS],
@@ -227,8 +224,8 @@ static bool same_copies(struct lesson *L, struct drv *x, void *buf[DRV_KINDS], s
     }
     fill_host(buf[DRV_PORTABLE], bytes / 4, 8);
     memset(buf[DRV_REGISTERED], 0, bytes);
-    if (!checkDriver(driver_copy(buf[DRV_PORTABLE], x->d, bytes, H2D, x->s)) ||
-        !checkDriver(driver_copy(buf[DRV_REGISTERED], x->d, bytes, D2H, x->s)) ||
+    if (!checkDriver(drv_copy(buf[DRV_PORTABLE], x->d, bytes, H2D, x->s)) ||
+        !checkDriver(drv_copy(buf[DRV_REGISTERED], x->d, bytes, D2H, x->s)) ||
         !checkDriver(cuStreamSynchronize(x->s)))
         return false;
     size_t bad = host_mismatches(buf[DRV_REGISTERED], bytes / 4, 8);
@@ -248,7 +245,7 @@ static bool flags_and_mapping(struct lesson *L, void *portable, size_t bytes)
     unsigned int flags = 0;
     CUdeviceptr mapped = 0;
     if (!checkDriver(cuMemHostGetFlags(&flags, portable)) ||
-        !driver_mapped_pointer(portable, &mapped))
+        !checkDriver(cuMemHostGetDevicePointer(&mapped, portable, 0)))
         return false;
     printf("   cuMemHostGetFlags: PORTABLE %s, DEVICEMAP %s; cuMemHostGetDevicePointer -> 0x%llx "
            "for %p\n",
@@ -277,6 +274,24 @@ static bool flags_and_mapping(struct lesson *L, void *portable, size_t bytes)
     return true;
 }
 
+/* The other device for portable_elsewhere, or not judged with one GPU. */
+static bool on_another_gpu(struct lesson *L, void *portable, size_t bytes)
+{
+    int count = 0;
+    if (!checkDriver(cuDeviceGetCount(&count)))
+        return false;
+    if (count >= 2)
+        return portable_elsewhere(L, portable, bytes, (int)(L->opt.device + 1) % count);
+    not_judged("one GPU is visible; this needs two", "%s",
+               L->prop.unifiedAddressing
+                   ? "under unified addressing a cuMemHostAlloc buffer of one device's context "
+                     "copies at pinned speed in another device's context, with "
+                     "CU_MEMHOSTALLOC_PORTABLE or without it"
+                   : "a buffer pinned with CU_MEMHOSTALLOC_PORTABLE in one device's context "
+                     "copies at pinned speed in another device's context");
+    return true;
+}
+
 bool step_7_driver_api(struct lesson *L)
 {
     size_t bytes = side_bytes(L, ZC_MAX);
@@ -285,38 +300,32 @@ bool step_7_driver_api(struct lesson *L)
            "timing\n",
            fmt_size(bytes));
     CUdevice dev;
-    CUcontext ctx = NULL;
+    CUcontext ctx = NULL, popped;
     struct drv x = {.gate = &L->gate};
     void *buf[DRV_KINDS] = {NULL};
-    bool registered = false;
     if (!checkDriver(cuDeviceGet(&dev, (int)L->opt.device)) ||
         !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
         return false;
     bool pushed = checkDriver(cuCtxPushCurrent(ctx));
-    bool ok = pushed && drv_open(&x, bytes) && host_alloc(PINNED, bytes, &buf[RT_PINNED]) &&
-              driver_host_alloc(&buf[DRV_PORTABLE], bytes,
-                                CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) &&
-              driver_host_alloc(&buf[DRV_WC], bytes, CU_MEMHOSTALLOC_WRITECOMBINED) &&
-              host_alloc(REGISTERED, bytes, &buf[DRV_REGISTERED]);
-    if (ok) {
-        for (int k = 0; k < DRV_KINDS; k++)
-            memset(buf[k], 0, bytes);
-        ok = registered = driver_pin_in_place(buf[DRV_REGISTERED], bytes);
-    }
+    bool ok =
+        pushed && drv_open(&x, bytes) && alloc_kind(PINNED, bytes, &buf[RT_PINNED]) &&
+        checkDriver(driver_host_alloc(&buf[DRV_PORTABLE], bytes,
+                                      CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP,
+                                      false)) &&
+        checkDriver(driver_host_alloc(&buf[DRV_WC], bytes, CU_MEMHOSTALLOC_WRITECOMBINED, false)) &&
+        checkDriver(driver_host_alloc(&buf[DRV_REGISTERED], bytes, 0, true));
+    for (int k = 0; ok && k < DRV_KINDS; k++)
+        memset(buf[k], 0, bytes);
     ok = ok && flags_and_mapping(L, buf[DRV_PORTABLE], bytes) && same_copies(L, &x, buf, bytes) &&
-         portable_elsewhere(L, buf[DRV_PORTABLE], bytes);
+         on_another_gpu(L, buf[DRV_PORTABLE], bytes);
     printf("   (Bindings sit on either API: PyCUDA, for one, is built on the Driver API, not the "
            "runtime.)\n");
-    if (registered)
-        ok = driver_unpin(buf[DRV_REGISTERED]) && ok;
-    ok = host_free(REGISTERED, buf[DRV_REGISTERED]) && ok;
-    for (int k = DRV_PORTABLE; k <= DRV_WC; k++)
+    for (int k = DRV_PORTABLE; k < DRV_KINDS; k++)
         if (buf[k])
-            ok = driver_host_free(buf[k]) && ok;
+            ok = checkDriver(driver_host_free(buf[k], k == DRV_REGISTERED)) && ok;
     if (buf[RT_PINNED])
-        ok = host_free(PINNED, buf[RT_PINNED]) && ok;
+        ok = free_kind(PINNED, buf[RT_PINNED]) && ok;
     ok = drv_close(&x) && ok;
-    CUcontext popped;
     if (pushed)
         ok = checkDriver(cuCtxPopCurrent(&popped)) && ok;
     return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
