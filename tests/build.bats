@@ -22,11 +22,11 @@ setup_file() {
     local lessons jobs
     lessons="$(list_lessons "$COPY" 2>>"$LOGS/copy.log")" || return 0   # setup() fails each test
     jobs="$(nproc 2>/dev/null || echo 2)"
-    # Each lesson's program alone (make -C, -j2 inside it), $jobs lessons at a time: a clean build.
-    # At a lower priority: make test runs other files beside this one, whose tests run one after
-    # another; this build fills the CPU they leave.
+    # Each lesson's program and demo alone (make -C, -j2 inside it), $jobs lessons at a time: a
+    # clean build. At a lower priority: make test runs other files beside this one, whose tests
+    # run one after another; this build fills the CPU they leave.
     printf '%s\n' $lessons | xargs -P "$jobs" -I{} sh -c \
-        'nice -n 5 make -C "$COPY/{}" -j2 program >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
+        'nice -n 5 make -C "$COPY/{}" -j2 program demo >"$LOGS/{}.log" 2>&1; echo $? >"$LOGS/{}.status"'
 }
 
 # make in the real tree, with the ARCH it was built for (not this file's own).
@@ -51,10 +51,11 @@ setup() {
     LESSONS="$(list_lessons "$COPY")" || fail "no lesson found in the copy of $ROOT"
 }
 
-@test "a clean build of every lesson's program succeeds" {
+@test "a clean build of every lesson's program and demo (make program demo) succeeds" {
     for l in $LESSONS; do
-        assert_equal "$l: exit $(cat "$LOGS/$l.status")" "$l: exit 0"
+        assert_equal "$l: exit $(cat "$LOGS/$l.status") $(tail -n 3 "$LOGS/$l.log")" "$l: exit 0 $(tail -n 3 "$LOGS/$l.log")"
         [ -x "$COPY/$l/build/${l#*_}" ] || fail "$l/build/${l#*_} was not built"
+        [ -x "$COPY/$l/build/demo" ] || fail "$l/build/demo was not built"
     done
 }
 
@@ -109,14 +110,18 @@ setup() {
     run make -C "$COPY" -j4 programs
     assert_success
     refute_output --regexp '(nvcc|cc) .* -c '
-    run make -C "$COPY/01_hello_runtime" program
+    run make -C "$COPY/01_hello_runtime" program demo
     assert_success
     refute_output --regexp '(nvcc|cc) .* -c '
-    # the exercises too: in the real tree, built by make test
+    refute_output --regexp '(nvcc|cc) .* -o build/demo'
+    # the exercises too: in the real tree, built by make test; plain make built each demo there
     run make_in_tree -C "$ROOT" -j4
     assert_success
     refute_output --regexp '(nvcc|cc) .* -c '
     refute_output --regexp 'nvcc .* -o build/'
+    for l in $(list_lessons "$ROOT"); do
+        [ ! -f "$ROOT/$l/demo.c" ] || [ -x "$ROOT/$l/build/demo" ] || fail "plain make did not build $l/build/demo"
+    done
 }
 
 @test "changing a header rebuilds what includes it" {
@@ -497,6 +502,6 @@ EOF
 @test "make clean leaves no build output" {
     run make -C "$COPY" clean
     assert_success
-    run find "$COPY" \( \( -name build -type d \) -o -name build-hostsan -o -name '*.o' -o -name '*.d' -o -name '*.ptx' -o -name '*.cubin' \) -print
+    run find "$COPY" \( \( -name build -type d \) -o -name build-hostsan -o -name '*.o' -o -name '*.d' -o -name '*.ptx' -o -name '*.cubin' -o \( -name demo -type f \) \) -print
     assert_output ""
 }
