@@ -119,9 +119,12 @@ static bool why_pageable_blocks(struct findings *f)
     for (int i = 0; i < 3; i++)
         printf("        %s %-9s %9.3f ms      %9.3f ms\n", kinds[i], i == 2 ? small_s : chunk_s,
                ms[i][0], ms[i][1]);
-    printf("      (a pageable copy to the device may return early: the driver stages it through a\n"
-           "      pinned buffer of its own; NVIDIA's Runtime API reference, \"API synchronization\n"
-           "      behavior\", says such copies \"might be synchronous\")\n");
+    printf(
+        "      (a pageable copy to the device may return early: the driver stages it through a\n"
+        "      pinned buffer of its own. NVIDIA's Runtime API reference, \"API synchronization\n"
+        "      behavior\": \"If pageable memory must first be staged to pinned memory, the driver\n"
+        "      may synchronize with the stream and stage the copy into pinned memory\": the wait\n"
+        "      measured above)\n");
     if (L.launch_blocking) {
         not_judged("CUDA_LAUNCH_BLOCKING=1: the kernel's launch itself waited for the kernel",
                    "a pageable copy from the device waits for earlier work in its stream");

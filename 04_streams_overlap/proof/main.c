@@ -319,7 +319,20 @@ static void read_environment(void)
         printf("   CUDA_DEVICE_MAX_CONNECTIONS not set: 8 hardware work queues (the default);\n"
                "   step 6 shows what one queue does\n");
     if (vd)
-        printf("   CUDA_VISIBLE_DEVICES=%s: --device counts the visible GPUs only\n", vd);
+        printf("   CUDA_VISIBLE_DEVICES=%s: --device counts the visible GPUs only, in that order\n",
+               vd);
+    /* Two more of the Programming Guide's table, not judged here: printed so a run says it. */
+    const char *cc = getenv("CUDA_DEVICE_MAX_COPY_CONNECTIONS"),
+               *sq = getenv("CUDA_SCALE_LAUNCH_QUEUES");
+    if (cc)
+        printf(
+            "   CUDA_DEVICE_MAX_COPY_CONNECTIONS=%s: set; this lesson's claims do not rest on it\n",
+            cc);
+    if (sq)
+        printf("   CUDA_SCALE_LAUNCH_QUEUES=%s: a larger launch queue; every timed repetition here "
+               "is\n"
+               "   queued whole behind the gate either way\n",
+               sq);
     if (L.untimed[0])
         printf("   %s: every timing claim is [n/j]\n", L.untimed);
 }
@@ -390,17 +403,17 @@ static void say_what_this_gpu_decides(void)
            : L.compute_mode == cudaComputeModeProhibited       ? "PROHIBITED"
                                                                : "other",
            L.pageable_access, L.host_page_tables, L.integrated);
-    /* A MIG 1g slice reports asyncEngineCount 1; a GeForce card under WSL2 does too, as users
-     * report it (NVIDIA's documentation does not say). 0: no copy overlaps a kernel, and 1 or 0:
+    /* The smallest MIG profiles (1g) report asyncEngineCount 1, larger slices more; a GeForce card
+     * under WSL2 does too, as users report it (NVIDIA's documentation does not say); an H100 or H200
+     * reports 3. 0: no copy overlaps a kernel, and 1 or 0:
      * no copy in overlaps a copy out (the Programming Guide's "Overlap of Data Transfer and
      * Kernel Execution" and "Concurrent Data Transfers"). */
     if (L.engines == 1)
-        printf("   one asynchronous engine (asyncEngineCount 1, as on a MIG slice, or, as users "
-               "report,\n"
-               "   a GeForce card under WSL2): copies in and out take turns, so step 1 expects no "
-               "gain\n"
-               "   from both at once and the model (step 3) lets them take turns; its claims are "
-               "bounds here\n");
+        printf(
+            "   one asynchronous engine (asyncEngineCount 1, as on the smallest (1g) MIG slices,\n"
+            "   or, as users report, a GeForce card under WSL2): copies in and out take turns, so\n"
+            "   step 1 expects no gain from both at once and the model (step 3) lets them take\n"
+            "   turns; its claims are bounds here\n");
     else if (L.engines == 0)
         printf("   no asynchronous engine (asyncEngineCount 0): no copy runs beside a kernel, nor "
                "a copy\n"
@@ -546,6 +559,7 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
     printf("device %ld: \"%s\", compute capability %d.%d, %d SMs\n", o->device, prop->name,
            prop->major, prop->minor, prop->multiProcessorCount);
     say_what_this_gpu_decides();
+    read_environment(); /* before the context: what each variable changes, said first */
     if (!requireRuntime(cudaSetDevice((int)o->device)) || !fit_memory(o, f, rc)) {
         if (*rc == EXIT_CANNOT_RUN)
             return false;
@@ -555,7 +569,6 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
     printf(
         "data: %zu floats, %s in and %s out; %ld timed repetitions after a warm-up, median shown\n",
         L.n, f->size_s, f->size_s, o->reps);
-    read_environment();
     return true;
 }
 
