@@ -39,7 +39,7 @@ void exercise_host_free(float *p)
 bool exercise_create_streams(cudaStream_t *s, int n)
 {
     for (int i = 0; i < n; i++) {
-        CUstream cs = NULL;
+        CUstream cs = NULL; /* FIXME: a flag that keeps these streams apart from the legacy one */
         if (!checkDriver(cuStreamCreate(&cs, CU_STREAM_DEFAULT)))
             return false;
         s[i] = (cudaStream_t)cs;
@@ -60,6 +60,8 @@ bool exercise_issue(const struct pipeline *p)
         pipeline_chunk(p, i, &first, &count);
         size_t bytes = count * sizeof(float);
         cudaStream_t s = p->stream[i];
+        /* FIXME: cuMemcpyHtoD and cuMemcpyDtoH wait until their copy is done: use the Driver
+         * API's copies that take a stream (s, as a CUstream) and return at once */
         if (!checkDriver(cuMemcpyHtoD(dptr(p->dev_in + first), p->host_in + first, bytes)) ||
             !checkRuntime(launch_work(p->dev_in + first, p->dev_out + first, count, p->work, s)) ||
             !checkDriver(cuMemcpyDtoH(p->host_out + first, dptr(p->dev_out + first), bytes)) ||

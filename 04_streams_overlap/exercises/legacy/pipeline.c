@@ -28,7 +28,7 @@ void exercise_host_free(float *p)
 
 bool exercise_create_streams(cudaStream_t *s, int n)
 {
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) /* FIXME: streams that the legacy stream's memset does not join */
         if (!checkRuntime(cudaStreamCreate(&s[i])))
             return false;
     return true;

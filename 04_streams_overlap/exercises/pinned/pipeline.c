@@ -3,9 +3,11 @@
  *
  * The pipeline below is right: one stream per chunk, asynchronous copies. Yet it is no
  * faster than the sequential run, because the host buffers come from malloc. For pageable
- * memory the driver copies through a pinned staging buffer of its own, and
- * cudaMemcpyAsync does not return until the copy is (nearly) done, so the host cannot
- * issue the next chunk's work while this chunk's copy runs.
+ * memory the driver copies through a pinned staging buffer of its own, and the copy from the
+ * device, cudaMemcpyAsync(..., cudaMemcpyDeviceToHost, s), keeps the host until the kernel
+ * before it in its stream and the copy itself are done (lesson 04, step 5a, measures it): the
+ * host issues the next chunk's work only then. (A small copy to the device may return at once,
+ * once the driver has staged it; a large one may wait too.)
  *
  * Change only exercise_host_alloc and exercise_host_free so that the buffers are pinned
  * (page-locked) host memory, and watch the overlap appear.
@@ -16,11 +18,13 @@
 
 #include "harness.h"
 
+/* FIXME: pageable memory (malloc): allocate pinned host memory instead */
 float *exercise_host_alloc(size_t bytes)
 {
     return malloc(bytes);
 }
 
+/* FIXME: release it the way it was allocated */
 void exercise_host_free(float *p)
 {
     free(p);

@@ -40,6 +40,8 @@ bool exercise_issue(const struct pipeline *p)
         size_t first, count;
         pipeline_chunk(p, i, &first, &count);
         size_t bytes = count * sizeof(float);
+        /* FIXME: the three calls below wait (cudaMemcpy) or use stream 0: make them asynchronous,
+         * in stream p->stream[i] */
         if (!checkRuntime(
                 cudaMemcpy(p->dev_in + first, p->host_in + first, bytes, cudaMemcpyHostToDevice)) ||
             !checkRuntime(launch_work(p->dev_in + first, p->dev_out + first, count, p->work, 0)) ||
