@@ -16,6 +16,9 @@
  *      copies in and out share it: the longer of both copies and the kernel, plus one chunk
  *      of the shorter), so that a correct pipeline passes on any card and one that does not
  *      overlap fails on any card.
+ * --only MODE runs one version alone (after the same setup), for the grader, which times whole
+ * runs of the program by its own clock, the versions taken in turn: the points for speed rest
+ * on that clock; the times measured here must agree with it (tests/exercises).
  * The input comes from the grader's channel (fresh for each grading run; --seed by hand); the
  * grader (tests/exercises) judges the report it reads back there (common/exercise_harness.h).
  * --work auto (the default) sets the kernel's work so that it takes about 1.2x a copy on this
@@ -29,57 +32,26 @@
 
 #include "harness.h"
 #include "exercise_harness.h"
+#include "observe.h"
 
-#define MAX_REPS 50
+#define MAX_REPS      50
+#define MAX_ONLY_REPS 2000
 
-/* Exercise "driver" is linked with --wrap for the copies (harness/driver.wrap): the harness
- * counts the student's Driver API and runtime copies during exercise_issue(). In the other
- * exercises nothing is wrapped, the counters stay 0 and the weak __real_ functions are unused. */
-static int counting, driver_copies, runtime_copies;
-CUresult __real_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s)
-    __attribute__((weak));
-CUresult __real_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s)
-    __attribute__((weak));
-cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k,
-                                   cudaStream_t s) __attribute__((weak));
-CUresult __wrap_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUstream s)
-{
-    driver_copies += counting;
-    return __real_cuMemcpyHtoDAsync_v2(d, h, b, s);
-}
-CUresult __wrap_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s)
-{
-    driver_copies += counting;
-    return __real_cuMemcpyDtoHAsync_v2(h, d, b, s);
-}
-cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k,
-                                   cudaStream_t s)
-{
-    runtime_copies += counting;
-    return __real_cudaMemcpyAsync(dst, src, b, k, s);
-}
+/* The command line. */
+struct options {
+    long device, elements, streams, work /* 0: auto */, reps, seed;
+    const char *only; /* --only MODE: the grader's timed runs, see only_runs() */
+};
 
 /* "Return without waiting": right after exercise_issue() returns, some of the work it issued
  * is still running (a stream not idle yet); counted over the runs. */
 static int issue_runs, issue_busy;
 
-/* Exercises "legacy" and "driver" (harness/NAME.wrap names cudaMemsetAsync): the library's
- * memsets in the legacy default stream during exercise_issue() are counted, so that the
- * memset stays where the exercise puts it (stream 0, one per chunk) while the streams change. */
-static int legacy_memsets;
-cudaError_t __real_cudaMemsetAsync(void *d, int v, size_t b, cudaStream_t s) __attribute__((weak));
-cudaError_t __wrap_cudaMemsetAsync(void *d, int v, size_t b, cudaStream_t s)
-{
-    cudaError_t e = __real_cudaMemsetAsync(d, v, b, s);
-    legacy_memsets += counting && e == cudaSuccess && (s == 0 || s == cudaStreamLegacy);
-    return e;
-}
-
 static bool counted_issue(const struct pipeline *p)
 {
-    counting = 1;
+    harness_observed.counting = 1;
     bool ok = exercise_issue(p);
-    counting = 0;
+    harness_observed.counting = 0;
     bool busy = false;
     for (int i = 0; i < p->streams && !busy; i++)
         busy = p->stream[i] && cudaStreamQuery(p->stream[i]) == cudaErrorNotReady;
@@ -98,6 +70,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: %s [--device N] [--elements N] [--streams N] [--work N] [--reps N] [--seed N]\n"
+            "          [--only setup|sequential|pipeline]\n"
             "A 04_streams_overlap exercise: times your pipeline (pipeline.c) against the same\n"
             "work in sequence, checks its result, and passes at the pass mark it prints: half\n"
             "way from 1x to the speed-up the pipeline's model allows on this card.\n"
@@ -106,8 +79,12 @@ static void usage(FILE *to)
             "  -s, --streams N    chunks and streams (default 8, 2 to %d)\n"
             "  -w, --work N|auto  multiply-adds per element (default auto: the kernel takes\n"
             "                     about 1.2x a copy on this card)\n"
-            "  -r, --reps N       timed repetitions of each after a warm-up (default 5)\n"
+            "  -r, --reps N       timed repetitions of each after a warm-up (default 5, at most\n"
+            "                     50; with --only at most 2000)\n"
             "  -S, --seed N       the input's seed (default 1)\n"
+            "  -o, --only MODE    only a warm-up and --reps runs of one version, checked, for a\n"
+            "                     clock outside the program (sequential, pipeline; setup: none);\n"
+            "                     needs --work N\n"
             "  -h, --help         this text\n"
             "exit status: 0 passed, 1 a check or CUDA call failed, 2 bad command line, 77 no GPU\n",
             lesson_prog, HARNESS_MAX_STREAMS);
@@ -232,33 +209,60 @@ static bool timed_pair(const struct pipeline *p, bool (*pipeline)(const struct p
     return true;
 }
 
-/* The model, the sequential baseline, your pipeline, and the claims. False: a CUDA call failed. */
-static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long device,
-                  const char *name, int engines)
+/* Elements of the result that the harness checks against the host itself (4096 of them). */
+static size_t wrong_on_host(const struct pipeline *p, const float *out)
 {
-    size_t bytes = p->n * sizeof(float);
-    double st[3], allowed;
-    if (!model(p, auto_work, reps, engines, st, &allowed))
-        return false;
-    double pass_mark = 1 + 0.5 * (allowed - 1);
-    printf("%s on device %ld, \"%s\": %zu floats, %d streams, work %d%s\n", lesson_prog, device,
+    size_t stride = p->n / 4096 ? p->n / 4096 : 1, wrong = 0;
+    for (size_t i = 0; i < p->n; i += stride) {
+        float want = work_on_host(p->host_in[i], p->work);
+        wrong += memcmp(&want, &out[i], sizeof want) != 0;
+    }
+    return wrong;
+}
+
+/* What the run shows: the model, the times, the claims. */
+static void print_run(const struct pipeline *p, const struct options *o, const char *name,
+                      int engines, const double st[3], double allowed)
+{
+    printf("%s on device %ld, \"%s\": %zu floats, %d streams, work %d%s\n", lesson_prog, o->device,
            name, p->n, p->streams, p->work,
-           auto_work ? " (auto: the kernel about 1.2x a copy)" : "");
+           o->work == 0 ? " (auto: the kernel about 1.2x a copy)" : "");
     printf("the model (stages alone, pinned): copy in %.2f ms, kernel %.2f ms, copy out %.2f ms;\n"
            "%d chunks allow at most %.2fx over the sequential sum (%d copy engine%s%s)\n",
            st[0], st[1], st[2], p->streams, allowed, engines, engines == 1 ? "" : "s",
            engines < 2 ? ": the copies in and out take turns" : "");
+}
 
-    double t_seq, t_pipe;
-    int differ = 0;
+/* The report for the grader: the same facts, and what it checks outside (the input's sum
+ * against the seed; the work and the times, to size the runs it times by its own clock). */
+static void report_run(const struct pipeline *p, bool right, bool same, double t_seq, double t_pipe,
+                       double mark, double allowed, int differ, int reps)
+{
+    struct observed *o = &harness_observed;
+    harness_report("result", "%s %s", right ? "right" : "wrong", same ? "identical" : "different");
+    harness_report("speedup", "%.3f %.3f %.3f", t_seq / t_pipe, mark, allowed);
+    harness_report("times", "%.3f %.3f %d", t_seq, t_pipe, p->work);
+    harness_report("copies", "%d %d", o->driver_copies, o->runtime_copies);
+    harness_report("copy_kinds", "%d %d", o->kinds_wrong, o->kinds_checked);
+    harness_report("returned_busy", "%d %d", issue_busy, issue_runs);
+    harness_report("legacy_memsets", "%d %d", o->legacy_memsets, issue_runs * p->streams);
+    harness_report("runs_different", "%d %d", differ, reps + 1);
+}
+
+/* The model, the sequential baseline, your pipeline, and the claims. False: a CUDA call failed. */
+static bool judge(struct pipeline *p, float *ref, const struct options *o, const char *name,
+                  int engines)
+{
+    double st[3], allowed, t_seq, t_pipe;
+    int differ = 0, reps = (int)o->reps;
+    if (!model(p, o->work == 0, reps, engines, st, &allowed))
+        return false;
+    double pass_mark = 1 + 0.5 * (allowed - 1);
+    print_run(p, o, name, engines, st, allowed);
     if (!timed_pair(p, counted_issue, reps, ref, &t_seq, &t_pipe, &differ))
         return false;
-    size_t stride = p->n / 4096 ? p->n / 4096 : 1, wrong = 0;
-    for (size_t i = 0; i < p->n; i += stride) {
-        float want = work_on_host(p->host_in[i], p->work);
-        wrong += memcmp(&want, &ref[i], sizeof want) != 0;
-    }
-    bool same = differ == 0 && memcmp(p->host_out, ref, bytes) == 0;
+    size_t wrong = wrong_on_host(p, ref);
+    bool same = differ == 0 && memcmp(p->host_out, ref, p->n * sizeof(float)) == 0;
     printf("sequential:    %8.2f ms (the fastest of %d, taken in turn with your pipeline's)\n",
            t_seq, reps);
     printf("your pipeline: %8.2f ms (the fastest of %d)\n", t_pipe, reps);
@@ -270,146 +274,155 @@ static bool judge(struct pipeline *p, float *ref, bool auto_work, int reps, long
     claim(t_seq / t_pipe >= pass_mark,
           "your pipeline runs at %.2fx the sequential run's speed (%.2fx needed: the pass mark)",
           t_seq / t_pipe, pass_mark);
-    /* For the grader: the same facts, and sums it can check against the seed. */
-    harness_report("result", "%s %s", wrong == 0 ? "right" : "wrong",
-                   same ? "identical" : "different");
-    harness_report("speedup", "%.3f %.3f %.3f", t_seq / t_pipe, pass_mark, allowed);
-    harness_report("copies", "%d %d", driver_copies,
-                   runtime_copies); /* "driver" only: see the top */
-    harness_report("returned_busy", "%d %d", issue_busy, issue_runs);
-    harness_report("legacy_memsets", "%d %d", legacy_memsets, issue_runs * p->streams);
-    harness_report("runs_different", "%d %d", differ, reps + 1);
+    report_run(p, wrong == 0, same, t_seq, t_pipe, pass_mark, allowed, differ, reps);
     return true;
 }
 
-int main(int argc, char **argv)
+/* --only MODE: the runs the grader times by its own clock, a whole process each (tests/
+ * exercises/04_streams_overlap.bats): after the same setup, a warm-up and `reps` runs of one
+ * version ("sequential" or "pipeline"; "setup": none), each from poisoned buffers and checked
+ * against the host. Reports "only MODE RUNS WRONG" (runs done, runs whose result was wrong). */
+static bool only_runs(const struct pipeline *p, const char *mode, long reps)
 {
-    lesson_init(argv[0]);
-    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
-    long device = 0, elements = 16L << 20, streams = 8, work = 0 /* auto */, reps = 5, seed = 1;
-    static const struct option options[] = {
-        {"device", required_argument, NULL, 'd'},  {"elements", required_argument, NULL, 'n'},
-        {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
-        {"reps", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
-        {"seed", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0},
-    };
+    bool pipe = strcmp(mode, "pipeline") == 0;
+    long runs = 0, wrong = 0;
+    for (long rep = -1; strcmp(mode, "setup") != 0 && rep < reps; rep++, runs++) {
+        double ms;
+        if (!time_one(p, pipe ? counted_issue : sequential, &ms))
+            return false;
+        wrong += wrong_on_host(p, p->host_out) != 0;
+    }
+    harness_report("only", "%s %ld %ld", mode, runs, wrong);
+    if (pipe)
+        harness_report("copy_kinds", "%d %d", harness_observed.kinds_wrong,
+                       harness_observed.kinds_checked);
+    return true;
+}
+
+/* What is wrong with a command line that parsed (NULL: nothing). */
+static const char *options_why(const struct options *o)
+{
+    if (!o->only)
+        return o->reps > MAX_REPS ? "--reps is at most 50 (without --only)" : NULL;
+    if (strcmp(o->only, "setup") && strcmp(o->only, "sequential") && strcmp(o->only, "pipeline"))
+        return "--only takes setup, sequential or pipeline";
+    return o->work == 0 ? "--only needs --work N (the same in every run)" : NULL;
+}
+
+static const struct option long_options[] = {
+    {"device", required_argument, NULL, 'd'},
+    {"elements", required_argument, NULL, 'n'},
+    {"streams", required_argument, NULL, 's'},
+    {"work", required_argument, NULL, 'w'},
+    {"reps", required_argument, NULL, 'r'},
+    {"help", no_argument, NULL, 'h'},
+    {"seed", required_argument, NULL, 'S'},
+    {"only", required_argument, NULL, 'o'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The command line into *o: -1 when it is good, else the exit status. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
     int opt;
     bool good = true;
-    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:h", options, NULL)) != -1) {
+    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:o:h", long_options, NULL)) != -1) {
         switch (opt) {
-        case 'd': good = parse_long(optarg, 0, 1023, "--device", &device); break;
-        case 'n': good = parse_long(optarg, 1024, 1L << 30, "--elements", &elements); break;
-        case 's': good = parse_long(optarg, 2, HARNESS_MAX_STREAMS, "--streams", &streams); break;
-        case 'w':
-            if (strcmp(optarg, "auto") == 0)
-                work = 0;
-            else
-                good = parse_long(optarg, 1, 1000000, "--work (or 'auto')", &work);
+        case 'd': good = parse_long(optarg, 0, 1023, "--device", &o->device); break;
+        case 'n': good = parse_long(optarg, 1024, 1L << 30, "--elements", &o->elements); break;
+        case 's':
+            good = parse_long(optarg, 2, HARNESS_MAX_STREAMS, "--streams", &o->streams);
             break;
-        case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &reps); break;
-        case 'S': good = parse_long(optarg, 1, 2147483646L, "--seed", &seed); break;
+        case 'w':
+            o->work = 0;
+            good = strcmp(optarg, "auto") == 0 ||
+                   parse_long(optarg, 1, 1000000, "--work (or 'auto')", &o->work);
+            break;
+        case 'r': good = parse_long(optarg, 1, MAX_ONLY_REPS, "--reps", &o->reps); break;
+        case 'S': good = parse_long(optarg, 1, 2147483646L, "--seed", &o->seed); break;
+        case 'o': o->only = optarg; break;
         case 'h': usage(stdout); return EXIT_OK;
         default: good = false; break;
         }
     }
-    if (good && optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", lesson_prog, argv[optind]);
-        good = false;
-    }
-    if (!good) {
+    const char *why = optind < argc ? "an unexpected argument" : options_why(o);
+    if (good && why)
+        fprintf(stderr, "%s: %s\n", lesson_prog, why);
+    if (!good || why) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    /* The grader gives the seed on its channel (common/exercise_harness.h), never in argv. */
-    long channel_seed = 0;
-    if (harness_channel_open(&channel_seed))
-        seed = channel_seed;
+    return -1;
+}
 
-    int count = 0;
-    if (!requireRuntime(cudaGetDeviceCount(&count)))
-        return verdict(false); /* a failure that is not "cannot run here": exit 1 */
-    if (device >= count) {
-        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s)\n",
-                lesson_prog, device, count);
-        return EXIT_USAGE;
-    }
-    bool ok = true;
-    cudaStream_t stream[HARNESS_MAX_STREAMS] = {0};
-    struct pipeline p = {
-        .streams = (int)streams, .n = (size_t)elements, .work = (int)work, .stream = stream};
-    size_t bytes = p.n * sizeof(float);
-    float *ref = NULL;
-    struct cudaDeviceProp prop;
-    int engines = 2;
-    /* cudaFree(NULL) makes sure the device's primary context exists and is current, so that an
-     * exercise may allocate with the Driver API (exercise "driver") in the runtime's context. */
-    if (!checkRuntime(cudaSetDevice((int)device)) || !checkRuntime(cudaFree(NULL)) ||
-        !checkRuntime(cudaGetDeviceProperties(&prop, (int)device)) ||
-        !checkRuntime(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, (int)device))) {
-        ok = false;
-        goto cleanup;
-    }
-    p.host_in = exercise_host_alloc(bytes);
-    p.host_out = exercise_host_alloc(bytes);
-    ref = malloc(bytes);
-    /* two buffers, not one (nor overlapping): "buffers distinct" */
-    if (p.host_in && p.host_out) {
-        uintptr_t a = (uintptr_t)p.host_in, b = (uintptr_t)p.host_out;
+/* Buffers, streams and input through pipeline.c's functions, each checked as the header
+ * promises (two distinct host buffers, n distinct streams made once, NULL for 4 EiB); the
+ * input from the seed. False: a call failed. */
+static bool set_up(struct pipeline *p, float **ref)
+{
+    size_t bytes = p->n * sizeof(float);
+    p->host_in = exercise_host_alloc(bytes);
+    p->host_out = exercise_host_alloc(bytes);
+    *ref = malloc(bytes);
+    if (p->host_in && p->host_out) { /* two buffers, not one (nor overlapping) */
+        uintptr_t a = (uintptr_t)p->host_in, b = (uintptr_t)p->host_out;
         harness_report("buffers", "%s", a + bytes <= b || b + bytes <= a ? "distinct" : "overlap");
     }
-    if (!p.host_in || !p.host_out || !ref) {
+    if (!p->host_in || !p->host_out || !*ref) {
         fprintf(stderr, "%s: could not allocate the host buffers (%zu bytes each)\n", lesson_prog,
                 bytes);
-        ok = false;
-        goto cleanup;
+        return false;
     }
-    if (!checkRuntime(cudaMalloc((void **)&p.dev_in, bytes)) ||
-        !checkRuntime(cudaMalloc((void **)&p.dev_out, bytes)) ||
-        !checkRuntime(cudaMalloc((void **)&p.dev_counter, sizeof(int))) ||
-        !checkRuntime(cudaMemset(p.dev_counter, 0, sizeof(int))) ||
-        !exercise_create_streams(stream, p.streams)) {
-        ok = false;
-        goto cleanup;
-    }
-    /* n streams of their own: none NULL, no two the same */
-    const char *made = "distinct";
-    for (int i = 0; i < p.streams; i++)
+    harness_observed.counting = 1;
+    bool made = exercise_create_streams(p->stream, p->streams);
+    harness_observed.counting = 0;
+    if (!checkRuntime(cudaMalloc((void **)&p->dev_in, bytes)) ||
+        !checkRuntime(cudaMalloc((void **)&p->dev_out, bytes)) ||
+        !checkRuntime(cudaMalloc((void **)&p->dev_counter, sizeof(int))) ||
+        !checkRuntime(cudaMemset(p->dev_counter, 0, sizeof(int))) || !made)
+        return false;
+    const char *streams = "distinct"; /* n streams of their own: none NULL, no two the same */
+    for (int i = 0; i < p->streams; i++)
         for (int j = 0; j <= i; j++)
-            if (!stream[i] || (j < i && stream[j] == stream[i]))
-                made = stream[i] ? "repeated" : "null";
-    harness_report("streams", "%s", made);
-    /* "NULL when it cannot be had": 4 EiB (more than any machine has) */
-    float *huge = exercise_host_alloc((size_t)1 << 62);
+            if (!p->stream[i] || (j < i && p->stream[j] == p->stream[i]))
+                streams = p->stream[i] ? "repeated" : "null";
+    harness_report("streams", "%s %d made", streams, harness_observed.streams_made);
+    float *huge = exercise_host_alloc((size_t)1 << 62); /* "NULL when it cannot be had" */
     harness_report("too_big", "%s", huge ? "given" : "NULL");
     if (huge)
         exercise_host_free(huge);
     (void)cudaGetLastError(); /* the failed allocation is no error of the runs that follow */
-    /* Fresh input from the seed: values in [-1, 1), as work_input() gives (MINSTD). */
-    uint64_t s = harness_case_seed((uint32_t)seed, 0);
-    for (size_t i = 0; i < p.n; i++) {
-        s = s * 48271u % 2147483647u;
-        p.host_in[i] = (float)(s % 65536u) / 32768.0f - 1.0f;
-    }
-    harness_report("input", "%zu %d %.1f", p.n, p.streams, harness_sum(p.host_in, p.n) * 32768.0);
-    ok = judge(&p, ref, work == 0, (int)reps, device, prop.name, engines);
+    return true;
+}
 
-cleanup:
-    for (int i = 0; i < p.streams; i++)
-        if (stream[i])
-            ok = checkRuntime(cudaStreamDestroy(stream[i])) && ok;
-    if (p.dev_counter)
-        ok = checkRuntime(cudaFree(p.dev_counter)) && ok;
-    if (p.dev_out)
-        ok = checkRuntime(cudaFree(p.dev_out)) && ok;
-    if (p.dev_in)
-        ok = checkRuntime(cudaFree(p.dev_in)) && ok;
-    if (p.host_in)
-        exercise_host_free(p.host_in);
-    if (p.host_out)
-        exercise_host_free(p.host_out);
-    /* What exercise_host_free left page-locked is a leak: ask the runtime. */
+/* Fresh input from the seed: values in [-1, 1), as work_input() gives (MINSTD). */
+static void fill_input(struct pipeline *p, uint32_t seed)
+{
+    uint64_t s = harness_case_seed(seed, 0);
+    for (size_t i = 0; i < p->n; i++) {
+        s = s * 48271u % 2147483647u;
+        p->host_in[i] = (float)(s % 65536u) / 32768.0f - 1.0f;
+    }
+    harness_report("input", "%zu %d %.1f", p->n, p->streams,
+                   harness_sum(p->host_in, p->n) * 32768.0);
+}
+
+/* Everything given back (the streams and host buffers through pipeline.c's promise: what
+ * exercise_host_free left page-locked is a leak, reported). */
+static bool clean_up(struct pipeline *p, float *ref, bool ok)
+{
+    for (int i = 0; i < p->streams; i++)
+        if (p->stream[i])
+            ok = checkRuntime(cudaStreamDestroy(p->stream[i])) && ok;
+    void *dev[3] = {p->dev_counter, p->dev_out, p->dev_in};
+    for (int i = 0; i < 3; i++)
+        if (dev[i])
+            ok = checkRuntime(cudaFree(dev[i])) && ok;
+    float *host[2] = {p->host_in, p->host_out};
     int kept = 0;
-    float *host[2] = {p.host_in, p.host_out};
+    for (int i = 0; i < 2; i++)
+        if (host[i])
+            exercise_host_free(host[i]);
     for (int i = 0; i < 2; i++) {
         struct cudaPointerAttributes a;
         kept += host[i] && cudaPointerGetAttributes(&a, host[i]) == cudaSuccess &&
@@ -419,6 +432,45 @@ cleanup:
     free(ref);
     if (ok)
         harness_report("host_buffers_kept", "%d", kept);
-    (void)harness_end((uint32_t)seed, ok); /* the report: after the last call of pipeline.c */
-    return verdict(ok);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    lesson_init(argv[0]);
+    argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
+    struct options o = {.elements = 16L << 20, .streams = 8, .reps = 5, .seed = 1};
+    int bad = parse_options(argc, argv, &o);
+    if (bad >= 0)
+        return bad;
+    long channel_seed = 0; /* the grader gives the seed on its channel, never in argv */
+    if (harness_channel_open(&channel_seed))
+        o.seed = channel_seed;
+    int count = 0, engines = 2;
+    if (!requireRuntime(cudaGetDeviceCount(&count)))
+        return verdict(false); /* a failure that is not "cannot run here": exit 1 */
+    if (o.device >= count) {
+        fprintf(stderr, "%s: --device %ld does not exist: this machine shows %d device(s)\n",
+                lesson_prog, o.device, count);
+        return EXIT_USAGE;
+    }
+    cudaStream_t stream[HARNESS_MAX_STREAMS] = {0};
+    struct pipeline p = {
+        .streams = (int)o.streams, .n = (size_t)o.elements, .work = (int)o.work, .stream = stream};
+    float *ref = NULL;
+    struct cudaDeviceProp prop;
+    /* cudaFree(NULL) makes sure the device's primary context exists and is current, so that an
+     * exercise may allocate with the Driver API (exercise "driver") in the runtime's context. */
+    bool ok = checkRuntime(cudaSetDevice((int)o.device)) && checkRuntime(cudaFree(NULL)) &&
+              checkRuntime(cudaGetDeviceProperties(&prop, (int)o.device)) &&
+              checkRuntime(
+                  cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, (int)o.device)) &&
+              set_up(&p, &ref);
+    if (ok)
+        fill_input(&p, (uint32_t)o.seed);
+    if (ok)
+        ok = o.only ? only_runs(&p, o.only, o.reps) : judge(&p, ref, &o, prop.name, engines);
+    ok = clean_up(&p, ref, ok);
+    (void)harness_end((uint32_t)o.seed, ok); /* the report: after the last call of pipeline.c */
+    return o.only ? (ok ? EXIT_OK : EXIT_CHECK) : verdict(ok);
 }

@@ -3,8 +3,11 @@
 #   make -C 04_streams_overlap check               your work (exercises/)
 #   make -C 04_streams_overlap check SOLUTIONS=1   the reference solutions
 # EXERCISE_BIN is the directory that holds the built exercise programs: the teacher's harness
-# (04_streams_overlap/harness/) around the student's pipeline.c. The harness times the pipeline
-# by its own clock and reports "KEY VALUE" lines on the grader's channel; these tests judge them.
+# (04_streams_overlap/harness/) around the student's pipeline.c. The harness reports "KEY VALUE"
+# lines on the grader's channel (its result checks, its own times, the calls it saw); these tests
+# judge them, and time the speed-up themselves: whole runs of the program, one version each
+# (--only), by this process's clock (clock_speedup). The program's own times can only take the
+# point away (both must reach the pass mark), never give it.
 
 setup() {
     load ../test_helper
@@ -25,9 +28,14 @@ grade() {
     echo "$output"
     assert_harness_end "$seed"
     assert_harness buffers distinct "the input and the output host buffers (two buffers, not one)"
-    assert_harness streams distinct "the streams exercise_create_streams() made (none NULL, no two the same)"
+    streams=8
+    [ "${1:-}" != --elements ] || streams="$4" # the odd size: --elements N --streams S
+    assert_harness streams "distinct $streams made" "the streams exercise_create_streams() made (none NULL, no two the same; how many it created)"
     assert_harness too_big NULL "exercise_host_alloc() of more memory than any machine has (4 EiB): NULL, as the header says"
     assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
+    read -r kinds_wrong kinds_checked <<<"$(harness_value copy_kinds)"
+    [ "$kinds_wrong" = 0 ] ||
+        fail "$kinds_wrong of $kinds_checked runtime copies named a cudaMemcpyKind their pointers do not have (cudaPointerGetAttributes): undefined behaviour, even where unified addressing copies the right way; name the right kind, or cudaMemcpyDefault"
     read -r busy runs <<<"$(harness_value returned_busy)"
     # "return without waiting": right after exercise_issue() returns, its work is still running
     [ $((busy * 2)) -gt "$runs" ] ||
@@ -38,6 +46,8 @@ grade() {
     awk -v s="$speedup" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
         fail "speed-up ${speedup}x: the copies and kernels do not overlap yet (${mark}x needed)"
     assert_success
+    local report_main="$report" t_seq t_pipe work
+    read -r t_seq t_pipe work <<<"$(harness_value times)"
     if [ "$e" = legacy ] || [ "$e" = driver ]; then
         # the library's memset stays in the legacy default stream, one per chunk
         read -r memsets want <<<"$(harness_value legacy_memsets)"
@@ -49,6 +59,45 @@ grade() {
         read -r n streams sum <<<"$(harness_value input)"
         [ "$sum" = "$(input_sum "$seed" "$n")" ] || fail "the input the harness reported is not this run's"
     fi
+    # the point: the speed-up by this test's own clock, at the pass mark and no more than the
+    # model allows (beyond it, the runs were not alike: the program is not judged fast)
+    clock_speedup "$e" "$seed" "$work" "$t_seq" "$@" || return 1
+    awk -v s="$clock" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
+        fail "speed-up ${clock}x by the grader's clock (whole runs: $clock_why): the copies and kernels do not overlap yet (${mark}x needed)"
+    awk -v s="$clock" -v a="$allowed" 'BEGIN { exit !(s <= a * 1.15 + 0.1) }' ||
+        fail "speed-up ${clock}x by the grader's clock ($clock_why), more than the ${allowed}x the model allows: the runs were not alike"
+    report="$report_main"
+}
+
+# clock_speedup EXERCISE SEED WORK T_SEQ [OPTION...]: the speed-up measured by this process's
+# clock (\$EPOCHREALTIME around whole runs of the program): the same setup alone (--only setup),
+# then with REPS sequential runs, then with REPS runs of the pipeline, in turn, CLOCK_ROUNDS
+# rounds (default 2); the fastest of each kind; (sequential - setup) / (pipeline - setup). REPS
+# makes about half a second of sequential work (T_SEQ: the program's own time of one run, used
+# only to size the runs). Every run's report must be complete, each of its runs checked right
+# against the host. Sets $clock and $clock_why (the times).
+clock_speedup() {
+    local e="$1" seed="$2" work="$3" t_seq="$4" reps r mode t0 t1 runs wrong want
+    shift 4
+    reps="$(awk -v t="$t_seq" 'BEGIN { r = int(500 / t) + 1; print (r < 20 ? 20 : r > 2000 ? 2000 : r) }')"
+    declare -A best=()
+    for ((r = 0; r < ${CLOCK_ROUNDS:-2}; r++)); do
+        for mode in setup sequential pipeline; do
+            t0="${EPOCHREALTIME/,/.}"
+            run_harness_fresh "$seed" "$EXERCISE_BIN/$e" --only "$mode" --work "$work" --reps "$reps" "$@"
+            t1="${EPOCHREALTIME/,/.}"
+            [ "$status" = 0 ] || { fail "the run of $e --only $mode exited $status: $output"; return 1; }
+            read -r _ runs wrong <<<"$(harness_value only)" || return 1
+            want=$((reps + 1))
+            [ "$mode" != setup ] || want=0
+            [ "$runs" = "$want" ] && [ "$wrong" = 0 ] ||
+                { fail "$e --only $mode: $runs runs (of $want), $wrong with a wrong result"; return 1; }
+            best[$mode]="$(awk -v a="$t0" -v b="$t1" -v m="${best[$mode]:-1e30}" 'BEGIN { t = (b - a) * 1000; printf "%.1f", t < m ? t : m }')"
+        done
+    done
+    clock="$(awk -v s="${best[setup]}" -v q="${best[sequential]}" -v p="${best[pipeline]}" 'BEGIN {
+        if (p - s <= 0) print 0; else printf "%.3f", (q - s) / (p - s) }')"
+    clock_why="setup ${best[setup]} ms, with $reps sequential runs ${best[sequential]} ms, with $reps of your pipeline ${best[pipeline]} ms"
 }
 
 @test "streams: asynchronous copies in one stream per chunk overlap" {
