@@ -37,15 +37,16 @@
 #define GiB         ((size_t)1 << 30)
 #define MAX_SIZES   48
 #define MIN_REPS    5           /* large sizes get fewer repetitions, never fewer than this */
-#define REP_BYTES   (2 * GiB)   /* ... about this many bytes per size, kind and direction */
+#define REP_BYTES   (1 * GiB)   /* ... about this many bytes per size, kind and direction */
 #define BATCH       4           /* copies per event pair in the nvbandwidth-style reference */
 #define LARGE       (256 * MiB) /* "large" for the bar: 256 MiB and more */
 #define WIDE        (16 * MiB)  /* "from 16 MiB up" */
-#define SIDE_MAX    (256 * MiB) /* steps 4 and 6 copy min(--max, this) */
-#define COST_MAX    (64 * MiB)  /* step 3 times buffers of min(--max, this) */
+#define SIDE_MAX    (256 * MiB) /* step 4 copies min(--max, this) */
+#define BOTH_MAX    (64 * MiB)  /* step 6 copies min(--max, this) each way */
+#define COST_MAX    (32 * MiB)  /* step 3 times buffers of min(--max, this) */
 #define ZC_MAX      (64 * MiB)  /* step 5 moves min(--max, this) */
 #define WC_READ_MAX (64 * MiB)  /* step 4 d): past the CPU's caches; reads stop after READ_MS */
-#define READ_MS     40.0        /* ... so that slow reads of write-combined memory stay short */
+#define READ_MS     20.0        /* ... so that slow reads of write-combined memory stay short */
 #define WC_ROUNDS   3          /* step 4 d): each reading the fastest of this many, taken in turn */
 #define PACE_BYTES  (16 * MiB) /* the control copy timed between the steps */
 #define PACE_BAR    1.3        /* its fastest and slowest samples further apart: pace moved */

@@ -49,8 +49,8 @@ static void usage(FILE *to)
         "      --min SIZE   smallest copy of the sweep (default 64K; sizes double up to --max)\n"
         "      --max SIZE   largest copy of the sweep (default 256M; 1G shows the range up to\n"
         "                   1 GiB); SIZE like 4096, 64K, 256M, 1G (a multiple of 4 bytes)\n"
-        "  -r, --reps N     timed repetitions per size (default 20; sizes over 100 MiB get\n"
-        "                   fewer, about 2 GiB worth, but at least 5 or N)\n"
+        "  -r, --reps N     timed repetitions per size (default 20; sizes over 50 MiB get\n"
+        "                   fewer, about 1 GiB worth, but at least 5 or N)\n"
         "      --csv FILE   also write the sweep as CSV (for `make chart CSV=FILE`)\n"
         "  -h, --help       this text\n"
         "exit status: 0 all checks passed, 1 a check or CUDA call failed (or memory could not\n"
@@ -306,6 +306,24 @@ static void make_sizes(struct lesson *L)
     }
 }
 
+/* The first CUDA call: the driver starts (or exit 77 says why not), and --device must exist. */
+static int device_exists(const struct lesson *L)
+{
+    int count = 0;
+    if (!requireRuntime(cudaGetDeviceCount(&count))) {
+        if (*limits_text())
+            fprintf(stderr, "%s: the driver could not start%s\n", lesson_prog, limits_text());
+        return verdict(false);
+    }
+    if (L->opt.device >= count) {
+        fprintf(stderr,
+                "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
+                lesson_prog, L->opt.device, count, count - 1);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -319,18 +337,9 @@ int main(int argc, char **argv)
 
     printf("03_pinned_memory: how much faster are copies from page-locked (pinned) host memory?\n");
     step_1_environment(&L);
-    int count = 0;
-    if (!requireRuntime(cudaGetDeviceCount(&count))) {
-        if (*limits_text())
-            fprintf(stderr, "%s: the driver could not start%s\n", lesson_prog, limits_text());
-        return verdict(false);
-    }
-    if (L.opt.device >= count) {
-        fprintf(stderr,
-                "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
-                lesson_prog, L.opt.device, count, count - 1);
-        return EXIT_USAGE;
-    }
+    int code_now = device_exists(&L);
+    if (code_now != EXIT_OK)
+        return code_now;
     /* the steps, in order; after each, the control copy is timed again (measure.c): from step 1
      * on, whose copies have woken the link from its idle speed */
     static bool (*const steps[])(struct lesson *) = {

@@ -397,7 +397,7 @@ static void judge_large(struct lesson *L)
         judge_link(L, &g);
 }
 
-bool step_2_bandwidth_sweep(struct lesson *L)
+static void print_kinds(const struct lesson *L)
 {
     printf("\n2. Bandwidth from %s to %s for four kinds of host memory\n", fmt_size(L->opt.min),
            fmt_size(L->opt.max));
@@ -418,6 +418,11 @@ bool step_2_bandwidth_sweep(struct lesson *L)
             "   (pinned kinds: each timed copy queued behind a one-thread kernel that waits until\n"
             "   the host has queued it and its events, as nvbandwidth does: IN_DEPTH.md, step "
             "2)\n");
+}
+
+bool step_2_bandwidth_sweep(struct lesson *L)
+{
+    print_kinds(L);
     struct host_buf b[KINDS] = {{0}};
     bool ok = true;
     for (int k = 0; ok && k < KINDS; k++)

@@ -70,7 +70,7 @@ static void judge_overlap(const struct lesson *L, size_t bytes, double ratio, do
 
 bool step_6_both_ways(struct lesson *L)
 {
-    size_t bytes = side_bytes(L, SIDE_MAX), words = bytes / 4;
+    size_t bytes = side_bytes(L, BOTH_MAX), words = bytes / 4;
     printf("\n6. Both directions at once: pinned buffers, H2D in one stream, D2H in another (%s "
            "each),\n   timed round by round with each direction alone\n",
            fmt_size(bytes));
