@@ -240,8 +240,8 @@ normalize_05() {
         return
     fi
     assert_regex "$LESSON_OUT" 'cuDeviceGetDevResource: [0-9]+ SMs; cuDevSmResourceSplitByCount\(min [0-9]+\): a group of [0-9]+ SMs'
-    assert_regex "$LESSON_OUT" 'the whole GPU \(primary context\) +[0-9.]+ ms   \(before the part: [0-9.]+, after: [0-9.]+\)'
-    # judged only when the whole GPU ran the kernel as fast after the part as before it; this
+    assert_regex "$LESSON_OUT" 'the whole GPU \(primary context\) +[0-9.]+ ms   \(its rounds: [0-9.]+-[0-9.]+\)'
+    # judged only when the whole GPU ran the kernel as fast in every round; this
     # test needs it judged (tests/regimes-05_ptx_module.bats runs the lesson beside another program)
     run grep -F "[n/j]  a kernel on a part of the SMs takes as much longer" <<<"$LESSON_OUT"
     [ -z "$output" ] || fail "step 8 was not judged: ${output#*not judged here: }"
@@ -335,6 +335,16 @@ normalize_05() {
     assert_output --partial "--device 99 does not exist"
 }
 
+# bats test_tags=gpu
+@test "GPU: the demo loads nvcc -ptx's text, launches axpy and checks it (exit 0)" {
+    require_gpu
+    run "$LESSON/build/demo" "$LESSON/build/kernels.ptx"
+    assert_success
+    assert_line --regexp '^2\. cuModuleLoadData: the driver compiled it for this GPU in [0-9.]+ ms$'
+    assert_line --regexp '^4\. cuLaunchKernel\(axpy, y = 2 \* x \+ y on 65536 floats\): 0 wrong$'
+    assert_line "RESULT: PASS"
+}
+
 # bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass the grader" {
     assert_solutions_pass 05_ptx_module "" 6
@@ -412,6 +422,14 @@ normalize_05() {
     assert_equal "$status" 77
     run ls -A "$BATS_TEST_TMPDIR/tmp"
     assert_output ""
+}
+
+@test "the demo: built by make, a missing PTX file is exit 2 naming the nvcc -ptx line, no driver is exit 77" {
+    [ -x "$LESSON/build/demo" ] || fail "make did not build build/demo"
+    run "$LESSON/build/demo" "$BATS_TEST_TMPDIR/none.ptx"
+    assert_equal "$status" 2
+    assert_output "demo: cannot read $BATS_TEST_TMPDIR/none.ptx: make it with nvcc -ptx -o kernels.ptx kernels.cu"
+    run_with_stub_driver "$LESSON/build/demo" "$LESSON/build/kernels.ptx"
 }
 
 @test "--help prints the usage on stdout and exits 0" {
@@ -518,6 +536,63 @@ normalize_05() {
     assert_line --regexp "^   the driver's JIT reads PTX up to ISA 9\.0 \(CUDA 13\.0\); this build's PTX is ISA 9\.5, NVRTC [0-9.]+$"
     assert_line --regexp "^   writes ISA [0-9]+\.[0-9]+ \(built with CUDA [0-9.]+\): too new for it$"
     assert_line "   This driver can run this toolkit's programs (their SASS) but cannot compile their PTX: update"
+}
+
+# CUDA's own switches (the Programming Guide's "CUDA Environment Variables"): step 1 reads them
+# before any context, so the shim over the stub shows each decision before the stub stops the
+# program (exit 77). One test per family; the GPU runs are tests/regimes-05_ptx_module.bats'.
+
+@test "CUDA_FORCE_PTX_JIT=1 / CUDA_FORCE_JIT=1 (the shim over the stub, an sm_90 card): named; the lesson goes on where the build has PTX the card can take, else exit 77 naming the variable" {
+    local ptx_ok=0 a var
+    for a in $(fatbin_images "$LESSON/build/kernels.fatbin" | sed -n 's/^compute_//p'); do
+        [ "$a" -gt 90 ] || ptx_ok=1
+    done
+    for var in CUDA_FORCE_PTX_JIT CUDA_FORCE_JIT; do
+        shim_over_stub "$BIN" "$var=1"
+        assert_equal "$status" 77
+        if [ "$ptx_ok" = 1 ]; then
+            assert_line --regexp "^   $var=1: the driver ignores the SASS of fatbins \(this program's and\$"
+            assert_line --partial "that, and a JIT cache hit is not judged"
+            assert_line --partial "cannot run here: libcuda.so.1 is the CUDA toolkit's stub library"
+        else
+            assert_line --regexp "^ptx_module: $var=1 makes the driver ignore SASS and compile PTX, and this build's PTX \(compute_[0-9 _compute]+\) is for a newer GPU than this sm_90 one: unset $var, or build PTX for this card \(make ARCH=90\)\$"
+            refute_line --partial "stub library"
+        fi
+    done
+}
+
+@test "CUDA_DISABLE_PTX_JIT=1 / CUDA_DISABLE_JIT=1 (the shim over the stub): named in step 1, with what the lesson does then" {
+    local var
+    for var in CUDA_DISABLE_PTX_JIT CUDA_DISABLE_JIT; do
+        shim_over_stub "$BIN" "$var=1"
+        assert_equal "$status" 77
+        assert_line "   $var=1: the driver may refuse to compile PTX: step 2a tries, and where it refuses"
+        assert_line --partial "every step loads SASS (the cubin, the fatbin, NVRTC's cubin) and what needs the JIT"
+    done
+}
+
+@test "the JIT cache's switches (the shim over the stub): CUDA_CACHE_DISABLE, a CUDA_CACHE_PATH of the user's (unwritable), CUDA_CACHE_MAXSIZE 0, tiny or roomy" {
+    shim_over_stub "$BIN" CUDA_CACHE_DISABLE=1 CUDA_CACHE_PATH=/proc/no/such/cache CUDA_CACHE_MAXSIZE=0
+    assert_equal "$status" 77
+    assert_line "   CUDA_CACHE_DISABLE   =1: no JIT cache: the same PTX is compiled again at every load (steps 2, 4)"
+    assert_line "   JIT cache: CUDA_CACHE_PATH set to a new empty directory (removed at exit),"
+    assert_line "      in place of yours (/proc/no/such/cache), so that a cold JIT is cold"
+    assert_line "   CUDA_CACHE_MAXSIZE=0: the driver caches no binary larger than that many bytes: a JIT"
+    shim_over_stub "$BIN" CUDA_CACHE_MAXSIZE=4096
+    assert_line --partial "CUDA_CACHE_MAXSIZE=4096: the driver caches no binary larger than that"
+    shim_over_stub "$BIN" CUDA_CACHE_MAXSIZE=lots
+    assert_line --partial "CUDA_CACHE_MAXSIZE=lots: the driver caches no binary larger than that"
+    shim_over_stub "$BIN" CUDA_CACHE_MAXSIZE=1073741824
+    assert_line "   CUDA_CACHE_MAXSIZE=1073741824: room enough for this lesson's binaries"
+}
+
+@test "CUDA_LAUNCH_BLOCKING=1 and CUDA_MODULE_DATA_LOADING (the shim over the stub): named in step 1, with the step they change" {
+    shim_over_stub "$BIN" CUDA_LAUNCH_BLOCKING=1 CUDA_MODULE_DATA_LOADING=EAGER
+    assert_equal "$status" 77
+    assert_line "   CUDA_LAUNCH_BLOCKING=1: every launch returns only when its kernel is done: step 5"
+    assert_line "   CUDA_MODULE_DATA_LOADING=EAGER: when a module's data goes to the GPU; no claim here depends on it"
+    shim_over_stub "$BIN" CUDA_LAUNCH_BLOCKING=0
+    refute_line --partial "CUDA_LAUNCH_BLOCKING"
 }
 
 # A driver that has one device and does nothing else: enough to reach the code that follows

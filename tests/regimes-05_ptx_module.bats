@@ -15,6 +15,64 @@ load regimes
     assert_line --partial "[n/j]  a JIT cache hit"
 }
 
+# CUDA's own JIT switches (the Programming Guide's "CUDA Environment Variables", Just-In-Time
+# Compilation): each named in step 1; what it changes is claimed as changed or not judged, naming
+# the variable; never a wrong [FAIL].
+@test "05_ptx_module: CUDA_FORCE_PTX_JIT=1 - the fatbin's PTX is compiled (claimed so), the cache hit not judged, naming the variable" {
+    run_regime 05_ptx_module CUDA_FORCE_PTX_JIT=1 -- --launches 2000
+    assert_line --partial "   CUDA_FORCE_PTX_JIT=1: the driver ignores the SASS of fatbins"
+    assert_line --regexp '^  \[ok\]   under CUDA_FORCE_PTX_JIT=1 the driver ignored the fatbin.s SASS and compiled its PTX \(compute_[0-9]+\): the JIT.s log shows it$'
+    assert_line --regexp '^  \[n/j\]  a JIT cache hit .* - not judged here: CUDA_FORCE_PTX_JIT=1 is set: the JIT cache is not what this measures$'
+}
+
+@test "05_ptx_module: CUDA_FORCE_JIT=1 - as CUDA_FORCE_PTX_JIT, named" {
+    run_regime 05_ptx_module CUDA_FORCE_JIT=1 -- --launches 2000 --skip-errors
+    assert_line --partial "   CUDA_FORCE_JIT=1: the driver ignores the SASS of fatbins"
+}
+
+@test "05_ptx_module: CUDA_DISABLE_PTX_JIT=1 - SASS everywhere, what needs the JIT not judged, naming the variable" {
+    run_regime 05_ptx_module CUDA_DISABLE_PTX_JIT=1 -- --launches 2000
+    assert_line --partial "   CUDA_DISABLE_PTX_JIT=1: the driver may refuse to compile PTX"
+    run grep -c -E -- '- not judged here: CUDA_DISABLE_PTX_JIT=1 is set: the driver compiles no PTX$' <<<"$output"
+    [ "$output" -ge 5 ] || fail "only $output claims not judged for CUDA_DISABLE_PTX_JIT=1"
+}
+
+@test "05_ptx_module: CUDA_DISABLE_JIT=1 - PASS, named" {
+    run_regime 05_ptx_module CUDA_DISABLE_JIT=1 -- --launches 2000 --skip-errors
+    assert_line --partial "   CUDA_DISABLE_JIT=1: the driver may refuse to compile PTX"
+}
+
+@test "05_ptx_module: the JIT cache's switches - CUDA_CACHE_PATH unwritable (replaced for the run), CUDA_CACHE_MAXSIZE=0 (the cache hit not judged)" {
+    run_regime 05_ptx_module CUDA_CACHE_PATH=/proc/no/such/cache -- --launches 2000 --skip-errors
+    assert_line "      in place of yours (/proc/no/such/cache), so that a cold JIT is cold"
+    run_regime 05_ptx_module CUDA_CACHE_MAXSIZE=0 -- --launches 2000 --skip-errors
+    assert_line --regexp '^  \[n/j\]  a JIT cache hit .* - not judged here: CUDA_CACHE_MAXSIZE=0 is set: the JIT cache is not what this measures$'
+}
+
+@test "05_ptx_module: CUDA_LAUNCH_BLOCKING=1 - every launch waits: step 5 does not judge waiting against launching, naming the variable" {
+    run_regime 05_ptx_module CUDA_LAUNCH_BLOCKING=1 -- --launches 2000 --skip-errors
+    assert_line --regexp '^  \[n/j\]  waiting for each launch to finish .* - not judged here: CUDA_LAUNCH_BLOCKING=1 makes every launch wait for its kernel$'
+}
+
+@test "05_ptx_module: CUDA_MODULE_DATA_LOADING=EAGER - named, every claim holds" {
+    run_regime 05_ptx_module CUDA_MODULE_DATA_LOADING=EAGER -- --launches 2000 --skip-errors
+    assert_line --partial "CUDA_MODULE_DATA_LOADING=EAGER: when a module's data goes to the GPU"
+}
+
+# A low open-files limit (ulimit -n 32; the driver holds several descriptors per context): the
+# lesson passes, or stops with one line naming the limit (RLIMIT_NOFILE) and its value.
+@test "05_ptx_module: ulimit -n 32 - PASS, or one line naming the open-files limit" {
+    require_gpu
+    run bash -c 'ulimit -n 32 && exec "$0" --launches 2000 --skip-errors' "$(lesson_bin 05_ptx_module)"
+    if [ "$status" -eq 0 ]; then
+        assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
+        refute_line --partial "[FAIL]"
+    else
+        assert_output --regexp 'RLIMIT_NOFILE|open files'
+        assert_output --partial "32"
+    fi
+}
+
 @test "05_ptx_module: CUDA_MODULE_LOADING=EAGER - reported by cuModuleGetLoadingMode, every claim holds" {
     run_regime 05_ptx_module CUDA_MODULE_LOADING=EAGER -- --launches 2000
     assert_line --partial "CUDA_MODULE_LOADING  =EAGER: eager loading"

@@ -55,7 +55,7 @@ static void usage(FILE *to)
             "  -k, --kernel NAME  the kernel to look up in every module (default axpy; it is\n"
             "                     launched as axpy(float a, const float *x, float *y, int n))\n"
             "  -n, --nvrtc FILE   CUDA source for NVRTC in step 4 (default: kernels.cu, built in)\n"
-            "  -l, --launches N   launches per timing run in step 5 (1 to 100000, default 20000)\n"
+            "  -l, --launches N   launches per timing run in step 5 (1 to 100000, default 10000)\n"
             "  -s, --skip-errors  leave out step 6, whose failing calls are made on purpose\n"
             "                     (compute-sanitizer reports each as an API error)\n"
             "  -h, --help         this text\n"
@@ -63,24 +63,6 @@ static void usage(FILE *to)
             "             the driver or NVRTC rejects --ptx, --kernel or --nvrtc; the log is on\n"
             "             stderr); 2 bad command line; 77 no usable GPU or driver here\n",
             lesson_prog);
-}
-
-/* The CUDA environment variables that change what this lesson shows, and what each changes.
- * The driver reads them once, at cuInit: the lesson reports them, it does not change them. */
-static void print_environment(struct lesson *L, CUmoduleLoadingMode mode, int count)
-{
-    const char *cache = getenv("CUDA_CACHE_DISABLE"), *loading = getenv("CUDA_MODULE_LOADING");
-    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    L->cache_off = cache && strcmp(cache, "1") == 0;
-    printf("   CUDA_CACHE_DISABLE   %s%s: %s\n", cache ? "=" : "", cache ? cache : "unset",
-           L->cache_off ? "no JIT cache: the same PTX is compiled again at every load (steps 2, 4)"
-                        : "the driver caches what its JIT compiles (=1 turns that off)");
-    printf("   CUDA_MODULE_LOADING  %s%s: %s\n", loading ? "=" : "", loading ? loading : "unset",
-           mode == CU_MODULE_LAZY_LOADING
-               ? "lazy loading: a kernel goes to the GPU at its first lookup or launch"
-               : "eager loading: every kernel of a module goes to the GPU when the module loads");
-    printf("   CUDA_VISIBLE_DEVICES %s%s: the driver shows %d device(s), numbered from 0\n",
-           visible ? "=" : "", visible ? visible : "unset", count);
 }
 
 /* Can this driver JIT-compile the PTX of this build (nvcc's, and NVRTC's)? A driver's JIT
@@ -117,7 +99,7 @@ static bool can_the_driver_jit(struct lesson *L, const struct ptx_facts *facts)
                "toolkit's\n"
                "   programs at all (minor version compatibility holds within one major version): "
                "update it.\n");
-    else if (!L->jit_ok)
+    else if (!L->jit_ok && !L->no_jit)
         printf("   This driver can run this toolkit's programs (their SASS) but cannot compile "
                "their PTX: update\n"
                "   the driver, or build with the toolkit the driver came with. Until then every "
@@ -129,72 +111,72 @@ static bool can_the_driver_jit(struct lesson *L, const struct ptx_facts *facts)
     return true;
 }
 
-/* 1. cuInit, the device, its primary context (the one the runtime uses too), and what the
- *    PTX the program carries says about itself. */
-bool step_1_what_the_build_made(struct lesson *L)
+/* cuInit, the device (--device checked against the count), its name and compute capability,
+ * the driver's version; prints the device's line. False (L->exit_code set) when it cannot. */
+static bool the_device(struct lesson *L, int *count)
 {
-    printf("\n1. What the build made\n");
-    if (!requireDriver(cuInit(0))) {
+    char name[256];
+    int major = 0, minor = 0;
+    if (!requireDriver(cuInit(0)) || !requireDriver(cuDeviceGetCount(count))) {
         L->exit_code = verdict(false);
         return false;
     }
-    int count = 0;
-    if (!requireDriver(cuDeviceGetCount(&count))) {
-        L->exit_code = verdict(false);
-        return false;
-    }
-    if (L->device >= count) {
+    if (L->device >= *count) {
         fprintf(stderr,
                 "%s: --device %ld does not exist: this machine shows %d device(s), 0 to %d\n",
-                lesson_prog, L->device, count, count - 1);
+                lesson_prog, L->device, *count, *count - 1);
         L->exit_code = EXIT_USAGE;
         return false;
     }
-    char name[256];
-    int major = 0, minor = 0, driver_version = 0;
-    CUmoduleLoadingMode mode;
     if (!checkDriver(cuDeviceGet(&L->dev, (int)L->device)) ||
         !checkDriver(cuDeviceGetName(name, sizeof name, L->dev)) ||
         !checkDriver(
             cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, L->dev)) ||
         !checkDriver(
             cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, L->dev)) ||
-        !checkDriver(cuDriverGetVersion(&driver_version))) {
+        !checkDriver(cuDriverGetVersion(&L->driver_version))) {
         L->exit_code = verdict(false);
         return false;
     }
     L->card_sm = major * 10 + minor;
-    L->driver_version = driver_version;
-    struct ptx_facts facts;
-    read_ptx_facts((const char *)kernels_ptx, &facts);
     printf(
         "   device %ld: \"%s\", compute capability %d.%d (sm_%d); the driver supports CUDA %d.%d\n",
-        L->device, name, major, minor, L->card_sm, driver_version / 1000,
-        driver_version % 1000 / 10);
+        L->device, name, major, minor, L->card_sm, L->driver_version / 1000,
+        L->driver_version % 1000 / 10);
+    return true;
+}
+
+/* 1. cuInit, the device, what the PTX the program carries says about itself, CUDA's own
+ *    switches, then the primary context (the one the runtime uses too). */
+bool step_1_what_the_build_made(struct lesson *L)
+{
+    printf("\n1. What the build made\n");
+    int count = 0;
+    if (!the_device(L, &count))
+        return false;
+    struct ptx_facts facts;
+    read_ptx_facts((const char *)kernels_ptx, &facts);
     printf("   kernels.ptx    %zu bytes: PTX ISA %s, .target %s, entries: %s\n", kernels_ptx_size,
            facts.version, facts.target, facts.entries);
     printf("   kernels.cubin  %zu bytes: SASS for sm_%d, ready to run on such a card as it is\n",
            kernels_cubin_size, kernels_arch);
     printf(
         "   both lie next to the program, and the program carries a copy of each (embedded.c)\n");
-    /* Decided from the versions alone, before any context: */
-    if (!can_the_driver_jit(L, &facts)) {
-        L->exit_code = verdict(false);
-        return false;
-    }
-    if (!checkDriver(cuDevicePrimaryCtxRetain(&L->primary, L->dev))) {
-        L->exit_code = verdict(false);
+    /* Decided from the environment and the versions alone, before any context: */
+    if (!cuda_switches(L, count) || !can_the_driver_jit(L, &facts) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&L->primary, L->dev))) {
+        if (L->exit_code < 0)
+            L->exit_code = verdict(false);
         return false;
     }
     L->retained = true;
-    if (!checkDriver(cuCtxSetCurrent(L->primary)))
-        return false;
+    CUmoduleLoadingMode mode;
     /* The first runtime call: a driver of an older major version than the runtime is exit 77. */
-    if (!requireRuntime(cudaSetDevice((int)L->device)) ||
+    if (!checkDriver(cuCtxSetCurrent(L->primary)) ||
+        !requireRuntime(cudaSetDevice((int)L->device)) ||
         !checkDriver(cuModuleGetLoadingMode(&mode)))
         return false;
-    printf("   JIT cache: CUDA_CACHE_PATH set to a new empty directory (removed at exit)\n");
-    print_environment(L, mode, count);
+    print_loading_mode(mode);
     claim(has_word(facts.entries, "axpy") && has_word(facts.entries, "empty"),
           "the PTX names the entry points axpy and empty: extern \"C\" kept the names plain");
     claim(facts.target_sm > 0 && facts.target_sm <= L->card_sm,
@@ -298,10 +280,12 @@ int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
     argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
-    struct lesson L = {.device = 0, .launches = 20000, .kernel = "axpy", .exit_code = -1};
+    struct lesson L = {.device = 0, .launches = 10000, .kernel = "axpy", .exit_code = -1};
     int rc = parse_options(argc, argv, &L);
     /* A fresh, empty JIT cache, set before the driver reads its environment (at cuInit), so
      * that the first JIT of our PTX is really cold. Removed at exit, on every path. */
+    const char *user_cache = getenv("CUDA_CACHE_PATH");
+    snprintf(L.user_cache, sizeof L.user_cache, "%s", user_cache ? user_cache : "");
     if (rc < 0 && !fresh_jit_cache())
         rc = EXIT_CHECK;
     if (rc >= 0) {

@@ -33,9 +33,15 @@ struct lesson {
     const char *ptx_arg, *kernel, *nvrtc_arg;
     char *nvrtc_src; /* the --nvrtc file's text, read before any CUDA call */
     bool skip_errors;
-    int exit_code;  /* >= 0: step 1 ended the program early with this code */
-    bool cache_off; /* CUDA_CACHE_DISABLE=1: the driver keeps no JIT cache */
-    char tool[256]; /* "": no tool; else why timings cannot be judged (under_tool) */
+    int exit_code; /* >= 0: step 1 ended the program early with this code */
+    /* CUDA's own switches (read in step 1; NULL or false when not set) */
+    bool cache_off;        /* CUDA_CACHE_DISABLE=1: the driver keeps no JIT cache */
+    const char *force_jit; /* "CUDA_FORCE_PTX_JIT=1" (or CUDA_FORCE_JIT): SASS of fatbins ignored */
+    const char *no_jit;    /* "CUDA_DISABLE_PTX_JIT=1" (or CUDA_DISABLE_JIT): no PTX JIT */
+    char cache_small[96];  /* "CUDA_CACHE_MAXSIZE=N" under 1 MiB: the cache may keep nothing */
+    bool blocking;         /* CUDA_LAUNCH_BLOCKING=1: every launch waits for its kernel */
+    char user_cache[512];  /* CUDA_CACHE_PATH as the user set it ("" unset), replaced here */
+    char tool[256];        /* "": no tool; else why timings cannot be judged (under_tool) */
     /* Can the driver compile (JIT) this build's PTX? Decided in step 1 from the versions (and
      * again in step 2a if the driver answers CUDA_ERROR_UNSUPPORTED_PTX_VERSION). When it
      * cannot, every module is loaded from SASS (the cubin, the fatbin, NVRTC's cubin). */
@@ -60,6 +66,11 @@ struct lesson {
     char *nvrtc_ptx, *nvrtc_cubin, *nvrtc_log;
     char arch_opt[64]; /* --gpu-architecture=compute_XX, or sm_XX where the driver cannot JIT */
 };
+
+/* environment.c: CUDA's own switches, read and reported in step 1 before any context (false,
+ * with L->exit_code, where one makes the lesson impossible); the CUDA_MODULE_LOADING line. */
+bool cuda_switches(struct lesson *L, int count);
+void print_loading_mode(CUmoduleLoadingMode mode);
 
 /* step3_launching.c: axpy's data on the host and the device of the current context. */
 bool prepare_axpy_data(struct lesson *L);

@@ -49,6 +49,36 @@ static bool nvrtc_kernels(struct lesson *L)
     return true;
 }
 
+/* Every module of steps 2 and 4 computes axpy; *all_same: each bit for bit the host's answer. */
+static bool every_module(struct lesson *L, bool *all_same)
+{
+    printf("   every module's %s, launched with kernelParams, against the host's answer:\n",
+           L->kernel);
+    for (int m = 0; m < M_COUNT; m++) {
+        const char *what = m == M_NVRTC && !L->jit_ok ? "NVRTC's cubin" : module_what[m];
+        /* not loaded: the cubin built for another card (step 2d), or PTX the driver cannot JIT */
+        if (!L->fn[m]) {
+            if (m == M_CUBIN && L->force_jit)
+                printf("      %-34s not loaded: %s, and a cubin holds no PTX\n", what,
+                       L->force_jit);
+            else if (m == M_CUBIN)
+                printf("      %-34s not loaded: SASS for sm_%d\n", what, kernels_arch);
+            else
+                printf("      %-34s not loaded: the driver cannot compile this PTX\n", what);
+            continue;
+        }
+        int wrong = run_axpy(L->fn[m], &L->d, false);
+        if (wrong < 0)
+            return false;
+        bool same = memcmp(L->d.out, L->d.expect, N * sizeof(float)) == 0;
+        *all_same = *all_same && same;
+        printf("      %-34s %d wrong%s\n",
+               m == M_FILE && !L->jit_ok && !L->ptx_arg ? "cubin file, cuModuleLoad" : what, wrong,
+               same ? "" : " (differs)");
+    }
+    return true;
+}
+
 /* 4. PTX made at run time, loaded and launched like the others; every module's result. */
 bool step_4_ptx_made_at_run_time(struct lesson *L)
 {
@@ -69,7 +99,9 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
         printf("   cuModuleLoadData(NVRTC's PTX): %.3f ms (%s)\n", L->load_ms[M_NVRTC],
                !same_text     ? "new text: a cold JIT"
                : L->cache_off ? "the text of step 2, but CUDA_CACHE_DISABLE=1: compiled again"
-                              : "the JIT cache has this text already, from step 2");
+               : L->force_jit || L->cache_small[0]
+                   ? "the text of step 2 (the JIT cache: see step 1)"
+                   : "the JIT cache has this text already, from step 2");
     else
         printf("   cuModuleLoadData(NVRTC's cubin): %.3f ms (SASS: the driver cannot compile this "
                "toolkit's PTX)\n",
@@ -78,28 +110,9 @@ bool step_4_ptx_made_at_run_time(struct lesson *L)
     read_ptx_facts(L->nvrtc_ptx, &nf);
     claim(has_word(nf.entries, L->kernel), "NVRTC's PTX names the entry point %s", L->kernel);
 
-    printf("   every module's %s, launched with kernelParams, against the host's answer:\n",
-           L->kernel);
     bool all_same = true;
-    for (int m = 0; m < M_COUNT; m++) {
-        const char *what = m == M_NVRTC && !L->jit_ok ? "NVRTC's cubin" : module_what[m];
-        /* not loaded: the cubin built for another card (step 2d), or PTX the driver cannot JIT */
-        if (!L->fn[m]) {
-            if (m == M_CUBIN)
-                printf("      %-34s not loaded: SASS for sm_%d\n", what, kernels_arch);
-            else
-                printf("      %-34s not loaded: the driver cannot compile this PTX\n", what);
-            continue;
-        }
-        int wrong = run_axpy(L->fn[m], &L->d, false);
-        if (wrong < 0)
-            return false;
-        bool same = memcmp(L->d.out, L->d.expect, N * sizeof(float)) == 0;
-        all_same = all_same && same;
-        printf("      %-34s %d wrong%s\n",
-               m == M_FILE && !L->jit_ok && !L->ptx_arg ? "cubin file, cuModuleLoad" : what, wrong,
-               same ? "" : " (differs)");
-    }
+    if (!every_module(L, &all_same))
+        return false;
     claim(all_same, "every loading path, NVRTC's included, gives the same result, bit for bit");
     return true;
 }

@@ -79,6 +79,30 @@ static bool nvrtc_error(struct lesson *L)
     return ok;
 }
 
+/* e) a target newer than the card: the next architecture after this one. */
+static bool newer_target(struct lesson *L)
+{
+    CUresult r;
+    static const int known_sm[] = {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
+    int newer = 0;
+    for (size_t i = 0; i < sizeof known_sm / sizeof known_sm[0] && !newer; i++)
+        if (known_sm[i] > L->card_sm)
+            newer = known_sm[i];
+    if (newer && !L->jit_ok) {
+        printf("   e) the same PTX marked \".target sm_%d\" on this sm_%d card: not tried\n", newer,
+               L->card_sm);
+        not_judged(L->jit_why, "PTX for a newer architecture than the card's does not load");
+    } else if (newer) {
+        char target[32], what[128];
+        snprintf(target, sizeof target, ".target sm_%d", newer);
+        snprintf(what, sizeof what, "e) the same PTX marked \"%s\" on this sm_%d card", target,
+                 L->card_sm);
+        r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".target", target, NULL), what);
+        claim(r != CUDA_SUCCESS, "PTX for a newer architecture than the card's does not load");
+    }
+    return true;
+}
+
 /* 6. Errors you will meet, each made here on purpose. */
 bool step_6_errors_you_will_meet(struct lesson *L)
 {
@@ -100,28 +124,15 @@ bool step_6_errors_you_will_meet(struct lesson *L)
           "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND");
 
     /* d) a PTX ISA version newer than this driver's JIT knows. */
+    if (!L->jit_ok && L->no_jit) {
+        printf("   d) the same PTX marked \".version 99.9\": not tried\n");
+        not_judged(L->jit_why, "PTX newer than the driver is CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+        return newer_target(L) && nvrtc_error(L) && common_mistakes(L);
+    }
     r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".version", ".version 99.9", NULL),
                     "d) the same PTX marked \".version 99.9\"");
     claim(r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
           "PTX newer than the driver is CUDA_ERROR_UNSUPPORTED_PTX_VERSION: update the driver");
 
-    /* e) a target newer than the card: the next architecture after this one. */
-    static const int known_sm[] = {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
-    int newer = 0;
-    for (size_t i = 0; i < sizeof known_sm / sizeof known_sm[0] && !newer; i++)
-        if (known_sm[i] > L->card_sm)
-            newer = known_sm[i];
-    if (newer && !L->jit_ok) {
-        printf("   e) the same PTX marked \".target sm_%d\" on this sm_%d card: not tried\n", newer,
-               L->card_sm);
-        not_judged(L->jit_why, "PTX for a newer architecture than the card's does not load");
-    } else if (newer) {
-        char target[32], what[128];
-        snprintf(target, sizeof target, ".target sm_%d", newer);
-        snprintf(what, sizeof what, "e) the same PTX marked \"%s\" on this sm_%d card", target,
-                 L->card_sm);
-        r = load_broken(L, ptx_edit((const char *)kernels_ptx, ".target", target, NULL), what);
-        claim(r != CUDA_SUCCESS, "PTX for a newer architecture than the card's does not load");
-    }
-    return nvrtc_error(L) && common_mistakes(L);
+    return newer_target(L) && nvrtc_error(L) && common_mistakes(L);
 }

@@ -5,7 +5,8 @@
  * or a 9.x GPU once a module with dynamic parallelism is loaded). The same kernel, with more
  * blocks than fit at once, timed on the part and on the whole GPU: the part takes longer, about
  * as many times as the whole has SMs more (our model: the time goes with the number of waves of
- * blocks). */
+ * blocks). The two are timed round by round (one run of each per round, medians), so that a
+ * burst of other work slows a round of both. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,30 +24,72 @@ static const char spin_source[] = "extern \"C\" __global__ void spin(long long c
                                   "    }\n"
                                   "}\n";
 
-enum { SPIN_THREADS = 1024, WAVES_PER_SM = 16, SPIN_RUNS = 3 };
+enum { SPIN_THREADS = 1024, WAVES_PER_SM = 16 };
 
-/* The spin kernel in the current context (`ptx`: its PTX, or its cubin): load, launch `blocks`
- * blocks, median of SPIN_RUNS host-timed runs in ms (after one warm-up). < 0 when a call failed. */
-static double time_spin(const char *ptx, unsigned blocks)
+/* The spin kernel (`image`: its PTX, or its cubin) loaded in ctx: a module is its context's. */
+static bool spin_module(const char *image, CUcontext ctx, CUmodule *mod, CUfunction *f)
 {
-    CUmodule mod = NULL;
-    CUfunction f;
+    return checkDriver(cuCtxSetCurrent(ctx)) && checkDriver(cuModuleLoadData(mod, image)) &&
+           checkDriver(cuModuleGetFunction(f, *mod, "spin"));
+}
+
+/* One host-timed run of `blocks` blocks of spin in ctx, in ms; < 0 when a call failed. */
+static double spin_once(CUcontext ctx, CUfunction f, unsigned blocks)
+{
     long long cycles = 100000;
     void *args[] = {&cycles};
-    double ms[SPIN_RUNS];
-    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)) &&
-              checkDriver(cuModuleGetFunction(&f, mod, "spin"));
-    for (int k = -1; k < SPIN_RUNS && ok; k++) {
-        double t0 = host_ms();
-        ok =
-            checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
-            checkDriver(cuCtxSynchronize());
-        if (k >= 0)
-            ms[k] = host_ms() - t0;
+    if (!checkDriver(cuCtxSetCurrent(ctx)))
+        return -1.0;
+    double t0 = host_ms();
+    bool ok =
+        checkDriver(cuLaunchKernel(f, blocks, 1, 1, SPIN_THREADS, 1, 1, 0, NULL, args, NULL)) &&
+        checkDriver(cuCtxSynchronize());
+    return ok ? host_ms() - t0 : -1.0;
+}
+
+/* The whole GPU (the primary context) and the part (the green context), round by round after a
+ * warm-up of each: whole[k] and part[k] for k < REPEATS. Left with the primary current. */
+static bool spin_rounds(const char *image, struct lesson *L, CUcontext gctx, unsigned blocks,
+                        double *whole, double *part)
+{
+    CUmodule mw = NULL, mp = NULL;
+    CUfunction fw, fp;
+    bool ok = spin_module(image, L->primary, &mw, &fw) && spin_module(image, gctx, &mp, &fp) &&
+              spin_once(L->primary, fw, blocks) >= 0 && spin_once(gctx, fp, blocks) >= 0;
+    for (int k = 0; k < REPEATS && ok; k++)
+        ok = (whole[k] = spin_once(L->primary, fw, blocks)) >= 0 &&
+             (part[k] = spin_once(gctx, fp, blocks)) >= 0;
+    if (mp)
+        ok = checkDriver(cuCtxSetCurrent(gctx)) && checkDriver(cuModuleUnload(mp)) && ok;
+    ok = checkDriver(cuCtxSetCurrent(L->primary)) && ok;
+    if (mw)
+        ok = checkDriver(cuModuleUnload(mw)) && ok;
+    return ok;
+}
+
+/* The part against the whole: judged unless the whole GPU's own runs differ (another program). */
+static void judge_part(const struct lesson *L, double *whole, double *part, unsigned all_sms,
+                       unsigned part_sms)
+{
+    double w = median_of(whole, REPEATS), p = median_of(part, REPEATS); /* sorted now */
+    double model = (double)all_sms / part_sms, ratio = p / w;
+    printf("      the whole GPU (primary context)     %8.3f ms   (its rounds: %.3f-%.3f)\n"
+           "      %u of %u SMs (green context)       %8.3f ms   %.2fx as long; the SM ratio is "
+           "%.2fx\n",
+           w, whole[0], whole[REPEATS - 1], part_sms, all_sms, p, ratio, model);
+    if (whole[REPEATS - 1] > 1.15 * whole[0]) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "the whole GPU took from %.3f to %.3f ms across the rounds: something else "
+                 "(another program on this GPU?) changed what the kernel gets",
+                 whole[0], whole[REPEATS - 1]);
+        not_judged(why, "a kernel on a part of the SMs takes as much longer as the SM ratio says");
+        return;
     }
-    if (mod)
-        ok = checkDriver(cuModuleUnload(mod)) && ok;
-    return ok ? median_of(ms, SPIN_RUNS) : -1.0;
+    timing_claim(
+        L, ratio > 0.75 * model && ratio < 1.33 * model,
+        "on %u of %u SMs the kernel took %.2fx as long, within a third of the SM ratio (%.2fx)",
+        part_sms, all_sms, ratio, model);
 }
 
 #endif
@@ -59,57 +102,36 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
     unsigned all_sms = 0, part_sms = 0;
     CUgreenCtx green = NULL;
     CUcontext gctx = NULL;
-    const char *why = NULL;
     char *ptx = nvrtc_image(spin_source, "spin.cu", L, NULL); /* PTX, or a cubin (step 1) */
     if (!ptx)
         return false;
     /* A failure here is "not supported here" (an old driver, MIG, a tool), reported as such. */
     CUresult r = green_context(L->dev, &all_sms, &part_sms, &green, &gctx);
-    if (r != CUDA_SUCCESS)
-        why = cu_name(r);
-    if (why) {
-        printf("   the green context could not be made here: %s\n", why);
+    if (r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_OUT_OF_MEMORY) { /* not "no support" */
+        check_driver_(r, "green_context(dev, ...)", __FILE__, __LINE__);
+        free(ptx);
+        return (!green || checkDriver(cuGreenCtxDestroy(green))) && false;
+    }
+    if (r != CUDA_SUCCESS) {
+        printf("   the green context could not be made here: %s\n", cu_name(r));
         not_judged("green contexts are not available here",
                    "a kernel on a part of the SMs takes longer");
         free(ptx);
         return !green || checkDriver(cuGreenCtxDestroy(green));
     }
-    /* The whole GPU before and after the part: if the two differ, something else (another
-     * program on this GPU) changed what the kernel gets, and the ratio is not judged. */
     unsigned blocks = WAVES_PER_SM * all_sms;
-    double before = time_spin(ptx, blocks);
-    bool ok = before >= 0 && checkDriver(cuCtxSetCurrent(gctx));
-    double part = ok ? time_spin(ptx, blocks) : -1.0;
-    ok = checkDriver(cuCtxSetCurrent(L->primary)) && part >= 0 && ok;
-    double after = ok ? time_spin(ptx, blocks) : -1.0;
-    ok = checkDriver(cuGreenCtxDestroy(green)) && after >= 0 && ok;
+    double whole[REPEATS], part[REPEATS];
+    bool ok = spin_rounds(ptx, L, gctx, blocks, whole, part);
+    ok = checkDriver(cuGreenCtxDestroy(green)) && ok;
     free(ptx);
     if (!ok)
         return false;
-    double whole = (before + after) / 2, model = (double)all_sms / part_sms, ratio = part / whole;
     printf("   cuDeviceGetDevResource: %u SMs; cuDevSmResourceSplitByCount(min %u): a group of %u "
            "SMs;\n"
            "   cuDevResourceGenerateDesc, cuGreenCtxCreate, cuCtxFromGreenCtx\n"
-           "   spin(100000 cycles) in %u blocks of %d threads, median of %d runs:\n"
-           "      the whole GPU (primary context)     %8.3f ms   (before the part: %.3f, after: "
-           "%.3f)\n"
-           "      %u of %u SMs (green context)       %8.3f ms   %.2fx as long; the SM ratio is "
-           "%.2fx\n",
-           all_sms, all_sms / 4, part_sms, blocks, SPIN_THREADS, SPIN_RUNS, whole, before, after,
-           part_sms, all_sms, part, ratio, model);
-    if (after > 1.15 * before || before > 1.15 * after) {
-        char why[200];
-        snprintf(why, sizeof why,
-                 "the whole GPU took %.3f ms before the part and %.3f ms after: "
-                 "something else (another program on this GPU?) changed what the kernel gets",
-                 before, after);
-        not_judged(why, "a kernel on a part of the SMs takes as much longer as the SM ratio says");
-        return true;
-    }
-    timing_claim(
-        L, ratio > 0.75 * model && ratio < 1.33 * model,
-        "on %u of %u SMs the kernel took %.2fx as long, within a third of the SM ratio (%.2fx)",
-        part_sms, all_sms, ratio, model);
+           "   spin(100000 cycles) in %u blocks of %d threads, round by round, median of %d:\n",
+           all_sms, all_sms / 4, part_sms, blocks, SPIN_THREADS, REPEATS);
+    judge_part(L, whole, part, all_sms, part_sms);
     return true;
 #else
     (void)L;
