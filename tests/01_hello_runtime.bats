@@ -274,7 +274,140 @@ setup() {
     assert_output --regexp 'not ok [0-9]+ library_shutdown: the application.s buffer survives'
 }
 
+# bats test_tags=gpu,shared
+@test "GPU: the demo (build/demo): no context before the first runtime call, the primary context after it, the kernel's result verified" {
+    require_gpu
+    run "$ROOT/01_hello_runtime/build/demo"
+    assert_success
+    assert_line "before any CUDA call:        cuCtxGetCurrent -> CUDA_ERROR_NOT_INITIALIZED"
+    assert_line "  [ok]   no context before the first CUDA call"
+    assert_line --regexp '^after cudaGetDeviceCount: +[0-9]+ device\(s\), current context NULL, primary active = 0$'
+    assert_line "  [ok]   cudaGetDeviceCount initialised the driver and made no context"
+    assert_line "  [ok]   cudaSetDevice made the device's primary context current"
+    # the two handles printed are the same, and not NULL
+    run sed -n -E 's/^after cudaSetDevice\(0\): +current (0x[0-9a-f]+), cuDevicePrimaryCtxRetain (0x[0-9a-f]+) .*/\1 \2/p' <<<"$output"
+    [ -n "$output" ] && [ "${output% *}" = "${output#* }" ] || fail "current and retained differ: $output"
+    run "$ROOT/01_hello_runtime/build/demo"
+    assert_line --regexp '^add_one<<<4096, 256>>>: +1048576 floats, 0 wrong$'
+    assert_line "  [ok]   the kernel added one to every element"
+    assert_line --regexp '^RESULT: PASS - all 4 checks passed$'
+}
+
 # ---- anywhere: no GPU, no driver, bad command lines -----------------------------------
+
+@test "the demo: without a usable driver it exits 77 with the reason (the stub, no driver)" {
+    run_with_stub_driver "$ROOT/01_hello_runtime/build/demo"
+    refute_output --partial "[ok]"
+    run_with_no_driver "$ROOT/01_hello_runtime/build/demo"
+}
+
+# ---- CUDA's own switches: step 0 names each variable that is set, with what it changes here
+# (the stand-in driver over the toolkit's stub: the lesson prints step 0, then stops at step 1
+# with exit 77; the GPU regimes check the steps that judge them)
+
+step_0_of() { # step_0_of VAR=value...: the lesson's step 0 under those variables
+    shim_over_stub "$BIN" "$@"
+    assert_equal "$status" 77
+    assert_output --partial "libcuda.so.1 is the CUDA toolkit's stub library"
+}
+
+@test "CUDA_DEVICE_ORDER: FASTEST_FIRST (the default) makes device 0 the guessed fastest and leaves the others' order unspecified; PCI_BUS_ID orders by bus" {
+    step_0_of -u CUDA_DEVICE_ORDER
+    assert_line "   CUDA_DEVICE_ORDER=(not set)        device 0 is the GPU a simple heuristic guesses fastest, the others' order is unspecified (PCI_BUS_ID: PCI bus order)"
+    step_0_of CUDA_DEVICE_ORDER=FASTEST_FIRST
+    assert_line "   CUDA_DEVICE_ORDER=FASTEST_FIRST    device 0 is the GPU a simple heuristic guesses fastest, the others' order is unspecified"
+    step_0_of CUDA_DEVICE_ORDER=PCI_BUS_ID
+    assert_line "   CUDA_DEVICE_ORDER=PCI_BUS_ID       devices numbered in ascending PCI bus order"
+    step_0_of CUDA_DEVICE_ORDER=SLOWEST
+    assert_line "   CUDA_DEVICE_ORDER=SLOWEST          not a value the guide lists (FASTEST_FIRST, PCI_BUS_ID)"
+    # the old wording ("fastest first" for the whole order) is gone, from the program and the documents
+    run grep -rn -i 'numbered fastest first\|FASTEST_FIRST: fastest first' "$ROOT/01_hello_runtime/proof" \
+        "$ROOT/01_hello_runtime/README.md" "$ROOT/01_hello_runtime/IN_DEPTH.md"
+    assert_failure
+}
+
+@test "CUDA_VISIBLE_DEVICES: step 0 says only the listed GPUs are visible, renumbered from 0" {
+    step_0_of CUDA_VISIBLE_DEVICES=0,1
+    assert_line "   CUDA_VISIBLE_DEVICES=0,1           only the GPUs listed, renumbered from 0 (step 2 counts them)"
+    step_0_of -u CUDA_VISIBLE_DEVICES
+    assert_line --regexp '^   CUDA_VISIBLE_DEVICES=\(not set\) +every GPU is visible'
+}
+
+@test "CUDA_MODULE_LOADING: step 0 says when the kernels load (step 3 judges it)" {
+    step_0_of CUDA_MODULE_LOADING=EAGER
+    assert_line "   CUDA_MODULE_LOADING=EAGER          EAGER: every kernel loads with the context; LAZY: at its first launch (step 3)"
+    step_0_of -u CUDA_MODULE_LOADING
+    assert_line "   CUDA_MODULE_LOADING=(not set)      each kernel loads at its first launch (EAGER: all with the context; step 3)"
+}
+
+@test "CUDA_LAUNCH_BLOCKING: 1, 0 and any other value each say what the launches do here" {
+    step_0_of CUDA_LAUNCH_BLOCKING=1
+    assert_line "   CUDA_LAUNCH_BLOCKING=1             1: each launch waits for its kernel to end (steps 5c, 6 show it)"
+    step_0_of CUDA_LAUNCH_BLOCKING=0
+    assert_line --partial "CUDA_LAUNCH_BLOCKING=0             0: launches return before their kernel ends, as when not set"
+    step_0_of CUDA_LAUNCH_BLOCKING=yes
+    assert_line "   CUDA_LAUNCH_BLOCKING=yes           neither 0 nor 1: this lesson does not judge what it does"
+}
+
+@test "the JIT variables (CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, CUDA_FORCE_JIT, CUDA_DISABLE_JIT, the cache's): named in step 0 when set, step 3 checks the kernels load" {
+    step_0_of CUDA_FORCE_PTX_JIT=1 CUDA_DISABLE_PTX_JIT=1 CUDA_FORCE_JIT=1 CUDA_DISABLE_JIT=1 \
+        CUDA_CACHE_DISABLE=1 CUDA_CACHE_PATH=/tmp/x CUDA_CACHE_MAXSIZE=1000
+    assert_line --regexp '^   CUDA_FORCE_PTX_JIT=1 +the kernels are JIT-compiled from PTX, .*\(step 3 says whether they load\)$'
+    assert_line --regexp '^   CUDA_DISABLE_PTX_JIT=1 +no PTX is JIT-compiled: .*\(step 3 says whether the kernels load\)$'
+    assert_line --regexp '^   CUDA_FORCE_JIT=1 +the kernels are JIT-compiled from PTX'
+    assert_line --regexp '^   CUDA_DISABLE_JIT=1 +no JIT: '
+    assert_line --regexp '^   CUDA_CACHE_DISABLE=1 +JIT results are not cached; no claim here depends on it$'
+    assert_line --regexp '^   CUDA_CACHE_PATH=/tmp/x +where JIT results are cached'
+    assert_line --regexp '^   CUDA_CACHE_MAXSIZE=1000 +the JIT cache'
+    # unset, none of them shows
+    step_0_of -u CUDA_FORCE_PTX_JIT -u CUDA_DISABLE_PTX_JIT -u CUDA_FORCE_JIT -u CUDA_DISABLE_JIT -u CUDA_CACHE_DISABLE
+    refute_output --regexp 'CUDA_(FORCE|DISABLE)_(PTX_)?JIT=|CUDA_CACHE_DISABLE='
+}
+
+@test "fault handling (CUDA_DEVICE_WAITS_ON_EXCEPTION, the core dumps), the error log and the work queues: named in step 0 when set, with what step 5c does about them" {
+    step_0_of CUDA_DEVICE_WAITS_ON_EXCEPTION=1 CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 \
+        CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION=1 CUDA_LOG_FILE=stderr CUDA_DEVICE_MAX_CONNECTIONS=4
+    assert_line --regexp '^   CUDA_DEVICE_WAITS_ON_EXCEPTION=1 +a fault waits for a debugger: step 5c removes it from the children that fault on purpose$'
+    assert_line --regexp '^   CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 +a fault writes a GPU core dump: step 5c removes it'
+    assert_line --regexp '^   CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION=1 +step 5c removes it'
+    assert_line --regexp '^   CUDA_LOG_FILE=stderr +the driver.s error log goes there'
+    assert_line --regexp '^   CUDA_DEVICE_MAX_CONNECTIONS=4 +work queues per device: this lesson uses one stream, nothing changes$'
+    # the faulting child removes them before its first CUDA call
+    run grep -c 'remove_fault_handling(); /\* before the first CUDA call' "$ROOT/01_hello_runtime/proof/steps.c"
+    assert_output 1
+}
+
+# The process's limits: the line that says which limit stopped a child process, and its value
+# (proof/limits.c alone, under the limits the shell sets: root is not held to ulimit -u, so the
+# lesson itself cannot be made to hit it here).
+@test "a child process that cannot start names the limit and its value: RLIMIT_NPROC (ulimit -u) for EAGAIN, RLIMIT_NOFILE (ulimit -n) for EMFILE" {
+    local probe="$BATS_TEST_TMPDIR/limits_probe"
+    cat >"$probe.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include "lesson.h"
+int main(void)
+{
+    char line[512];
+    int errs[] = {EAGAIN, EMFILE, ENOENT};
+    for (int i = 0; i < 3; i++)
+        printf("%d: %s\n", i, limit_behind(errs[i], line, sizeof line) ? line : "no limit");
+    return 0;
+}
+C
+    cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/01_hello_runtime" -I"$ROOT/01_hello_runtime/proof" \
+        -I"$ROOT/common" -I"$(cuda_root)/include" "$probe.c" "$ROOT/01_hello_runtime/proof/limits.c" \
+        -o "$probe" || fail "the probe did not build"
+    run bash -c 'ulimit -S -u 57 && ulimit -S -n 43 && "$1"' _ "$probe"
+    assert_success
+    assert_line "0: the limit on this user's processes and threads, RLIMIT_NPROC (ulimit -u), is 57: the lesson runs up to 9 child processes at once, each with the driver's threads (raise it: ulimit -u 4096)"
+    assert_line "1: the limit on open files, RLIMIT_NOFILE (ulimit -n), is 43: the driver and the pipes to the child processes need more (raise it: ulimit -n 1024)"
+    assert_line "2: no limit"
+    # the lesson calls it where a child process could not start (posix_spawn, pipe)
+    run grep -c 'stop_if_limit(' "$ROOT/01_hello_runtime/proof/child.c" "$ROOT/01_hello_runtime/proof/first_calls.c"
+    assert_line "$ROOT/01_hello_runtime/proof/child.c:3"
+    assert_line "$ROOT/01_hello_runtime/proof/first_calls.c:1"
+}
 
 @test "no visible device (CUDA_VISIBLE_DEVICES empty): exit 77 with a plain message" {
     run_with_no_visible_device "$BIN"

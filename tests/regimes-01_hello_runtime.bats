@@ -26,6 +26,37 @@ load regimes
     assert_line "  [ok]   the loading mode is the one CUDA_MODULE_LOADING=EAGER asks for"
 }
 
+# bats test_tags=shared
+@test "01_hello_runtime: CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_DISABLE_PTX_JIT=1 (the build holds SASS for this GPU): each named, PASS" {
+    run_regime 01_hello_runtime CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_DISABLE_PTX_JIT=1
+    assert_line "   CUDA_DEVICE_ORDER=PCI_BUS_ID       devices numbered in ascending PCI bus order"
+    assert_line "   CUDA_DISABLE_PTX_JIT=1: the kernels loaded all the same (cudaFuncGetAttributes -> cudaSuccess)"
+}
+
+# bats test_tags=shared
+@test "01_hello_runtime: CUDA_FORCE_PTX_JIT=1 with no JIT cache: the kernels JIT-compiled from the build's PTX, or exit 77 naming the variable; never a [FAIL]" {
+    require_gpu
+    run timeout -k 5 120 env CUDA_FORCE_PTX_JIT=1 CUDA_CACHE_DISABLE=1 "$(lesson_bin 01_hello_runtime)"
+    refute_line --partial "[FAIL]"
+    if [ "$status" -eq 77 ]; then # a build whose PTX this GPU cannot take (ARCH without it)
+        assert_output --partial "cannot run here: CUDA_FORCE_PTX_JIT=1: "
+    else
+        assert_success
+        assert_line "   CUDA_FORCE_PTX_JIT=1: the kernels loaded all the same (cudaFuncGetAttributes -> cudaSuccess)"
+        assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
+    fi
+}
+
+# bats test_tags=shared
+@test "01_hello_runtime: CUDA_DEVICE_WAITS_ON_EXCEPTION=1 and CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1: step 5c's faulting children run without them (no wait, no core dump), PASS" {
+    cd "$BATS_TEST_TMPDIR"
+    REGIME_TIMEOUT=60 run_regime 01_hello_runtime CUDA_DEVICE_WAITS_ON_EXCEPTION=1 CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1
+    assert_line "      (CUDA_DEVICE_WAITS_ON_EXCEPTION, CUDA_ENABLE_COREDUMP_ON_EXCEPTION: removed in these two children, whose fault is on purpose)"
+    assert_line "  [ok]   the fault showed only at synchronisation, and the call made after it returned it too"
+    run ls -A "$BATS_TEST_TMPDIR"
+    refute_output --partial "core"
+}
+
 # (device 0 without CUDA_VISIBLE_DEVICES is the lesson's default run, tests/01_hello_runtime.bats)
 # bats test_tags=shared
 @test "01_hello_runtime: CUDA_VISIBLE_DEVICES=0 with --device 0 (one device, renumbered from 0), and --device N on every other visible GPU" {

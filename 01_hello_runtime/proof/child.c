@@ -13,6 +13,7 @@
  * (take_context_again).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,10 +67,31 @@ bool started_by_the_lesson(void)
     return v && strcmp(v, parent) == 0;
 }
 
+/* The errno of the last child that could not be started (0: none yet). */
+static int start_error;
+
+int child_start_error(void)
+{
+    return start_error;
+}
+
+/* A child could not be started for a limit of this process: say which, its value, exit 77. */
+void stop_if_limit(int err)
+{
+    char why[512];
+    if (!limit_behind(err, why, sizeof why))
+        return;
+    fflush(stdout);
+    fprintf(stderr, "%s: cannot run here: a child process could not be started (%s): %s\n",
+            lesson_prog, strerror(err), why);
+    exit(EXIT_CANNOT_RUN);
+}
+
 static int start(char *const args[], const char *env_name, const char *env_value,
                  posix_spawn_file_actions_t *actions, pid_t *pid)
 {
     char exe[4096], assignment[256], parent[64];
+    start_error = 0;
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
         perror("readlink /proc/self/exe");
@@ -87,7 +109,9 @@ static int start(char *const args[], const char *env_name, const char *env_value
     int err = posix_spawn(pid, exe, actions, NULL, argv, env);
     free(env);
     if (err != 0) {
-        fprintf(stderr, "%s: posix_spawn: %s\n", lesson_prog, strerror(err));
+        start_error = err;
+        if (!limit_behind(err, exe, sizeof exe)) /* a limit: the caller may try again alone */
+            fprintf(stderr, "%s: posix_spawn: %s\n", lesson_prog, strerror(err));
         return -1;
     }
     return 0;
@@ -129,6 +153,7 @@ int run_self(char *const args[], const char *env_name, const char *env_value)
 {
     int fds[2];
     if (pipe(fds) != 0) {
+        stop_if_limit(errno);
         perror("pipe");
         return -1;
     }
@@ -140,16 +165,21 @@ int run_self(char *const args[], const char *env_name, const char *env_value)
     int started = start(args, env_name, env_value, &actions, &pid);
     posix_spawn_file_actions_destroy(&actions);
     close(fds[1]);
+    if (started != 0) {
+        close(fds[0]);
+        stop_if_limit(start_error);
+        return -1;
+    }
     FILE *from_child = fdopen(fds[0], "r");
     if (!from_child) {
         close(fds[0]);
-        return started == 0 ? wait_self(pid) : -1;
+        return wait_self(pid);
     }
     char line[1024];
     while (fgets(line, sizeof line, from_child))
         relay(line);
     fclose(from_child);
-    return started == 0 ? wait_self(pid) : -1;
+    return wait_self(pid);
 }
 
 /* ---- a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS) ------------------- */

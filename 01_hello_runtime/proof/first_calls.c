@@ -83,15 +83,15 @@ static bool no_context(int status)
     return status == CHILD_GPU_TAKEN || status == CHILD_NO_MEMORY;
 }
 
-bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
+/* The children, side by side (or one at a time, by the compute mode); one that got no context
+ * beside the others, or could not start beside them (a process limit), runs again alone. A child
+ * that cannot start even alone stops the lesson with the limit's name (exit 77). Returns how
+ * many still got no context. */
+static int run_children(const struct lesson *L, int *seen)
 {
-    printf(
-        "   which runtime calls, made first, start the primary context? Each row is a fresh child\n"
-        "   process, since a process makes its first call only once:\n");
     char dev[16];
     snprintf(dev, sizeof dev, "%d", L->device);
     pid_t pid[N_CALLS];
-    int seen[N_CALLS];
     if (child_plan_for(L->compute_mode) == CHILDREN_SIDE_BY_SIDE) {
         for (int i = 0; i < N_CALLS; i++)
             pid[i] = spawn_self(
@@ -104,34 +104,49 @@ bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
     }
     int retried = 0, refused = 0;
     for (int i = 0; i < N_CALLS; i++) {
-        if (no_context(seen[i])) {
+        if (no_context(seen[i]) || seen[i] < 0) {
             seen[i] = run_child(i, dev); /* alone this time */
+            if (seen[i] < 0)
+                stop_if_limit(child_start_error());
             retried++;
             refused += no_context(seen[i]);
         }
     }
     if (retried)
-        printf("   (%d child process(es) got no context beside the others and ran again alone)\n",
+        printf("   (%d child process(es) got no context, or could not start, beside the others "
+               "and ran again alone)\n",
                retried);
+    return refused;
+}
+
+static void print_table(const struct lesson *L, const int *seen)
+{
     printf("      %-24s %-7s %-19s %-16s %s\n", "first call", "device", "driver initialised",
            "primary context", "made current");
     for (int i = 0; i < N_CALLS; i++) {
         int s = seen[i] - FIRST_CALL_SEEN;
-        if (no_context(seen[i])) {
+        if (no_context(seen[i]))
             printf("      %-24s (the driver gave the child process no context: %s)\n",
                    calls[i].name,
                    seen[i] == CHILD_GPU_TAKEN ? "cudaErrorDevicesUnavailable"
                                               : "cudaErrorMemoryAllocation");
-            continue;
-        }
-        if (seen[i] < FIRST_CALL_SEEN) {
+        else if (seen[i] < FIRST_CALL_SEEN)
             printf("      %-24s (the child process failed: exit %d)\n", calls[i].name, seen[i]);
-            continue;
-        }
-        printf("      %-24s %-7d %-19s %-16s %s\n", calls[i].name,
-               calls[i].default_device ? 0 : L->device, s & DRIVER_INITIALISED ? "yes" : "no",
-               s & PRIMARY_ACTIVE ? "active" : "inactive", s & CONTEXT_CURRENT ? "yes" : "no");
+        else
+            printf("      %-24s %-7d %-19s %-16s %s\n", calls[i].name,
+                   calls[i].default_device ? 0 : L->device, s & DRIVER_INITIALISED ? "yes" : "no",
+                   s & PRIMARY_ACTIVE ? "active" : "inactive", s & CONTEXT_CURRENT ? "yes" : "no");
     }
+}
+
+bool step_2b_which_first_calls_start_a_context(const struct lesson *L)
+{
+    printf(
+        "   which runtime calls, made first, start the primary context? Each row is a fresh child\n"
+        "   process, since a process makes its first call only once:\n");
+    int seen[N_CALLS];
+    int refused = run_children(L, seen);
+    print_table(L, seen);
     if (refused) {
         not_judged(
             "the driver gave some child processes no context, even alone: another process holds "

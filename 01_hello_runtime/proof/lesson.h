@@ -84,5 +84,11 @@ int run_self(char *const args[], const char *env_name, const char *env_value);
 pid_t spawn_self(char *const args[]);
 int wait_self(pid_t pid);
 bool started_by_the_lesson(void);
+int child_start_error(void); /* errno of the last child that could not be started, or 0 */
+void stop_if_limit(int err); /* err is a process limit's: say which and its value, exit 77 */
+
+/* limits.c: the limit behind a failed fork, posix_spawn or pipe (EAGAIN: RLIMIT_NPROC, EMFILE:
+ * RLIMIT_NOFILE), as one line naming it and its value; false for any other errno. */
+bool limit_behind(int err, char *line, size_t len);
 
 #endif

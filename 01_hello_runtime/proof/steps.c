@@ -5,6 +5,7 @@
  * (fault_demo) is here too; step 2's table is in first_calls.c, step 8 in lifecycle.c.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,6 +84,10 @@ bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bool *can
     printf("\n2. cudaGetDeviceCount: the runtime's first call\n");
     struct context_view v;
     cudaError_t err = after_first_runtime_call(L->device, &L->count, &v);
+    char why[512];
+    if (err == cudaErrorOperatingSystem && limit_behind(EMFILE, why, sizeof why))
+        fprintf(stderr, "%s: the driver's call to the operating system failed; if files: %s\n",
+                lesson_prog, why); /* a low `ulimit -n` shows so */
     /* no device visible, an old driver ... -> exit 77 */
     if (!require_runtime_(err, "cudaGetDeviceCount(&count)", __FILE__, __LINE__))
         return false;
@@ -396,6 +401,8 @@ static bool step_5c_fault_in_a_running_kernel(struct lesson *L)
     char names[160];
     if (fault_handling_set(names, sizeof names))
         printf("      (%s: removed in these two children, whose fault is on purpose)\n", names);
+    remove_fault_handling(); /* from the environment the children inherit (this process's driver
+                                read it when it initialised: nothing changes here) */
     printf("      without CUDA_LAUNCH_BLOCKING (removed from the child's environment):\n");
     int without = run_self(args, "CUDA_LAUNCH_BLOCKING", NULL);
     printf("      with CUDA_LAUNCH_BLOCKING=1 (each launch waits for its kernel):\n");
