@@ -219,7 +219,7 @@ bool step_5_what_breaks_the_overlap(struct findings *f)
            "      buffer, and a call can keep the host until earlier work and its copy are done\n");
     struct run *pseq = new_run(1, PER_STREAM, PAGEABLE, true, false);
     struct run *pstr = new_run(maxn, PER_STREAM, PAGEABLE, false, false);
-    if (!measure(pseq) || !measure(pstr))
+    if (!measure_rounds((struct run *[]){pseq, pstr}, 2)) /* round by round */
         return false;
     printf("      in sequence %.2f ms, %d streams per stream %.2f ms: %.2fx; overlap %.0f%%\n",
            pseq->median, maxn, pstr->median, pseq->median / pstr->median, 100 * pstr->overlap);
@@ -258,7 +258,7 @@ bool step_5_what_breaks_the_overlap(struct findings *f)
         "   b) pinned memory again, but after each stream's work one cudaMemsetAsync of 4 bytes\n"
         "      on the legacy default stream (stream 0); the streams are blocking streams\n");
     struct run *leg = new_run(maxn, PER_STREAM, PINNED, false, true);
-    if (!measure(leg))
+    if (!measure_rounds((struct run *[]){leg, f->seq}, 2)) /* the sequence: same rounds */
         return false;
     printf("      %d streams %.2f ms against %.2f ms in sequence: %.2fx; overlap %.0f%%\n", maxn,
            leg->median, seq->median, seq->median / leg->median, 100 * leg->overlap);

@@ -88,6 +88,7 @@ struct lesson {
     cudaEvent_t start, stop;
     struct pipeline_events ev; /* before each chunk's copy in, after each operation (core.h) */
     int events_made;
+    bool pinned_only; /* step 6's child: no pageable buffers */
     struct gate gate; /* holds each timed repetition until it is all queued (common/gate.h) */
     /* The CUDA environment variables that change what this lesson shows (read by the driver
      * when it initialises, at the first CUDA call; main.c prints them). */
@@ -200,6 +201,7 @@ bool run_once(const struct run *r, struct span spans[][OPS], double *total);
 struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *streams);
 bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms);
 bool measure(struct run *r);
+bool measure_rounds(struct run **rs, int n);
 struct run *new_run(int streams, enum order order, enum memory memory, bool sequential,
                     bool legacy_between);
 bool time_stage(int which, int reps, double *t, double *t2);

@@ -457,16 +457,20 @@ bool lesson_allocate(const char *size_s)
                 lesson_prog, size_s);
         return false;
     }
-    L.p_in = malloc(L.bytes);
-    L.p_out = malloc(L.bytes);
+    /* Step 6's child uses pinned memory only: it makes no pageable buffers (nor pays for them) */
+    L.p_in = L.pinned_only ? NULL : malloc(L.bytes);
+    L.p_out = L.pinned_only ? NULL : malloc(L.bytes);
     L.ref = calloc(L.n, sizeof(float));
-    if (!L.p_in || !L.p_out || !L.ref) {
+    if ((!L.pinned_only && (!L.p_in || !L.p_out)) || !L.ref) {
         fprintf(stderr, "%s: out of host memory (3 x %s)\n", lesson_prog, size_s);
         return false;
     }
     for (size_t i = 0; i < L.n; i++)
-        L.h_in[i] = L.p_in[i] = work_input(i);
-    memset(L.p_out, 0, L.bytes); /* touch every page now, not during a measurement */
+        L.h_in[i] = work_input(i);
+    if (!L.pinned_only) {
+        memcpy(L.p_in, L.h_in, L.bytes);
+        memset(L.p_out, 0, L.bytes); /* touch every page now, not during a measurement */
+    }
     /* Blocking streams (cudaStreamCreate, not cudaStreamNonBlocking): they synchronise with
      * the legacy default stream, which step 5 shows. */
     if (!streams_create(L.stream, L.nstreams, BLOCKING))
@@ -511,6 +515,7 @@ static int child_main(const struct options *o, const struct findings *f)
     L.launch_blocking =
         getenv("CUDA_LAUNCH_BLOCKING") && strcmp(getenv("CUDA_LAUNCH_BLOCKING"), "1") == 0;
     L.nstreams = (int)o->child;
+    L.pinned_only = true;
     int count = 0;
     if (!requireRuntime(cudaGetDeviceCount(&count)) || o->device >= count)
         return EXIT_CHECK;

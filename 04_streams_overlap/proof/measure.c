@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lesson.h"
@@ -17,7 +18,6 @@ const char *const op_name[OPS] = {"H2D", "kernel", "D2H"};
 struct lesson L;
 struct run runs[MAX_RUNS];
 int nruns;
-static struct span scratch[MAX_REPS + 1][MAX_STREAMS][OPS];
 
 struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *streams)
 {
@@ -176,38 +176,71 @@ double overlap_fraction(const struct run *r)
     return shorter > 0 ? both / shorter : 0;
 }
 
-/* Warm up once, then time L.reps repetitions. The output is poisoned (all bits set, a NaN)
- * on the host and the device before the last repetition, which is the one verified. */
-bool measure(struct run *r)
+/* A run's repetitions kept while its rounds go on: every repetition's total and spans. */
+struct kept {
+    double totals[MAX_REPS];
+    struct span spans[MAX_REPS][MAX_STREAMS][OPS];
+};
+
+/* The output of r's memory kind poisoned (all bits set, a NaN) on the host and the device. */
+static bool poison_output(const struct run *r)
 {
-    double totals[MAX_REPS], sorted[MAX_REPS];
-    float *out = r->memory == PINNED ? L.h_out : L.p_out;
-    for (int rep = -1; rep < L.reps; rep++) {
-        if (rep == L.reps - 1) {
-            memset(out, 0xff, L.bytes);
-            if (!checkRuntime(cudaMemset(L.d_out, 0xff, L.bytes)) ||
-                !checkRuntime(cudaDeviceSynchronize()))
-                return false;
-        }
-        double t;
-        if (!run_once(r, scratch[rep + 1], &t))
-            return false;
-        if (rep >= 0)
-            totals[rep] = sorted[rep] = t;
-    }
+    memset(r->memory == PINNED ? L.h_out : L.p_out, 0xff, L.bytes);
+    return checkRuntime(cudaMemset(L.d_out, 0xff, L.bytes)) &&
+           checkRuntime(cudaDeviceSynchronize());
+}
+
+/* The median, the spread, the repetition closest to the median (its timeline is the one
+ * drawn) and its overlap, from what was kept. */
+static void summarise(struct run *r, const struct kept *k)
+{
+    double sorted[MAX_REPS];
+    memcpy(sorted, k->totals, sizeof(double) * (size_t)L.reps);
+    sort_doubles(sorted, L.reps);
     r->median = median_of(sorted, L.reps);
     r->lo = sorted[0];
     r->hi = sorted[L.reps - 1];
     r->spread = spread_of(sorted, L.reps);
-    int keep = 0; /* the repetition closest to the median: its timeline is the one drawn */
+    int keep = 0;
     for (int rep = 1; rep < L.reps; rep++)
-        if (fabs(totals[rep] - r->median) < fabs(totals[keep] - r->median))
+        if (fabs(k->totals[rep] - r->median) < fabs(k->totals[keep] - r->median))
             keep = rep;
-    r->total = totals[keep];
-    memcpy(r->span, scratch[keep + 1], sizeof r->span);
+    r->total = k->totals[keep];
+    memcpy(r->span, k->spans[keep], sizeof r->span);
     r->overlap = overlap_fraction(r);
-    r->identical = L.ref && memcmp(out, L.ref, L.bytes) == 0;
-    return true;
+}
+
+/* The runs a step compares, taken round by round: one warm-up of each, then L.reps rounds,
+ * each timing every run once in turn. A slow moment of the machine (a neighbour's burst on the
+ * link) then slows one repetition of every run, which their medians leave out, instead of every
+ * repetition of one run. In the last round each run's output is poisoned first and compared
+ * with the reference right after it. */
+bool measure_rounds(struct run **rs, int n)
+{
+    struct kept *k = calloc((size_t)n, sizeof *k);
+    static struct span warm[MAX_STREAMS][OPS];
+    bool ok = k != NULL;
+    for (int rep = -1; ok && rep < L.reps; rep++)
+        for (int j = 0; ok && j < n; j++) {
+            struct run *r = rs[j];
+            double t = 0;
+            bool last = rep == L.reps - 1;
+            ok = (!last || poison_output(r)) && run_once(r, rep < 0 ? warm : k[j].spans[rep], &t);
+            if (ok && rep >= 0)
+                k[j].totals[rep] = t;
+            if (ok && last)
+                r->identical =
+                    L.ref && memcmp(r->memory == PINNED ? L.h_out : L.p_out, L.ref, L.bytes) == 0;
+        }
+    for (int j = 0; ok && j < n; j++)
+        summarise(rs[j], &k[j]);
+    free(k);
+    return ok;
+}
+
+bool measure(struct run *r)
+{
+    return measure_rounds(&r, 1);
 }
 
 struct run *new_run(int streams, enum order order, enum memory memory, bool sequential,
