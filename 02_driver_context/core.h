@@ -61,5 +61,7 @@ bool set_device_over_stack(CUcontext a, CUcontext b, int ordinal, struct replace
 /* kernel.cu: the launchers return the launch's own error (faults show at synchronisation). */
 cudaError_t launch_add_one(unsigned int *data, int n);
 cudaError_t launch_write_pattern(unsigned int *data, int n, unsigned int seed);
+/* kernel.cu: can the current context load add_one (cudaFuncGetAttributes' error)? */
+cudaError_t kernel_image_check(void);
 
 #endif

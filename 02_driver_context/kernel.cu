@@ -37,3 +37,11 @@ extern "C" cudaError_t launch_write_pattern(unsigned int *data, int n, unsigned 
     write_pattern<<<(n + threads - 1) / threads, threads>>>(data, n, seed);
     return cudaGetLastError();
 }
+
+// Whether this GPU can load the kernels as the environment asks (CUDA_FORCE_PTX_JIT,
+// CUDA_DISABLE_PTX_JIT): the loading error, if any. Called only after a step failed.
+extern "C" cudaError_t kernel_image_check(void)
+{
+    cudaFuncAttributes attr;
+    return cudaFuncGetAttributes(&attr, add_one);
+}

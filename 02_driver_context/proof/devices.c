@@ -1,4 +1,4 @@
-/* 02_driver_context/devices.c - step 7, every device with a context of its own, and step 10,
+/* 02_driver_context/proof/devices.c - step 7, every device with a context of its own, and step 10,
  * what a context holds. */
 #include <stdint.h>
 #include <stdio.h>
@@ -7,14 +7,11 @@
 
 #include "lesson.h"
 
-bool step_7_every_device(struct lesson *L)
+/* One context per device, each with a buffer of its own data (pattern 100 + d). Counts the
+ * contexts that were current on their own device when made. */
+static bool make_every_context(struct lesson *L, int devices, int *made)
 {
-    bool ok = true;
-    CUcontext popped = NULL, now = NULL;
-    char name[256];
-    printf("\n7. Every device: one context per GPU\n");
-    int devices = L->count < MAX_DEVICES ? L->count : MAX_DEVICES;
-    int own_ok = 0, data_ok = 0, made = 0;
+    CUcontext popped = NULL;
     for (int d = 0; d < devices; d++) {
         CUdevice cd;
         TRY(checkDriver(cuDeviceGet(&cd, d)));
@@ -26,37 +23,54 @@ bool step_7_every_device(struct lesson *L)
                     checkDriver(cuMemAlloc(&L->dev_buf[d], BYTES)) &&
                     checkDriver(cuMemcpyHtoD(L->dev_buf[d], L->host_in, BYTES));
         TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
-        made += ctx_dev == cd && popped == dev_ctx[d];
+        *made += ctx_dev == cd && popped == dev_ctx[d];
     }
+    return true;
+}
+
+/* Device d's buffer read back in its own context: its owner, its device, its data. */
+static bool read_back(struct lesson *L, int d, int *own_ok, int *data_ok)
+{
+    CUcontext popped = NULL, owner = NULL;
+    CUdevice cd;
+    char name[256];
+    int ordinal = -1;
+    TRY(checkDriver(cuDeviceGet(&cd, d)) &&
+        checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
+    TRY(checkDriver(cuCtxPushCurrent(dev_ctx[d])));
+    memset(L->host_out, 0, BYTES);
+    bool step =
+        checkDriver(cuMemcpyDtoH(L->host_out, L->dev_buf[d], BYTES)) &&
+        checkDriver(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, L->dev_buf[d])) &&
+        checkDriver(
+            cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, L->dev_buf[d]));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
+    int wrong = wrong_words(L->host_out, 100u + (unsigned int)d, 0);
+    printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n", d,
+           name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
+           name_of(owner), ordinal, wrong);
+    *own_ok += owner == dev_ctx[d] && ordinal == d;
+    *data_ok += wrong == 0;
+    return true;
+}
+
+bool step_7_every_device(struct lesson *L)
+{
+    bool ok = true;
+    printf("\n7. Every device: one context per GPU\n");
+    int devices = L->count < MAX_DEVICES ? L->count : MAX_DEVICES;
+    int own_ok = 0, data_ok = 0, made = 0;
+    TRY(make_every_context(L, devices, &made));
     /* Only after every device has its buffer, read each one back in its own context. */
-    for (int d = 0; d < devices; d++) {
-        CUdevice cd;
-        TRY(checkDriver(cuDeviceGet(&cd, d)) &&
-            checkDriver(cuDeviceGetName(name, (int)sizeof name, cd)));
-        TRY(checkDriver(cuCtxPushCurrent(dev_ctx[d])));
-        memset(L->host_out, 0, BYTES);
-        CUcontext owner = NULL;
-        int ordinal = -1;
-        bool step = checkDriver(cuMemcpyDtoH(L->host_out, L->dev_buf[d], BYTES)) &&
-                    checkDriver(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT,
-                                                      L->dev_buf[d])) &&
-                    checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                                      L->dev_buf[d]));
-        TRY(checkDriver(cuCtxPopCurrent(&popped)) && step);
-        int wrong = wrong_words(L->host_out, 100u + (unsigned int)d, 0);
-        printf("   [device %d] \"%s\": %s = %p, 1 MiB at 0x%llx, owner %s, ordinal %d, %d wrong\n",
-               d, name, name_of(dev_ctx[d]), (void *)dev_ctx[d], (unsigned long long)L->dev_buf[d],
-               name_of(owner), ordinal, wrong);
-        own_ok += owner == dev_ctx[d] && ordinal == d;
-        data_ok += wrong == 0;
-    }
+    for (int d = 0; d < devices; d++)
+        TRY(read_back(L, d, &own_ok, &data_ok));
     for (int d = devices - 1; d >= 0; d--) {
         TRY(free_in(dev_ctx[d], &L->dev_buf[d]));
         TRY(checkDriver(cuCtxDestroy(dev_ctx[d])));
         dev_ctx[d] = NULL;
         dev_ctx_count = d;
     }
-    now = current(&ok);
+    CUcontext now = current(&ok);
     TRY(ok);
     claim(made == devices,
           "each of the %d device(s) got its own context, current on the right device", devices);

@@ -1,4 +1,4 @@
-/* 02_driver_context/entry_points.c - step 9, reaching the Driver API from a runtime program:
+/* 02_driver_context/proof/entry_points.c - step 9, reaching the Driver API from a runtime program:
  * cuGetProcAddress (CUDA 11.3; its query result since 12.0) and
  * cudaGetDriverEntryPointByVersion (CUDA 12.5), against dlsym, which this suite's own loader
  * (common/driver_loader.c) uses, and against linking -lcuda. */
@@ -142,12 +142,11 @@ static bool three_ways(struct lesson *L)
     return ok;
 }
 
-/* b) the version argument picks the ABI; c) the per-thread-default-stream variants. */
-static bool versions_and_streams(struct lesson *L)
+/* b) the version argument picks the ABI. */
+static bool versions(struct lesson *L)
 {
     static const char *const creates[] = {"cuCtxCreate", "cuCtxCreate_v2", "cuCtxCreate_v3",
                                           "cuCtxCreate_v4", NULL};
-    static const char *const copies[] = {"cuMemcpyAsync", "cuMemcpyAsync_ptsz", NULL};
     static const int versions[] = {3020, 11040, 12050};
     void *at[3] = {NULL, NULL, NULL};
     CUdriverProcAddressQueryResult q = UNSET_PROC;
@@ -177,6 +176,14 @@ static bool versions_and_streams(struct lesson *L)
                    "12050 gives cuCtxCreate_v4 (with CUctxCreateParams)");
     }
 
+    return true;
+}
+
+/* c) the per-thread-default-stream variants. */
+static bool streams(void)
+{
+    static const char *const copies[] = {"cuMemcpyAsync", "cuMemcpyAsync_ptsz", NULL};
+    CUdriverProcAddressQueryResult q = UNSET_PROC;
     void *legacy = NULL, *per_thread = NULL, *by_default = NULL, *rt_per_thread = NULL;
     enum cudaDriverEntryPointQueryResult rq = UNSET_RT;
     TRY(checkDriver(cuGetProcAddress("cuMemcpyAsync", &legacy, 12000,
@@ -241,7 +248,7 @@ static bool no_function(struct lesson *L)
 bool step_9_entry_points(struct lesson *L)
 {
     printf("\n9. Reaching the Driver API from a runtime program: entry points\n");
-    return three_ways(L) && versions_and_streams(L) && no_function(L);
+    return three_ways(L) && versions(L) && streams() && no_function(L);
 }
 
 #else /* CUDA_VERSION < 12050: cudaGetDriverEntryPointByVersion is not in these headers */

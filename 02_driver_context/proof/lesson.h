@@ -3,10 +3,11 @@
  *
  * ../core.c holds the calls the lesson is about (../core.h); this folder, proof/, the program
  * that runs them step by step and judges what they did: main.c the table of contents; start.c
- * steps 1-2; stack.c steps 3-4; runtime.c steps 5-6; devices.c steps 7 and 10; peers.c step 8;
- * entry_points.c step 9; machine.c the decisions that depend on the machine; apparatus.c the
- * instruments the steps use (naming contexts, printing the stack, filling and checking
- * buffers, reading free memory).
+ * step 1 (environment.c the CUDA environment variables); own_context.c step 2; stack.c steps
+ * 3-4; runtime.c steps 5-6; devices.c steps 7 and 10; peers.c step 8; entry_points.c step 9;
+ * machine.c the decisions that depend on the machine; apparatus.c the instruments the steps
+ * use (naming contexts, printing the stack, filling and checking buffers, reading free
+ * memory).
  */
 #ifndef LESSON02_H
 #define LESSON02_H
@@ -35,6 +36,8 @@ struct lesson {
     int compute_mode;    /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE of --device */
     CUdevice dev;        /* the device of steps 2 to 6 */
     char name[256];      /* its name */
+    int major, minor;    /* its compute capability */
+    char mps[320];       /* why this process is an MPS client ("" when it is not) */
     unsigned int *host_in, *host_out;
     CUdeviceptr buf_a, buf_b;         /* step 4: one buffer in ctxA, one in ctxB */
     void *rt_in_a, *rt_in_primary;    /* step 5: cudaMalloc in ctxA, then in the primary */
@@ -59,6 +62,14 @@ bool contexts_allowed(int compute_mode);
 bool one_context_at_a_time(int compute_mode);
 bool driver_knows_version(int driver_version, int cuda_version);
 bool memory_judgeable(double control_spread_mib, double bar_mib);
+bool kernel_image_refused(int runtime_error);
+bool mps_client_by(int attr_enabled, bool daemon_pipe);
+
+/* ---- environment.c: the CUDA environment variables that change what the lesson observes -- */
+void show_environment(void);
+bool environment_claims(struct lesson *L, bool pci_order);
+bool mps_client(CUdevice dev, char *why, size_t len);
+bool jit_refusal(const struct lesson *L);
 
 /* ---- apparatus.c ------------------------------------------------------------------------ */
 const char *error_name(CUresult r);
@@ -93,6 +104,7 @@ bool make_context(CUcontext *ctx, CUdevice dev, const char *file, int line);
 
 /* ---- the steps, in the order main() calls them ----------------------------------------- */
 int step_1_explicit_start(struct lesson *L); /* start.c: -1 to go on, else the exit code */
+/* own_context.c */
 bool step_2_a_context_of_our_own(struct lesson *L);
 bool step_3_context_stack(struct lesson *L);
 bool step_4_memory_belongs_to_a_context(struct lesson *L);

@@ -1,5 +1,5 @@
 /*
- * 02_driver_context/machine.c - what this machine changes in the lesson, decided from what the
+ * 02_driver_context/proof/machine.c - what this machine changes in the lesson, decided from what the
  * driver reports and what the lesson measured: the device's compute mode, the CUDA versions of
  * the driver and of the runtime (what they know; lazy loading's rule is common/platform.h's,
  * shared with lesson 01), and whether free device memory holds still enough to be read as a
@@ -7,6 +7,7 @@
  * another machine would report.
  */
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 
 #include "lesson.h"
 
@@ -36,4 +37,27 @@ bool driver_knows_version(int driver_version, int cuda_version)
 bool memory_judgeable(double control_spread_mib, double bar_mib)
 {
     return control_spread_mib <= 0.0 || control_spread_mib < bar_mib;
+}
+
+/* The runtime's answer when it cannot load a kernel for this GPU: no SASS for it and no PTX it
+ * may compile (CUDA_DISABLE_PTX_JIT), or PTX only for a newer one (CUDA_FORCE_PTX_JIT ignores
+ * the SASS), or no JIT compiler at all. */
+bool kernel_image_refused(int runtime_error)
+{
+    switch (runtime_error) {
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidPtx:
+    case cudaErrorUnsupportedPtxVersion:
+    case cudaErrorJitCompilerNotFound:
+    case cudaErrorJitCompilationDisabled: return true;
+    default: return false;
+    }
+}
+
+/* An MPS client? The driver's answer wins (CU_DEVICE_ATTRIBUTE_MPS_ENABLED: 1 yes, 0 no, -1 not
+ * answered: an older driver, or headers before CUDA 13); without it, the control daemon's pipe
+ * in CUDA_MPS_PIPE_DIRECTORY (or /tmp/nvidia-mps) decides. */
+bool mps_client_by(int attr_enabled, bool daemon_pipe)
+{
+    return attr_enabled == 1 || (attr_enabled < 0 && daemon_pipe);
 }

@@ -1,12 +1,12 @@
 /*
- * 02_driver_context - the Driver API's explicit contexts against the runtime's primary context.
+ * 02_driver_context/proof/main.c - the Driver API's explicit contexts against the runtime's primary context.
  *
  * "cuCtxCreate or cudaSetDevice?" The program answers with one numbered step per idea, and a
- * claim(...) line for every fact it states (README.md annotates the output). The calls the
- * lesson is about are in core.c, one small function per idea; the steps call them, then
- * print, measure and judge:
- *   1. the explicit start: cuInit, the devices, the environment, the compute mode;  start.c
- *   2. a context of our own: what it costs in time and device memory;               start.c
+ * claim(...) line for every fact it states (IN_DEPTH.md annotates the output). The story is
+ * in ../core.c; the steps call it, or CUDA by name, then print, measure and judge:
+ *   1. the explicit start: cuInit, the devices, the environment (environment.c), the compute
+ *      mode;                                                                         start.c
+ *   2. a context of our own: what it costs in time and device memory;         own_context.c
  *   3. the context stack of one thread: create, pop, push, set, as it changes;      stack.c
  *   4. memory belongs to a context, but is not fenced off: a copy and a kernel in
  *      ctxB reach ctxA's buffer;                                                     stack.c
@@ -22,7 +22,9 @@
  *  10. what a context holds, and when to choose which API.                         devices.c
  * main() below is the table of contents and frees everything at the end; machine.c takes the
  * decisions that depend on the machine; apparatus.c holds the instruments (names for the
- * contexts, the stack printout, buffers, free memory).
+ * contexts, the stack printout, buffers, free memory). Every CUDA call is checked
+ * (checkDriver, checkRuntime, requireDriver for cuInit): one that fails prints its error, and
+ * common/check.c adds what the error means where it knows (a process limit, for one).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -43,7 +45,7 @@ static void usage(FILE *to)
         "every claim it prints: the context stack, who owns an allocation, threads, devices.\n"
         "  -d, --device N   the GPU for steps 2 to 6, and the first of step 8's pair\n"
         "                   (default 0; see CUDA_VISIBLE_DEVICES)\n"
-        "  -r, --repeat N   context create/destroy rounds to time in step 2 (1 to %d, default 5)\n"
+        "  -r, --repeat N   context create/destroy rounds to time in step 2 (1 to %d, default 3)\n"
         "  -h, --help       this text\n"
         "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
         "             2 bad command line, 77 no usable GPU or driver here\n",
@@ -113,11 +115,39 @@ static bool cleanup(struct lesson *L)
     return ok;
 }
 
+/* The driver refused the lesson a context (make_context kept why): say so, exit 77. */
+static int cannot_run(CUresult refused)
+{
+    if (refused == CUDA_ERROR_DEVICE_UNAVAILABLE) {
+        fprintf(stderr,
+                "%s: cannot run here: the driver refused this lesson a context "
+                "(CUDA_ERROR_DEVICE_UNAVAILABLE): a GPU whose compute mode lets one process at a "
+                "time use it (EXCLUSIVE_PROCESS: NVIDIA documents one context at a time) or none "
+                "(PROHIBITED).\n%s: this lesson makes several contexts: run it where every GPU is "
+                "in DEFAULT compute mode (nvidia-smi -q shows the mode), or hide the others with "
+                "CUDA_VISIBLE_DEVICES.\n",
+                lesson_prog, lesson_prog);
+        return EXIT_CANNOT_RUN;
+    }
+    const char *limit = getenv("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT");
+    fprintf(stderr,
+            "%s: cannot run here: the GPU's free memory does not hold one more context "
+            "(CUDA_ERROR_OUT_OF_MEMORY); this lesson keeps up to four at once.\n%s: stop the "
+            "programs that hold its memory (nvidia-smi lists them), or choose another GPU with "
+            "--device%s%s%s.\n",
+            lesson_prog, lesson_prog,
+            limit ? "; this MPS client's memory is limited: "
+                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT="
+                  : "",
+            limit ? limit : "", limit ? ", raise or unset it" : "");
+    return EXIT_CANNOT_RUN;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
     argv[0] = (char *)lesson_prog; /* getopt's own messages name the program as usage does */
-    struct lesson L = {.device = 0, .repeat = 5};
+    struct lesson L = {.device = 0, .repeat = 3};
     int rc = parse_options(argc, argv, &L);
     if (rc >= 0)
         return rc;
@@ -134,28 +164,10 @@ int main(int argc, char **argv)
         step_10_what_a_context_holds();
 
     ok = cleanup(&L) && ok;
-    if (context_refused == CUDA_ERROR_DEVICE_UNAVAILABLE) {
-        fprintf(
-            stderr,
-            "%s: cannot run here: the driver refused this lesson a context "
-            "(CUDA_ERROR_DEVICE_UNAVAILABLE): a GPU whose compute mode lets one process at a time "
-            "use "
-            "it (EXCLUSIVE_PROCESS: NVIDIA documents one context at a time) or none (PROHIBITED).\n"
-            "%s: this lesson makes several contexts: run it where every GPU is in DEFAULT compute "
-            "mode "
-            "(nvidia-smi -q shows the mode), or hide the others with CUDA_VISIBLE_DEVICES.\n",
-            lesson_prog, lesson_prog);
+    if (context_refused)
+        return cannot_run(context_refused);
+    if (!ok && jit_refusal(&L))
         return EXIT_CANNOT_RUN;
-    }
-    if (context_refused == CUDA_ERROR_OUT_OF_MEMORY) {
-        fprintf(stderr,
-                "%s: cannot run here: the GPU's free memory does not hold one more context "
-                "(CUDA_ERROR_OUT_OF_MEMORY); this lesson keeps up to four at once.\n%s: stop the "
-                "programs that hold its memory (nvidia-smi lists them), or choose another GPU with "
-                "--device.\n",
-                lesson_prog, lesson_prog);
-        return EXIT_CANNOT_RUN;
-    }
     printf("\n");
     return verdict(ok);
 }

@@ -1,4 +1,4 @@
-/* 02_driver_context/peers.c - step 8, contexts and peers: a kernel on one GPU working on the
+/* 02_driver_context/proof/peers.c - step 8, contexts and peers: a kernel on one GPU working on the
  * other GPU's memory, peer access between two contexts and between the runtime's primary
  * contexts, and a copy from GPU to GPU directly against one through the host. */
 #include <stdint.h>
@@ -24,6 +24,16 @@ static void none_judged(const char *why)
         not_judged(why, "%s", peer_claims[i]);
 }
 
+/* Step 8's two contexts, one on each GPU, and what they hold. */
+struct pair {
+    int a_ord, b_ord;
+    CUdevice da, db;
+    CUcontext cp, cq; /* ctxP on device A, ctxQ on device B */
+    CUdeviceptr pbuf, qbuf;
+    void *pinned;
+    bool enabled; /* ctxP has peer access to ctxQ */
+};
+
 /* Both contexts idle: the copies below return before they are done in some cases. */
 static bool sync_both(CUcontext p, CUcontext q)
 {
@@ -31,31 +41,6 @@ static bool sync_both(CUcontext p, CUcontext q)
     return checkDriver(cuCtxPushCurrent(p)) && checkDriver(cuCtxSynchronize()) &&
            checkDriver(cuCtxPopCurrent(&popped)) && checkDriver(cuCtxPushCurrent(q)) &&
            checkDriver(cuCtxSynchronize()) && checkDriver(cuCtxPopCurrent(&popped));
-}
-
-/* Median GB/s of COPY_ROUNDS copies of COPY_BYTES from qbuf (ctxQ) to pbuf (ctxP), directly or
- * through pinned host memory; one warm-up round first. Timed on the host around each copy
- * and the synchronisation of both contexts. */
-static bool copy_rate(bool direct, CUcontext p, CUdeviceptr pbuf, CUcontext q, CUdeviceptr qbuf,
-                      void *pinned, double *gbps)
-{
-    double ms[COPY_ROUNDS + 1];
-    for (int i = 0; i <= COPY_ROUNDS; i++) {
-        double t0 = host_ms();
-        CUcontext popped;
-        bool ok = direct ? checkDriver(cuMemcpyPeer(pbuf, p, qbuf, q, COPY_BYTES))
-                         : checkDriver(cuCtxPushCurrent(q)) &&
-                               checkDriver(cuMemcpyDtoH(pinned, qbuf, COPY_BYTES)) &&
-                               checkDriver(cuCtxPopCurrent(&popped)) &&
-                               checkDriver(cuCtxPushCurrent(p)) &&
-                               checkDriver(cuMemcpyHtoD(pbuf, pinned, COPY_BYTES)) &&
-                               checkDriver(cuCtxPopCurrent(&popped));
-        if (!ok || !sync_both(p, q))
-            return false;
-        ms[i] = host_ms() - t0;
-    }
-    *gbps = (double)COPY_BYTES / 1e9 / (median_of(ms + 1, COPY_ROUNDS) / 1e3);
-    return true;
 }
 
 /* The first WORDS words of buf (ctx's), read back in ctx: how many differ from seed + plus. */
@@ -70,6 +55,56 @@ static int wrong_in(struct lesson *L, CUcontext ctx, CUdeviceptr buf, unsigned i
     if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok)
         return -1;
     return wrong_words(L->host_out, seed, plus);
+}
+
+/* One copy of COPY_BYTES from qbuf (ctxQ) to pbuf (ctxP), directly or through pinned host
+ * memory, timed on the host around the copy and the synchronisation of both contexts. */
+static bool copy_once(bool direct, struct pair *P, double *ms)
+{
+    CUcontext popped;
+    double t0 = host_ms();
+    bool ok = direct ? checkDriver(cuMemcpyPeer(P->pbuf, P->cp, P->qbuf, P->cq, COPY_BYTES))
+                     : checkDriver(cuCtxPushCurrent(P->cq)) &&
+                           checkDriver(cuMemcpyDtoH(P->pinned, P->qbuf, COPY_BYTES)) &&
+                           checkDriver(cuCtxPopCurrent(&popped)) &&
+                           checkDriver(cuCtxPushCurrent(P->cp)) &&
+                           checkDriver(cuMemcpyHtoD(P->pbuf, P->pinned, COPY_BYTES)) &&
+                           checkDriver(cuCtxPopCurrent(&popped));
+    TRY(ok && sync_both(P->cp, P->cq));
+    *ms = host_ms() - t0;
+    return true;
+}
+
+/* ctxP's buffer cleared (and idle), so that each copy's data is its own. */
+static bool clear_p(struct pair *P)
+{
+    CUcontext popped;
+    TRY(checkDriver(cuCtxPushCurrent(P->cp)));
+    bool ok =
+        checkDriver(cuMemsetD32(P->pbuf, 0, COPY_BYTES / 4)) && checkDriver(cuCtxSynchronize());
+    return checkDriver(cuCtxPopCurrent(&popped)) && ok;
+}
+
+/* Median GB/s each way over COPY_ROUNDS rounds after a warm-up round; a round copies once
+ * directly and once through the host, in turn, so that a burst of other traffic slows one
+ * repetition of each way. Every copy's data is checked. */
+static bool copy_rates(struct lesson *L, struct pair *P, double *direct, double *via_host)
+{
+    double ms[2][COPY_ROUNDS + 1];
+    for (int i = 0; i <= COPY_ROUNDS; i++) {
+        for (int way = 0; way < 2; way++) {
+            TRY(clear_p(P) && copy_once(way == 0, P, &ms[way][i]));
+            int wrong = wrong_in(L, P->cp, P->pbuf, 8, 0);
+            if (wrong != 0) {
+                fprintf(stderr, "%s: a copy %s to device %d arrived wrong: %d words\n", lesson_prog,
+                        way == 0 ? "direct" : "through the host", P->a_ord, wrong);
+                return false;
+            }
+        }
+    }
+    *direct = (double)COPY_BYTES / 1e9 / (median_of(ms[0] + 1, COPY_ROUNDS) / 1e3);
+    *via_host = (double)COPY_BYTES / 1e9 / (median_of(ms[1] + 1, COPY_ROUNDS) / 1e3);
+    return true;
 }
 
 /* b) the runtime's side: cudaDeviceEnablePeerAccess with the primary context of A current. */
@@ -92,90 +127,86 @@ static bool runtime_peer(struct lesson *L, CUdevice db, int b_ord)
     return ok;
 }
 
-static bool two_contexts(struct lesson *L, CUdevice da, CUdevice db, int a_ord, int b_ord)
+/* a) ctxP on A, ctxQ on B, 64 MiB in each (the first 1 MiB of ctxQ's a known pattern); with
+ * ctxP current, peer access to ctxQ twice; ctxP's kernel over ctxQ's buffer. */
+static bool kernel_across(struct lesson *L, struct pair *P)
 {
-    bool ok = true, enabled = false;
-    CUcontext cp = NULL, cq = NULL, popped = NULL;
-    CUdeviceptr pbuf = 0, qbuf = 0;
-    void *pinned = NULL;
-    double direct = 0.0, via_host = 0.0;
-    /* ctxP on device A, ctxQ on device B; each created (pushed) and popped at once. */
-    if (!CREATE_CONTEXT(&cp, da) || !checkDriver(cuCtxPopCurrent(&popped)) ||
-        !CREATE_CONTEXT(&cq, db) || !checkDriver(cuCtxPopCurrent(&popped)))
-        goto fail;
-    /* 64 MiB in each; the first 1 MiB of ctxQ's holds a known pattern. */
+    CUcontext popped;
+    /* each created (pushed) and popped at once */
+    TRY(CREATE_CONTEXT(&P->cp, P->da) && checkDriver(cuCtxPopCurrent(&popped)) &&
+        CREATE_CONTEXT(&P->cq, P->db) && checkDriver(cuCtxPopCurrent(&popped)));
     fill(L->host_in, 7);
-    if (!checkDriver(cuCtxPushCurrent(cq)))
-        goto fail;
-    ok = checkDriver(cuMemAlloc(&qbuf, COPY_BYTES)) &&
-         checkDriver(cuMemsetD32(qbuf, 0, COPY_BYTES / 4)) &&
-         checkDriver(cuMemcpyHtoD(qbuf, L->host_in, BYTES));
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok || !checkDriver(cuCtxPushCurrent(cp)))
-        goto fail;
-    CUresult first = cuCtxEnablePeerAccess(cq, 0);
-    enabled = first == CUDA_SUCCESS;
-    CUresult second = cuCtxEnablePeerAccess(cq, 0);
+    TRY(checkDriver(cuCtxPushCurrent(P->cq)));
+    bool ok = checkDriver(cuMemAlloc(&P->qbuf, COPY_BYTES)) &&
+              checkDriver(cuMemsetD32(P->qbuf, 0, COPY_BYTES / 4)) &&
+              checkDriver(cuMemcpyHtoD(P->qbuf, L->host_in, BYTES));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)) && ok && checkDriver(cuCtxPushCurrent(P->cp)));
+    CUresult first = cuCtxEnablePeerAccess(P->cq, 0);
+    P->enabled = first == CUDA_SUCCESS;
+    CUresult second = cuCtxEnablePeerAccess(P->cq, 0);
     CUdevice kdev = -1;
-    ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(cuMemAlloc(&pbuf, COPY_BYTES));
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok)
-        goto fail;
-    if (enabled && !kernel_in_context(cp, qbuf, WORDS, 8)) /* ctxP's kernel: pattern 8 over 7 */
-        goto fail;
+    ok = checkDriver(cuCtxGetDevice(&kdev)) && checkDriver(cuMemAlloc(&P->pbuf, COPY_BYTES));
+    TRY(checkDriver(cuCtxPopCurrent(&popped)) && ok);
+    if (P->enabled) /* ctxP's kernel: pattern 8 over 7 */
+        TRY(kernel_in_context(P->cp, P->qbuf, WORDS, 8));
     int ordinal = -1;
-    if (!checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, qbuf)))
-        goto fail;
-    int wrong = wrong_in(L, cq, qbuf, 8, 0);
-    printf("   a) ctxP on device %d, ctxQ on device %d, 64 MiB in each\n", a_ord, b_ord);
+    TRY(checkDriver(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, P->qbuf)));
+    int wrong = wrong_in(L, P->cq, P->qbuf, 8, 0);
+    printf("   a) ctxP on device %d, ctxQ on device %d, 64 MiB in each\n", P->a_ord, P->b_ord);
     printf("      with ctxP current: cuCtxEnablePeerAccess(ctxQ, 0) -> %s; again -> %s\n",
            error_name(first), error_name(second));
     printf("      write_pattern<<<>>> in ctxP (device %d) on ctxQ's buffer (device %d): %d wrong\n",
            kdev, ordinal, wrong);
-    claim(enabled && kdev == da && ordinal == b_ord && wrong == 0, "%s", peer_claims[0]);
+    claim(P->enabled && kdev == P->da && ordinal == P->b_ord && wrong == 0, "%s", peer_claims[0]);
     claim(second == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "%s", peer_claims[1]);
+    return true;
+}
 
-    if (!runtime_peer(L, db, b_ord) ||
-        !checkDriver(cuMemHostAlloc(&pinned, COPY_BYTES, CU_MEMHOSTALLOC_PORTABLE)) ||
-        !copy_rate(true, cp, pbuf, cq, qbuf, pinned, &direct))
-        goto fail;
-    int wrong_direct = wrong_in(L, cp, pbuf, 8, 0);
-    if (!checkDriver(cuCtxPushCurrent(cp)))
-        goto fail;
-    ok = checkDriver(cuMemsetD32(pbuf, 0, COPY_BYTES / 4)) && checkDriver(cuCtxSynchronize());
-    if (!checkDriver(cuCtxPopCurrent(&popped)) || !ok ||
-        !copy_rate(false, cp, pbuf, cq, qbuf, pinned, &via_host))
-        goto fail;
-    int wrong_via_host = wrong_in(L, cp, pbuf, 8, 0);
-    if (wrong_direct != 0 || wrong_via_host != 0) {
-        fprintf(stderr, "%s: the copies to device %d arrived wrong: %d and %d words\n", lesson_prog,
-                a_ord, wrong_direct, wrong_via_host);
-        goto fail;
-    }
-    printf("   c) 64 MiB from device %d to device %d, median of %d (data checked after each way):\n"
+/* c) the copies, each way, in turn. */
+static bool copies(struct lesson *L, struct pair *P)
+{
+    double direct = 0.0, via_host = 0.0;
+    TRY(checkDriver(cuMemHostAlloc(&P->pinned, COPY_BYTES, CU_MEMHOSTALLOC_PORTABLE)) &&
+        copy_rates(L, P, &direct, &via_host));
+    printf("   c) 64 MiB from device %d to device %d, median of %d rounds, one copy each way a "
+           "round\n"
+           "      (data checked after every copy):\n"
            "      directly, cuMemcpyPeer:                          %.1f GB/s\n"
            "      through pinned host memory, DtoH then HtoD:      %.1f GB/s\n",
-           b_ord, a_ord, COPY_ROUNDS, direct, via_host);
+           P->b_ord, P->a_ord, COPY_ROUNDS, direct, via_host);
     char tool[256];
     if (under_tool(tool, sizeof tool))
         not_judged(tool, "%s (%.1f vs %.1f GB/s)", peer_claims[3], direct, via_host);
     else
         claim(direct > via_host, "%s (%.1f vs %.1f GB/s)", peer_claims[3], direct, via_host);
-    goto done;
-fail:
-    ok = false;
-done:
-    if (enabled) {
-        bool off = checkDriver(cuCtxPushCurrent(cp)) && checkDriver(cuCtxDisablePeerAccess(cq));
-        ok = checkDriver(cuCtxPopCurrent(&popped)) && off && ok;
+    return true;
+}
+
+/* Everything step 8 made, undone in its own context. */
+static bool undo_pair(struct pair *P)
+{
+    CUcontext popped;
+    bool ok = true;
+    if (P->enabled) {
+        bool off =
+            checkDriver(cuCtxPushCurrent(P->cp)) && checkDriver(cuCtxDisablePeerAccess(P->cq));
+        ok = checkDriver(cuCtxPopCurrent(&popped)) && off;
     }
-    if (pinned)
-        ok = checkDriver(cuMemFreeHost(pinned)) && ok;
-    ok = (!pbuf || free_in(cp, &pbuf)) && ok;
-    ok = (!qbuf || free_in(cq, &qbuf)) && ok;
-    if (cq)
-        ok = checkDriver(cuCtxDestroy(cq)) && ok;
-    if (cp)
-        ok = checkDriver(cuCtxDestroy(cp)) && ok;
+    if (P->pinned)
+        ok = checkDriver(cuMemFreeHost(P->pinned)) && ok;
+    ok = (!P->pbuf || free_in(P->cp, &P->pbuf)) && ok;
+    ok = (!P->qbuf || free_in(P->cq, &P->qbuf)) && ok;
+    if (P->cq)
+        ok = checkDriver(cuCtxDestroy(P->cq)) && ok;
+    if (P->cp)
+        ok = checkDriver(cuCtxDestroy(P->cp)) && ok;
     return ok;
+}
+
+static bool two_contexts(struct lesson *L, struct pair *P)
+{
+    bool ok = kernel_across(L, P) && runtime_peer(L, P->db, P->b_ord) && copies(L, P);
+    return undo_pair(P) && ok;
 }
 
 bool step_8_contexts_and_peers(struct lesson *L)
@@ -188,17 +219,16 @@ bool step_8_contexts_and_peers(struct lesson *L)
         none_judged("one GPU is visible; this needs two");
         return true;
     }
-    int a_ord = (int)L->device, b_ord = (int)((L->device + 1) % L->count);
-    CUdevice da, db;
-    int ab = 0, ba = 0;
-    TRY(checkDriver(cuDeviceGet(&da, a_ord)) && checkDriver(cuDeviceGet(&db, b_ord)) &&
-        checkDriver(cuDeviceCanAccessPeer(&ab, da, db)) &&
-        checkDriver(cuDeviceCanAccessPeer(&ba, db, da)));
+    struct pair P = {.a_ord = (int)L->device, .b_ord = (int)((L->device + 1) % L->count)};
+    int a_ord = P.a_ord, b_ord = P.b_ord, ab = 0, ba = 0;
+    TRY(checkDriver(cuDeviceGet(&P.da, a_ord)) && checkDriver(cuDeviceGet(&P.db, b_ord)) &&
+        checkDriver(cuDeviceCanAccessPeer(&ab, P.da, P.db)) &&
+        checkDriver(cuDeviceCanAccessPeer(&ba, P.db, P.da)));
     printf("   cuDeviceCanAccessPeer: device %d -> %d: %d, device %d -> %d: %d\n", a_ord, b_ord, ab,
            b_ord, a_ord, ba);
     if (!ab) {
         none_judged("cuDeviceCanAccessPeer says these two GPUs cannot reach each other's memory");
         return true;
     }
-    return two_contexts(L, da, db, a_ord, b_ord);
+    return two_contexts(L, &P);
 }
