@@ -31,8 +31,13 @@ void step_1_environment(struct lesson *L)
         printf("   %s=%s: %s\n", vars[i].name, v ? v : "(unset)", vars[i].what);
     }
     const char *lb = getenv("CUDA_LAUNCH_BLOCKING"), *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    const char *cc = getenv("CUDA_DEVICE_MAX_COPY_CONNECTIONS"); /* when set */
+    if (cc)
+        printf("   CUDA_DEVICE_MAX_COPY_CONNECTIONS=%s: copy queues the streams share; 1 may "
+               "serialise step 6's two copies (then not judged)\n",
+               cc);
     L->launch_blocking = lb && atoi(lb) == 1;
-    L->one_connection = mc && atoi(mc) == 1;
+    L->one_connection = (mc && atoi(mc) == 1) || (cc && atoi(cc) == 1);
 }
 
 /* What of this machine changes what the lesson can show (common/platform: no context made),

@@ -60,7 +60,8 @@ static void judge_overlap(const struct lesson *L, size_t bytes, double ratio, do
               "PCIe itself carries both directions at once",
               engines, ratio);
     } else if (L->one_connection && ratio < 1.3) {
-        not_judged("CUDA_DEVICE_MAX_CONNECTIONS=1: both streams share one hardware queue",
+        not_judged("CUDA_DEVICE_MAX_CONNECTIONS=1 or CUDA_DEVICE_MAX_COPY_CONNECTIONS=1: both "
+                   "streams' copies share one hardware queue",
                    "%s (%.2fx one direction)", what, ratio);
     } else {
         claim(ratio >= 1.3, "with asyncEngineCount %d %s: %.2fx one direction (up to 2x)", engines,

@@ -9,25 +9,26 @@
  * once, and the GPU has separate copy engines for them (step 6 of the lesson).
  * The harness times, from its own clock, each direction alone, both in two streams of its own
  * (what the copy engines allow on this card), and your both_ways_issue(), in turns.
- *   TODO: in both_ways_begin(), create a second stream (keep it in w->mine); in
- *         both_ways_issue(), issue the device-to-host copy there, so that the two copies
- *         overlap; in both_ways_end(), destroy what you created. Check each call.
+ *   FIXME 1: in both_ways_begin(), create a second stream (keep it in w->mine[0]);
+ *   FIXME 2: in both_ways_issue(), issue the device-to-host copy there, so that the two copies
+ *            overlap;
+ *   FIXME 3: in both_ways_end(), destroy what you created. Check each call.
  * Then your pair gains at least 3/4 of what the harness's own two streams gain, with the data
  * intact, and both_ways_issue() returns without waiting for its copies.
- * Grade it: make check   (from 03_pinned_memory/)
+ * Grade it: make check   (from 03_pinned_memory/; README.md beside this file)
  */
 #include "both_ways.h"
 
 bool both_ways_begin(struct both_ways *w)
 {
     (void)w;
-    /* TODO: a second stream, in w->mine[0]. */
+    /* FIXME 1: a second stream, in w->mine[0]. */
     return true;
 }
 
 bool both_ways_issue(struct both_ways *w)
 {
-    /* Both directions: the part to change. */
+    /* FIXME 2: the device-to-host copy goes into your second stream, not w->s1. */
     return checkRuntime(
                cudaMemcpyAsync(w->dev_in, w->up, w->bytes, cudaMemcpyHostToDevice, w->s1)) &&
            checkRuntime(
@@ -37,6 +38,6 @@ bool both_ways_issue(struct both_ways *w)
 bool both_ways_end(struct both_ways *w)
 {
     (void)w;
-    /* TODO: destroy what both_ways_begin made. */
+    /* FIXME 3: destroy what both_ways_begin made. */
     return true;
 }

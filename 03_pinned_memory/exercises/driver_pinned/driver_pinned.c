@@ -8,10 +8,10 @@
  * what it knows of the buffer (cuMemHostGetFlags) before and after free_host(), and counts your
  * allocation calls. As given, the buffer comes from malloc: its copies are staged through the
  * driver's own buffer (step 4 of the lesson).
- *   TODO 1: allocate it with cuMemHostAlloc instead (flag CU_MEMHOSTALLOC_PORTABLE: pinned for
- *           every context, as step 7 shows), checked with checkDriver.
- *   TODO 2: release it with cuMemFreeHost instead of free().
- * Grade it: make check   (from 03_pinned_memory/)
+ *   FIXME 1: allocate it with cuMemHostAlloc instead (flag CU_MEMHOSTALLOC_PORTABLE: pinned for
+ *            every context, as step 7 shows), checked with checkDriver.
+ *   FIXME 2: release it with cuMemFreeHost instead of free().
+ * Grade it: make check   (from 03_pinned_memory/; README.md beside this file)
  */
 #include <stdlib.h>
 
@@ -19,12 +19,12 @@
 
 void *alloc_host(size_t bytes)
 {
-    /* TODO 1: allocate with cuMemHostAlloc instead. */
+    /* FIXME 1: allocate with cuMemHostAlloc instead. */
     return malloc(bytes);
 }
 
 bool free_host(void *p)
 {
-    free(p); /* TODO 2: memory from cuMemHostAlloc goes back with cuMemFreeHost. */
+    free(p); /* FIXME 2: memory from cuMemHostAlloc goes back with cuMemFreeHost. */
     return true;
 }

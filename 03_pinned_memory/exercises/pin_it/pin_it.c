@@ -6,10 +6,10 @@
  * the runtime whether the buffer's first and last bytes are page-locked, and times copies from
  * it against a pageable and a pinned (cudaMallocHost) buffer of the same run. As given, nothing
  * is pinned, and the copies run at the pageable rate.
- * TODO 1: in pin(), page-lock the buffer in place (no new allocation, no copy): cudaHostRegister.
- * TODO 2: in unpin(), undo it (cudaHostUnregister): free() must never see pages the driver still
- *         has locked.
- * Check each call. Grade it: make check   (from 03_pinned_memory/)
+ * FIXME 1: in pin(), page-lock the buffer in place (no new allocation, no copy): cudaHostRegister.
+ * FIXME 2: in unpin(), undo it (cudaHostUnregister): free() must never see pages the driver still
+ *          has locked.
+ * Check each call. Grade it: make check   (from 03_pinned_memory/; README.md beside this file)
  */
 #include "pin_it.h"
 
@@ -17,13 +17,13 @@ bool pin(void *p, size_t bytes)
 {
     (void)p;
     (void)bytes;
-    /* TODO 1 goes here. */
+    /* FIXME 1: page-lock [p, p + bytes) where it is, and return whether that worked. */
     return true;
 }
 
 bool unpin(void *p)
 {
     (void)p;
-    /* TODO 2 goes here. */
+    /* FIXME 2: undo pin(), and return whether that worked. */
     return true;
 }
