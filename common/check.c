@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,11 +28,74 @@ static void report(const char *file, int line, const char *call, const char *nam
             or_default(name, "(no name)"), number, or_default(message, "(no message)"));
 }
 
+/* ---- process limits: what the lessons need at least, and the hint when one is below ---- */
+
+static const struct {
+    int resource;
+    const char *what;
+    char flag;      /* ulimit's option */
+    rlim_t minimum; /* RLIM_INFINITY: none but unlimited will do */
+    rlim_t unit;    /* ulimit's unit: 1 (a count) or 1024 (KiB) */
+} limits[] = {
+    {RLIMIT_NOFILE, "open files", 'n', 1024, 1},
+    {RLIMIT_NPROC, "processes and threads of this user", 'u', 1024, 1},
+    {RLIMIT_MEMLOCK, "locked memory", 'l', 64 * 1024, 1024},
+    {RLIMIT_AS, "address space", 'v', RLIM_INFINITY, 1024},
+};
+enum { LIM_NOFILE, LIM_NPROC, LIM_MEMLOCK, LIM_AS };
+
+/* Limit i's line when its soft value is below the minimum; false otherwise. */
+static bool limit_hint(int i)
+{
+    struct rlimit r;
+    if (i == LIM_NPROC && geteuid() == 0) /* root is not held to it */
+        return false;
+    if (getrlimit(limits[i].resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+        (limits[i].minimum != RLIM_INFINITY && r.rlim_cur >= limits[i].minimum))
+        return false;
+    bool none = limits[i].minimum == RLIM_INFINITY;
+    char need[64];
+    snprintf(need, sizeof need, "%llu", (unsigned long long)(limits[i].minimum / limits[i].unit));
+    fprintf(stderr,
+            "%s: likely cause: this process's limit of %s is %llu%s (ulimit -%c); the lessons "
+            "need %s%s%s: raise it (ulimit -%c %s) or ask the administrator\n",
+            lesson_prog, limits[i].what, (unsigned long long)(r.rlim_cur / limits[i].unit),
+            limits[i].unit > 1 ? " KiB" : "", limits[i].flag, none ? "no limit" : "at least ",
+            none ? "" : need, limits[i].unit > 1 && !none ? " KiB" : "", limits[i].flag,
+            none ? "unlimited" : need);
+    return true;
+}
+
+bool process_limit_hint(int err)
+{
+    switch (err) {
+    case EMFILE:
+    case ENFILE: return limit_hint(LIM_NOFILE);
+    case EAGAIN: return limit_hint(LIM_NPROC);
+    case ENOMEM: return limit_hint(LIM_AS);
+    default: return false;
+    }
+}
+
+/* After a failed CUDA call: the limit that likely caused an operating-system error or memory
+ * that could not be had, if one is low (the first that is, for the operating system). */
+static void cuda_limit_hint(bool os_error, bool out_of_memory, const char *call)
+{
+    if (os_error)
+        (void)(limit_hint(LIM_NOFILE) || limit_hint(LIM_NPROC) || limit_hint(LIM_AS));
+    if (!out_of_memory)
+        return;
+    bool host = strstr(call, "MallocHost") || strstr(call, "HostAlloc") ||
+                strstr(call, "HostRegister") || strstr(call, "MemAllocHost");
+    (void)((host && limit_hint(LIM_MEMLOCK)) || limit_hint(LIM_AS));
+}
+
 bool check_runtime_(cudaError_t err, const char *call, const char *file, int line)
 {
     if (err == cudaSuccess)
         return true;
     report(file, line, call, cudaGetErrorName(err), (int)err, cudaGetErrorString(err));
+    cuda_limit_hint(err == cudaErrorOperatingSystem, err == cudaErrorMemoryAllocation, call);
     return false;
 }
 
@@ -44,6 +108,7 @@ bool check_driver_(CUresult err, const char *call, const char *file, int line)
     (void)cuGetErrorName(err, &name);
     (void)cuGetErrorString(err, &message);
     report(file, line, call, name, (int)err, message);
+    cuda_limit_hint(err == CUDA_ERROR_OPERATING_SYSTEM, err == CUDA_ERROR_OUT_OF_MEMORY, call);
     return false;
 }
 

@@ -59,6 +59,21 @@ bool require_driver_(CUresult err, const char *call, const char *file, int line)
 #define requireRuntime(op) require_runtime_((op), #op, __FILE__, __LINE__)
 #define requireDriver(op)  require_driver_((op), #op, __FILE__, __LINE__)
 
+/* ---- process limits -------------------------------------------------------------- */
+
+/* After a failure that a low process limit explains, one line on stderr naming the limit that
+ * likely caused it, its value and what the lessons need at least; nothing when that limit is
+ * not below it. checkRuntime/checkDriver (and the require forms) call it themselves for
+ * CUDA_ERROR_OPERATING_SYSTEM / cudaErrorOperatingSystem (open files, processes and threads,
+ * address space) and for CUDA_ERROR_OUT_OF_MEMORY / cudaErrorMemoryAllocation (address space;
+ * for a host-memory call, locked memory too). A lesson calls it with the errno of a thread or
+ * a process it could not start (EAGAIN: processes and threads; EMFILE, ENFILE: open files;
+ * ENOMEM: address space). Returns whether it printed a line. The minimums, also in
+ * tools/doctor: open files 1024, processes 1024 (what the graders' sandbox gives), locked
+ * memory 64 KiB, address space unlimited (CUDA reserves its unified address range when it
+ * makes the first context). */
+bool process_limit_hint(int err);
+
 /* ---- command line ---------------------------------------------------------------- */
 
 /* Parse a whole decimal integer in [min, max]: digits only, with a leading '-' only where

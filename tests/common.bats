@@ -9,6 +9,8 @@ setup_file() {
     build_common_probe "$ROOT/tests/common/verdict_probe.c" "$PROBE"
     export PLATFORM_PROBE="$BATS_FILE_TMPDIR/platform_probe"
     build_common_probe "$ROOT/tests/common/platform_probe.c" "$PLATFORM_PROBE"
+    export LIMITS_PROBE="$BATS_FILE_TMPDIR/limits_probe"
+    build_common_probe "$ROOT/tests/common/limits_probe.c" "$LIMITS_PROBE"
 }
 
 setup() {
@@ -156,4 +158,77 @@ stop_neighbour() {
     assert_output --regexp '^/.*platform_probe\.c:[0-9]+: cuInit\(0\) failed: \(no name\) \(34\): \(no message\)$'
     run_with_stub_driver "$PLATFORM_PROBE" facts
     assert_output "$(printf '%s\n' "platform_probe: cannot run here: libcuda.so.1 is the CUDA toolkit's stub library (lib64/stubs), which only lets programs link; it cannot talk to a GPU." "platform_probe: remove the stubs directory from LD_LIBRARY_PATH / ld.so.conf so that the real driver's libcuda.so.1 is found.")"
+}
+
+# ---- process limits: the one-line hint after a failure a low limit explains ----------------
+# (With the stand-in driver no call reaches CUDA_ERROR_OPERATING_SYSTEM under `ulimit -n 32`:
+# the stub answers 34 first. The probe hands check.c the errors a real driver gives.)
+
+# limits "OPTION VALUE[, OPTION VALUE]" ARGS...: `run` the limits probe under those ulimits.
+limits() {
+    local set="ulimit ${1//, / \&\& ulimit }"
+    shift
+    [ -x "${LIMITS_PROBE##* }" ] || fail "the probe did not build: $(cat "$LIMITS_PROBE.log")"
+    run bash -c "$set && exec \"\$@\"" bash $LIMITS_PROBE "$@"
+}
+
+@test "open files: CUDA_ERROR_OPERATING_SYSTEM under ulimit -n 32 names the limit, both APIs; at 1024 nothing is added" {
+    for api in os-driver os-runtime; do
+        limits "-n 32" "$api"
+        assert_failure 1
+        assert_line --regexp '^/?.*limits_probe\.c:[0-9]+: .* \(304\): .*'
+        assert_line "limits_probe: likely cause: this process's limit of open files is 32 (ulimit -n); the lessons need at least 1024: raise it (ulimit -n 1024) or ask the administrator"
+        assert_equal "${#lines[@]}" 2
+        limits "-n 1024" "$api"
+        assert_failure 1
+        refute_output --partial "likely cause"
+    done
+    limits "-n 1024" errno EMFILE
+    assert_output "no hint"
+    limits "-n 64" errno EMFILE
+    assert_line "hint"
+    assert_line --partial "limit of open files is 64 (ulimit -n)"
+}
+
+@test "processes: a thread that could not start (EAGAIN) under ulimit -u 200 names the limit; an OS error too, when open files are fine" {
+    if [ "$(id -u)" = 0 ]; then # root is not held to RLIMIT_NPROC: never blamed
+        limits "-u 200" errno EAGAIN
+        assert_output "no hint"
+        command -v setpriv >/dev/null || skip "root here, and no setpriv to run the probe as another user"
+        mkdir "$BATS_TEST_TMPDIR/u" && cp "$LIMITS_PROBE" "$BATS_TEST_TMPDIR/u/limits_probe"
+        LIMITS_PROBE="setpriv --reuid=65534 --regid=65534 --clear-groups $BATS_TEST_TMPDIR/u/limits_probe"
+        local d="$BATS_TEST_TMPDIR/u"
+        while [ "$d" != / ]; do chmod o+x "$d" 2>/dev/null; d="$(dirname "$d")"; done
+    fi
+    limits "-u 200" errno EAGAIN
+    assert_line "hint"
+    assert_line "limits_probe: likely cause: this process's limit of processes and threads of this user is 200 (ulimit -u); the lessons need at least 1024: raise it (ulimit -u 1024) or ask the administrator"
+    limits "-u 200, -n 4096" os-driver
+    assert_line --partial "limit of processes and threads of this user is 200"
+    limits "-u 2000" errno EAGAIN
+    assert_output "no hint"
+}
+
+@test "locked memory: host memory that could not be had under ulimit -l 16 names it; device memory does not" {
+    limits "-l 16" oom-host
+    assert_failure 1
+    assert_line "limits_probe: likely cause: this process's limit of locked memory is 16 KiB (ulimit -l); the lessons need at least 64 KiB: raise it (ulimit -l 64) or ask the administrator"
+    limits "-l 16" oom-driver-host
+    assert_line --partial "limit of locked memory is 16 KiB"
+    limits "-l 16" oom-device
+    refute_output --partial "likely cause"
+    limits "-l 64" oom-host
+    refute_output --partial "likely cause"
+}
+
+@test "address space: out of memory under a finite ulimit -v names it; unlimited adds nothing; errno EINVAL never" {
+    limits "-v 8000000" oom-device
+    assert_failure 1
+    assert_line "limits_probe: likely cause: this process's limit of address space is 8000000 KiB (ulimit -v); the lessons need no limit: raise it (ulimit -v unlimited) or ask the administrator"
+    limits "-v 8000000" errno ENOMEM
+    assert_line "hint"
+    limits "-v unlimited" oom-device
+    refute_output --partial "likely cause"
+    limits "-n 32, -v 8000000" errno EINVAL
+    assert_output "no hint"
 }
