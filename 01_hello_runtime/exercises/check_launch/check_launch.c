@@ -6,7 +6,7 @@
  * fail: 2048 threads per block (more than any GPU allows), and a launch that the harness's
  * launcher makes fail whatever the arguments. As given, a failed launch goes unnoticed: the
  * data is copied back unchanged and the function says all went well.
- * TODO: right after launch_scale(...), check the launch the way lesson step 5 does, so that a
+ * FIXME: right after launch_scale(...), check the launch the way lesson step 5 does, so that a
  * failed launch's own error is handed to checkRuntime (which prints the file, line, error name
  * and message on stderr; the harness sees the error handed over, not the text), nothing is
  * copied back (host[] stays as it was), the buffer is freed and the function returns false.
@@ -25,7 +25,7 @@ bool scale_on_device(float *host, int n, float factor, int threads_per_block)
         goto cleanup;
 
     launch_scale(dev, n, factor, threads_per_block);
-    /* TODO: check the launch here. */
+    /* FIXME: check the launch here: its own error to checkRuntime, then goto cleanup. */
 
     ok = checkRuntime(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
 cleanup:

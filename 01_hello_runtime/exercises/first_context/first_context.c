@@ -6,9 +6,9 @@
  * below and looks at the driver's state itself: which context is current, how deep the
  * context stack is, which context primary_context() named, and whether every reference to
  * the primary context taken here was given back.
- *   TODO 1: in make_context(), the ONE runtime call that creates device 0's primary context
+ *   FIXME 1: in make_context(), the ONE runtime call that creates device 0's primary context
  *           and makes it current on this thread (step 3 of the lesson). Check it.
- *   TODO 2: in primary_context(), set *primary to device 0's primary context with the Driver
+ *   FIXME 2: in primary_context(), set *primary to device 0's primary context with the Driver
  *           API, and give back the reference you took.
  * Grade it: make check   (from 01_hello_runtime/)
  */
@@ -16,7 +16,7 @@
 
 bool make_context(void)
 {
-    /* TODO 1 goes here. */
+    /* FIXME 1: the one runtime call that starts device 0's primary context, checked. */
     return true;
 }
 
@@ -25,7 +25,7 @@ bool primary_context(CUcontext *primary)
     CUdevice dev;
     if (!checkDriver(cuDeviceGet(&dev, 0)))
         return false;
-    /* TODO 2 goes here. */
+    /* FIXME 2: retain the primary context into *primary, then release that reference. */
     *primary = NULL;
     return true;
 }

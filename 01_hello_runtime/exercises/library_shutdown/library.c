@@ -10,7 +10,7 @@
  * context stack is as it was, and that the library left no reference to the primary context
  * behind. As given, lib_shutdown() "cleans up" with cudaDeviceReset(), which destroys the
  * application's buffer as well.
- * TODO: rewrite lib_shutdown() so that it frees the library's workspace and gives back the
+ * FIXME: rewrite lib_shutdown() so that it frees the library's workspace and gives back the
  *       library's reference to the primary context, checking each call.
  * Grade it: make check   (from 01_hello_runtime/)
  */
@@ -27,7 +27,7 @@ bool lib_init(struct library *lib)
 
 bool lib_shutdown(struct library *lib)
 {
-    /* TODO: undo lib_init(), and nothing more. */
+    /* FIXME: undo lib_init() and nothing more: free the workspace, release the reference. */
     (void)lib;
     return checkRuntime(cudaDeviceReset());
 }

@@ -7,7 +7,7 @@
  * harness asks the driver, on the worker: which context is current, how deep its context stack
  * is (one entry), and it copies data through that context; at the end it checks that no
  * reference to the primary context was left behind.
- * TODO: bind main's context to this thread. There are two ways; either passes: the runtime way
+ * FIXME: bind main's context to this thread. There are two ways; either passes: the runtime way
  * (select the device in this thread) or the driver way (make main_ctx current here). Check the
  * call.
  * Grade it: make check   (from 01_hello_runtime/)
@@ -17,6 +17,6 @@
 bool bind_worker(CUcontext main_ctx)
 {
     (void)main_ctx;
-    /* TODO goes here. */
+    /* FIXME: make main_ctx current here (the runtime way or the driver way), checked. */
     return true;
 }
