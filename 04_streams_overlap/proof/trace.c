@@ -197,6 +197,30 @@ static void stop_recording(void)
 #endif
 }
 
+/* The activity API's functions in the opened libcupti; false when one is missing. */
+static bool find_symbols(void)
+{
+#ifdef CUPTI_V2
+    *(void **)&C.subscribe = dlsym(C.lib, "cuptiSubscribe_v2");
+    *(void **)&C.unsubscribe = dlsym(C.lib, "cuptiUnsubscribe");
+    *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks_v2");
+    *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable_v2");
+    *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable_v2");
+    *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord_v2");
+    bool have = C.subscribe && C.unsubscribe;
+#else
+    *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks");
+    *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable");
+    *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable");
+    *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord");
+    bool have = true;
+#endif
+    *(void **)&C.flush_all = dlsym(C.lib, "cuptiActivityFlushAll");
+    *(void **)&C.get_version = dlsym(C.lib, "cuptiGetVersion");
+    return have && C.register_callbacks && C.enable && C.disable && C.flush_all && C.next_record &&
+           C.get_version;
+}
+
 /* Open libcupti: the soname of the CUPTI this lesson was built with first, then as the loader
  * finds libcupti.so, then where toolkits put it. NULL: opened; else why not. */
 static const char *open_cupti(void)
@@ -224,26 +248,9 @@ static const char *open_cupti(void)
                  soname);
         return why;
     }
-#ifdef CUPTI_V2
-    *(void **)&C.subscribe = dlsym(C.lib, "cuptiSubscribe_v2");
-    *(void **)&C.unsubscribe = dlsym(C.lib, "cuptiUnsubscribe");
-    *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks_v2");
-    *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable_v2");
-    *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable_v2");
-    *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord_v2");
-    bool have = C.subscribe && C.unsubscribe;
-#else
-    *(void **)&C.register_callbacks = dlsym(C.lib, "cuptiActivityRegisterCallbacks");
-    *(void **)&C.enable = dlsym(C.lib, "cuptiActivityEnable");
-    *(void **)&C.disable = dlsym(C.lib, "cuptiActivityDisable");
-    *(void **)&C.next_record = dlsym(C.lib, "cuptiActivityGetNextRecord");
-    bool have = true;
-#endif
-    *(void **)&C.flush_all = dlsym(C.lib, "cuptiActivityFlushAll");
-    *(void **)&C.get_version = dlsym(C.lib, "cuptiGetVersion");
+    bool have = find_symbols();
     uint32_t version = 0;
-    if (!have || !C.register_callbacks || !C.enable || !C.disable || !C.flush_all ||
-        !C.next_record || !C.get_version)
+    if (!have)
         return "libcupti lacks the activity API";
     if (C.get_version(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
         snprintf(why, sizeof why,
@@ -316,6 +323,134 @@ static double busy(const struct run *r, int op)
     return t;
 }
 
+/* One repetition of the widest per-stream run with CUPTI recording (a warm-up first), held
+ * behind a kernel in the legacy stream until the host has issued everything: under CUPTI every
+ * call costs the host more, and an event before an operation says when its stream got there, not
+ * when the host had issued it. *ev: the events' picture of that repetition. */
+static bool record_one_repetition(const struct findings *f, struct run *ev)
+{
+    const struct run *wide = f->wide;
+    static struct span spans[MAX_STREAMS][OPS];
+    double gate_ms = 2 + 0.5 * wide->streams, w = L.work * gate_ms / f->tk;
+    struct pipeline held = lesson_pipeline(1, PINNED, L.stream); /* the kernel, all elements */
+    held.work = w < L.work ? L.work : w > 1e7 ? 10000000 : (int)w;
+    bool ok = checkRuntime(cudaDeviceSynchronize());
+    for (int rep = 0; ok && rep < 2; rep++) {
+        C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        nrecords = dropped = 0;
+        ok = issue_stage(&held, OP_KERNEL, 0, 0) && run_once(wide, spans, &ev->total) &&
+             checkRuntime(cudaDeviceSynchronize());
+    }
+    C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    stop_recording();
+    if (!ok)
+        return false;
+    memcpy(ev->span, spans, sizeof ev->span);
+    ev->overlap = overlap_fraction(ev);
+    /* Leave out the gate kernel: it ended before the first copy in started. */
+    unsigned long long first_in = ~0ULL;
+    for (int k = 0; k < nrecords; k++)
+        if (records[k].op == OP_H2D && records[k].start < first_in)
+            first_in = records[k].start;
+    int kept = 0;
+    for (int k = 0; k < nrecords; k++)
+        if (!(records[k].op == OP_KERNEL && records[k].end <= first_in))
+            records[kept++] = records[k];
+    nrecords = kept;
+    return true;
+}
+
+/* Why the busy times and the overlap are not compared on this run, in why; false: they are. */
+static bool pictures_not_comparable(const struct findings *f, double shortest, char *why,
+                                    size_t len)
+{
+    double cost = largest_op_cost(f);
+    if (!steady(0, why, len)) /* another program's copies share the engines */
+        return true;
+    if (queues_shared(f->wide->streams, why, len)) /* an event waits behind other streams' work */
+        return true;
+    if (shortest >= 20 * cost)
+        return false;
+    /* An event after an operation is stamped when its stream gets there, a few us after the
+     * operation's end; the span before it starts when the engine is free or the stream reached
+     * it. Against operations this short, those few us are the picture. */
+    snprintf(why, len,
+             "the operations take %.0f us or less, under 20 times the %.1f us an operation costs: "
+             "the events' few microseconds of lag are too much of them",
+             1e3 * shortest, 1e3 * cost);
+    return true;
+}
+
+/* Each stage's busy time from the events, from CUPTI, and from CUPTI counted as the events
+ * count it; whether the events' agree with the third; *shortest: CUPTI's shortest operation. */
+static bool busy_times(const struct findings *f, const struct run *ev, const struct run *cu,
+                       double *shortest)
+{
+    int streams = f->wide->streams;
+    /* The events have one stamp between two operations of a stream: an operation's span runs
+     * from the end of the one before it. CUPTI's spans stretched back the same way are what
+     * the events should show; the engine's own start comes a hand-off later. */
+    struct run reach = *cu;
+    for (int i = 0; i < cu->streams; i++)
+        for (int op = 1; op < OPS; op++)
+            if (cu->span[i][op - 1].end < reach.span[i][op].start)
+                reach.span[i][op].start = cu->span[i][op - 1].end;
+    printf("   busy time      events     CUPTI      CUPTI as the events count it\n");
+    bool agree = true;
+    /* An event after an operation is stamped when its stream gets there: allow two operation
+     * costs (step 1) per operation beside the 5%. */
+    double tol = 2 * largest_op_cost(f) * streams;
+    for (int op = 0; op < OPS; op++) {
+        double a = busy(ev, op), b = busy(cu, op), c = busy(&reach, op);
+        printf("   %-12s %7.3f ms %7.3f ms %7.3f ms\n", op_name[op], a, b, c);
+        agree = agree && a > 0.95 * c - tol && a < 1.05 * c + tol;
+        *shortest = b / streams < *shortest ? b / streams : *shortest;
+    }
+    return agree;
+}
+
+/* The two pictures side by side, and the claims. */
+static void compare_pictures(const struct findings *f, const struct run *ev, struct run *cu)
+{
+    int counted[OPS] = {0}, n = f->wide->streams;
+    for (int k = 0; k < nrecords; k++)
+        counted[records[k].op]++;
+    records_as_run(ev, cu);
+    cu->overlap = overlap_fraction(cu);
+    printf("   one repetition of the %d-stream per-stream run, recorded by both:\n", n);
+    print_timeline("from events", ev);
+    print_timeline("from CUPTI", cu);
+    printf("   CUPTI recorded %d copies in, %d kernels, %d copies out%s\n", counted[OP_H2D],
+           counted[OP_KERNEL], counted[OP_D2H], dropped ? " (and dropped some)" : "");
+    double shortest = 1e30;
+    bool agree = busy_times(f, ev, cu, &shortest);
+    printf("   overlap        %5.1f%%    %5.1f%%\n", 100 * ev->overlap, 100 * cu->overlap);
+    printf("   (one event stamps the end of an operation and the start of the next in its stream:\n"
+           "   the events' span of an operation includes the hand-off before its engine takes it\n"
+           "   up; the third column stretches CUPTI's spans back to that stamp the same way)\n");
+    claim(counted[OP_H2D] == n && counted[OP_KERNEL] == n && counted[OP_D2H] == n,
+          "CUPTI recorded every operation of the repetition: %d of each kind", n);
+    char why[480];
+    if (pictures_not_comparable(f, shortest, why, sizeof why)) {
+        not_judged(why, "each stage's busy time from the events is within 5%% of CUPTI's");
+        not_judged(why, "the events' overlap is within 5 points of CUPTI's");
+        return;
+    }
+    if (L.launch_blocking)
+        /* The event after a kernel is queued only when the launch returns, after the kernel:
+         * it is stamped a host round trip late (an H100 on a busy host: 1.960 ms of kernels
+         * from the events, 1.664 from CUPTI, 8 kernels). */
+        not_judged("CUDA_LAUNCH_BLOCKING=1: the event after each kernel is queued only once the "
+                   "kernel is done, so it is stamped a host round trip late",
+                   "each stage's busy time from the events is within 5%% of CUPTI's");
+    else
+        claim(agree, "each stage's busy time from the events is within 5%% (and two operation "
+                     "costs per operation) of CUPTI's, counted as the events count it");
+    claim(ev->overlap > cu->overlap - 0.05 && ev->overlap < cu->overlap + 0.05,
+          "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev->overlap,
+          100 * cu->overlap);
+}
+
 bool step_7_the_hardwares_own_record(struct findings *f)
 {
     printf("\n7. The hardware's own record: CUPTI's timestamps against the events' picture\n");
@@ -328,9 +463,7 @@ bool step_7_the_hardwares_own_record(struct findings *f)
         not_judged(why, "the events' picture agrees with CUPTI's");
         return true;
     }
-    const struct run *wide = f->wide;
-    struct run ev = *wide, cu;
-    static struct span spans[MAX_STREAMS][OPS];
+    struct run ev = *f->wide, cu;
     CUptiResult e3 = start_recording();
     if (e3 != CUPTI_SUCCESS) {
         stop_recording();
@@ -342,112 +475,9 @@ bool step_7_the_hardwares_own_record(struct findings *f)
         not_judged(text, "the events' picture agrees with CUPTI's");
         return true;
     }
-    /* Under CUPTI every call costs the host more, and an event before an operation says when
-     * its stream got there, not when the host had issued the operation: so the repetition is
-     * held back behind a kernel in the legacy stream (the blocking streams wait for it) until
-     * the host has issued everything. A warm-up repetition first, the same way. */
-    double gate_ms = 2 + 0.5 * wide->streams, w = L.work * gate_ms / f->tk;
-    int gate = w < L.work ? L.work : w > 1e7 ? 10000000 : (int)w;
-    struct pipeline held = lesson_pipeline(1, PINNED, L.stream); /* the kernel, all elements */
-    held.work = gate;
-    bool ok = checkRuntime(cudaDeviceSynchronize());
-    for (int rep = 0; ok && rep < 2; rep++) {
-        C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        nrecords = dropped = 0;
-        ok = issue_stage(&held, OP_KERNEL, 0, 0) && run_once(wide, spans, &ev.total) &&
-             checkRuntime(cudaDeviceSynchronize());
-    }
-    C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    stop_recording();
-    if (!ok)
+    if (!record_one_repetition(f, &ev))
         return false;
-    memcpy(ev.span, spans, sizeof ev.span);
-    ev.overlap = overlap_fraction(&ev);
-    /* Leave out the gate kernel: it ended before the first copy in started. */
-    unsigned long long first_in = ~0ULL;
-    for (int k = 0; k < nrecords; k++)
-        if (records[k].op == OP_H2D && records[k].start < first_in)
-            first_in = records[k].start;
-    int kept = 0;
-    for (int k = 0; k < nrecords; k++)
-        if (!(records[k].op == OP_KERNEL && records[k].end <= first_in))
-            records[kept++] = records[k];
-    nrecords = kept;
-    int counted[OPS] = {0};
-    for (int k = 0; k < nrecords; k++)
-        counted[records[k].op]++;
-    records_as_run(&ev, &cu);
-    cu.overlap = overlap_fraction(&cu);
-    printf("   one repetition of the %d-stream per-stream run, recorded by both:\n", wide->streams);
-    print_timeline("from events", &ev);
-    print_timeline("from CUPTI", &cu);
-    printf("   CUPTI recorded %d copies in, %d kernels, %d copies out%s\n", counted[OP_H2D],
-           counted[OP_KERNEL], counted[OP_D2H], dropped ? " (and dropped some)" : "");
-    /* The events have one stamp between two operations of a stream: an operation's span runs
-     * from the end of the one before it. CUPTI's spans stretched back the same way are what
-     * the events should show; the engine's own start comes a hand-off later. */
-    struct run reach = cu;
-    for (int i = 0; i < cu.streams; i++)
-        for (int op = 1; op < OPS; op++)
-            if (cu.span[i][op - 1].end < reach.span[i][op].start)
-                reach.span[i][op].start = cu.span[i][op - 1].end;
-    printf("   busy time      events     CUPTI      CUPTI as the events count it\n");
-    bool agree = true;
-    double shortest = 1e30, cost = largest_op_cost(f);
-    /* An event after an operation is stamped when its stream gets there: allow two
-     * operation costs (step 1) per operation beside the 5%. */
-    double tol = 2 * cost * wide->streams;
-    for (int op = 0; op < OPS; op++) {
-        double a = busy(&ev, op), b = busy(&cu, op), c = busy(&reach, op);
-        printf("   %-12s %7.3f ms %7.3f ms %7.3f ms\n", op_name[op], a, b, c);
-        agree = agree && a > 0.95 * c - tol && a < 1.05 * c + tol;
-        shortest = b / wide->streams < shortest ? b / wide->streams : shortest;
-    }
-    printf("   overlap        %5.1f%%    %5.1f%%\n", 100 * ev.overlap, 100 * cu.overlap);
-    printf("   (one event stamps the end of an operation and the start of the next in its stream:\n"
-           "   the events' span of an operation includes the hand-off before its engine takes it\n"
-           "   up; the third column stretches CUPTI's spans back to that stamp the same way)\n");
-    claim(counted[OP_H2D] == wide->streams && counted[OP_KERNEL] == wide->streams &&
-              counted[OP_D2H] == wide->streams,
-          "CUPTI recorded every operation of the repetition: %d of each kind", wide->streams);
-    char shared[480];
-    if (!steady(0, shared, sizeof shared)) { /* another program's copies share the engines */
-        not_judged(shared, "each stage's busy time from the events is within 5%% of CUPTI's");
-        not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
-        return true;
-    }
-    if (queues_shared(wide->streams, shared, sizeof shared)) {
-        /* an event waits in its queue behind other streams' work: stamped late */
-        not_judged(shared, "each stage's busy time from the events is within 5%% of CUPTI's");
-        not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
-        return true;
-    }
-    if (shortest < 20 * cost) {
-        /* An event after an operation is stamped when its stream gets there, a few us after
-         * the operation's end; the span before it starts when the engine is free or the
-         * stream reached it. Against operations this short, those few us are the picture. */
-        snprintf(shared, sizeof shared,
-                 "the operations take %.0f us or less, under 20 times the "
-                 "%.1f us an operation costs: the events' few microseconds of lag are too much of "
-                 "them",
-                 1e3 * shortest, 1e3 * cost);
-        not_judged(shared, "each stage's busy time from the events is within 5%% of CUPTI's");
-        not_judged(shared, "the events' overlap is within 5 points of CUPTI's");
-        return true;
-    }
-    if (L.launch_blocking)
-        /* The event after a kernel is queued only when the launch returns, after the kernel:
-         * it is stamped a host round trip late (an H100 on a busy host: 1.960 ms of kernels
-         * from the events, 1.664 from CUPTI, 8 kernels). */
-        not_judged("CUDA_LAUNCH_BLOCKING=1: the event after each kernel is queued only once the "
-                   "kernel is done, so it is stamped a host round trip late",
-                   "each stage's busy time from the events is within 5%% of CUPTI's");
-    else
-        claim(agree, "each stage's busy time from the events is within 5%% (and two operation "
-                     "costs per operation) of CUPTI's, counted as the events count it");
-    claim(ev.overlap > cu.overlap - 0.05 && ev.overlap < cu.overlap + 0.05,
-          "the events' overlap (%.1f%%) is within 5 points of CUPTI's (%.1f%%)", 100 * ev.overlap,
-          100 * cu.overlap);
+    compare_pictures(f, &ev, &cu);
     return true;
 }
 #endif
