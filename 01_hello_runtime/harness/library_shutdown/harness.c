@@ -14,6 +14,61 @@
 
 HARNESS_FOLLOW_DEVICE_ALLOCATIONS()
 
+/* The application's buffer after the library's shutdown: still there, still holding its data?
+ * ("case0 N SUM", or "case0 lost (ERROR)"). Frees it. */
+static void application_case(float *app, float *host, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        host[i] = -1;
+    cudaError_t copied = cudaMemcpy(host, app, n * sizeof(float), cudaMemcpyDeviceToHost);
+    (void)cudaGetLastError();
+    if (copied == cudaSuccess)
+        harness_report("case0", "%zu %.1f", n, harness_sum(host, n));
+    else
+        harness_report("case0", "lost (%s)", cudaGetErrorName(copied));
+    if (copied == cudaSuccess)
+        (void)cudaFree(app);
+}
+
+/* What the driver says of the library's workspace: no context owns it any more. */
+static void workspace_report(CUdeviceptr workspace)
+{
+    CUcontext owner = NULL;
+    CUresult r = workspace ? cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, workspace)
+                           : CUDA_ERROR_NOT_FOUND;
+    harness_report("workspace", "%s",
+                   r == CUDA_ERROR_INVALID_VALUE ? "freed"
+                   : r == CUDA_SUCCESS           ? "allocated"
+                                                 : "unknown");
+}
+
+/* The library's two calls, its allocations followed; reports their results and, right after
+ * lib_shutdown(), before any runtime call could make a context current again, the context
+ * stack: the application's context, alone. False: lib_init() failed. */
+static bool library_calls(struct library *lib, CUcontext app_ctx, CUdeviceptr *workspace)
+{
+    CUcontext top = NULL;
+    harness_device_allocs.counting = 1;
+    bool ok = lib_init(lib);
+    harness_device_allocs.counting = 0;
+    harness_report("lib_init", "%s", ok ? "true" : "false");
+    if (!ok)
+        return false;
+    *workspace = lib->workspace; /* as lib_init() made it: a zero written there later is moot */
+    CUdevice dev = lib->dev;
+    harness_device_allocs.counting = 1;
+    ok = lib_shutdown(lib);
+    harness_device_allocs.counting = 0;
+    int depth = harness_stack_depth(&top);
+    lib->dev = dev;
+    harness_report("lib_shutdown", "%s", ok ? "true" : "false");
+    harness_report("stack", "%d %s", depth,
+                   !top             ? "none"
+                   : top == app_ctx ? "application"
+                                    : "another");
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -22,7 +77,8 @@ int main(int argc, char **argv)
                                  "lib_init() and lib_shutdown(), reports what is left.");
     size_t n = 100000 + seed % 50000, bytes = n * sizeof(float);
     float *host = malloc(bytes), *app = NULL;
-    CUcontext app_ctx = NULL, top = NULL;
+    CUcontext app_ctx = NULL;
+    CUdeviceptr workspace = 0;
     struct library lib = {0};
     if (!host)
         return EXIT_CHECK;
@@ -33,52 +89,15 @@ int main(int argc, char **argv)
         free(host);
         return EXIT_CHECK;
     }
-    harness_device_allocs.counting = 1;
-    bool ok = lib_init(&lib);
-    harness_device_allocs.counting = 0;
-    harness_report("lib_init", "%s", ok ? "true" : "false");
-    if (!ok) {
-        free(host);
-        return harness_end(seed, true);
+    if (library_calls(&lib, app_ctx, &workspace)) {
+        /* the library's device allocations still alive (a second workspace, one kept aside) */
+        int lib_allocs_left = harness_device_allocs_alive();
+        application_case(app, host, n);
+        workspace_report(workspace);
+        harness_report("allocations_left", "%d", lib_allocs_left);
+        /* only the runtime's reference is left: giving that one back deactivates the context */
+        harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(lib.dev));
     }
-    /* the workspace as lib_init() made it: what lib_shutdown() does to lib's fields (a zero
-     * written there) changes nothing of what the driver says about it */
-    CUdeviceptr workspace = lib.workspace;
-    CUdevice dev = lib.dev;
-    harness_device_allocs.counting = 1;
-    ok = lib_shutdown(&lib);
-    harness_device_allocs.counting = 0;
-    /* the library's device allocations still alive (a second workspace, one kept aside) */
-    int lib_allocs_left = harness_device_allocs_alive();
-    harness_report("lib_shutdown", "%s", ok ? "true" : "false");
-    /* 1. the application's buffer: still there, still holding its data? */
-    for (size_t i = 0; i < n; i++)
-        host[i] = -1;
-    cudaError_t copied = cudaMemcpy(host, app, bytes, cudaMemcpyDeviceToHost);
-    (void)cudaGetLastError();
-    if (copied == cudaSuccess)
-        harness_report("case0", "%zu %.1f", n, harness_sum(host, n));
-    else
-        harness_report("case0", "lost (%s)", cudaGetErrorName(copied));
     free(host);
-    /* 2. the library's workspace: no context owns it any more */
-    CUcontext owner = NULL;
-    CUresult r = workspace ? cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, workspace)
-                           : CUDA_ERROR_NOT_FOUND;
-    harness_report("workspace", "%s",
-                   r == CUDA_ERROR_INVALID_VALUE ? "freed"
-                   : r == CUDA_SUCCESS           ? "allocated"
-                                                 : "unknown");
-    /* 3. the stack as the application left it: its context, alone */
-    int depth = harness_stack_depth(&top);
-    harness_report("stack", "%d %s", depth,
-                   !top             ? "none"
-                   : top == app_ctx ? "application"
-                                    : "another");
-    /* 4. only the runtime's reference is left: giving that one back deactivates the context */
-    if (copied == cudaSuccess)
-        (void)cudaFree(app);
-    harness_report("allocations_left", "%d", lib_allocs_left);
-    harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(dev));
     return harness_end(seed, true);
 }

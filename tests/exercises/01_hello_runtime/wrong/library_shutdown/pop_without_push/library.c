@@ -1,0 +1,18 @@
+/* Wrong: lib_shutdown() frees in whatever context is current (here the same one) and pops a
+ * context it never pushed: the application's. */
+#include "library_shutdown.h"
+
+bool lib_init(struct library *lib)
+{
+    return checkDriver(cuDeviceGet(&lib->dev, 0)) &&
+           checkDriver(cuDevicePrimaryCtxRetain(&lib->ctx, lib->dev)) &&
+           checkDriver(cuCtxPushCurrent(lib->ctx)) &&
+           checkDriver(cuMemAlloc(&lib->workspace, LIBRARY_WORKSPACE_BYTES)) &&
+           checkDriver(cuCtxPopCurrent(NULL));
+}
+
+bool lib_shutdown(struct library *lib)
+{
+    return checkDriver(cuMemFree(lib->workspace)) && checkDriver(cuCtxPopCurrent(NULL)) &&
+           checkDriver(cuDevicePrimaryCtxRelease(lib->dev));
+}
