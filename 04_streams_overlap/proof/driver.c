@@ -106,93 +106,82 @@ static bool driver_measure(const struct pipeline *p, CUfunction kernel, struct d
     return true;
 }
 
-bool step_8_the_driver_api(struct findings *f)
+/* What step 8 measured: the plain and the joined pipeline (medians, spreads, results). */
+struct driver_runs {
+    double med[2], sp[2];
+    bool same[2];
+    CUcontext ctx;
+};
+
+/* Make the events and the CU_STREAM_NON_BLOCKING streams, time both pipelines, release. */
+static bool time_driver_runs(int chunks, struct driver_runs *d)
 {
-    int chunks = f->maxn;
-    const struct run *rt = NULL;
-    for (int k = 0; k < nruns; k++)
-        if (!runs[k].sequential && !runs[k].legacy_between && runs[k].memory == PINNED &&
-            runs[k].order == PER_STREAM && runs[k].streams == chunks)
-            rt = &runs[k];
-    printf("\n8. The same pipeline through the Driver API (%d chunks, per stream)\n", chunks);
-    CUcontext ctx = NULL;
     cudaStream_t s[MAX_STREAMS] = {0};
     static struct driver_timing dt; /* zero: no event made yet */
     memset(&dt, 0, sizeof dt);
     cudaFunction_t kernel = NULL;
-    double med[2] = {0, 0}, sp[2] = {0, 0};
-    bool same[2] = {false, false};
-    bool ok = checkDriver(cuCtxGetCurrent(&ctx)) && checkRuntime(work_function(&kernel)) &&
+    bool ok = checkDriver(cuCtxGetCurrent(&d->ctx)) && checkRuntime(work_function(&kernel)) &&
               checkDriver(cuEventCreate(&dt.start, CU_EVENT_DEFAULT));
     for (int i = 0; ok && i < chunks; i++)
-        ok = checkDriver(cuEventCreate(&dt.end.at[i][3], CU_EVENT_DEFAULT));
+        ok = checkDriver(cuEventCreate(&dt.end.at[i][AFTER_COPY_OUT], CU_EVENT_DEFAULT));
     ok = ok && streams_create(s, chunks, DRIVER_NON_BLOCKING);
     struct pipeline p = lesson_pipeline(chunks, PINNED, s);
-    ok = ok && driver_measure(&p, (CUfunction)kernel, &dt, med, sp, same);
+    ok = ok && driver_measure(&p, (CUfunction)kernel, &dt, d->med, d->sp, d->same);
     ok = streams_destroy(s, chunks, DRIVER_NON_BLOCKING) && ok;
     for (int i = 0; i < chunks; i++)
-        if (dt.end.at[i][3])
-            ok = checkDriver(cuEventDestroy(dt.end.at[i][3])) && ok;
+        if (dt.end.at[i][AFTER_COPY_OUT])
+            ok = checkDriver(cuEventDestroy(dt.end.at[i][AFTER_COPY_OUT])) && ok;
     if (dt.start)
         ok = checkDriver(cuEventDestroy(dt.start)) && ok;
-    if (!ok)
-        return false;
-    double plain = med[0], joined = med[1], sp1 = sp[0], sp2 = sp[1];
-    bool same1 = same[0], same2 = same[1];
-    printf("   cuCtxGetCurrent: %p, the runtime's primary context: the Driver API works in it\n",
-           (void *)ctx);
-    printf("   CU_STREAM_NON_BLOCKING streams: %.2f ms (the runtime's per-stream run in step 3:\n"
-           "   %.2f ms); with a 4-byte memset in the legacy stream between the streams' work: %.2f "
-           "ms\n",
-           plain, rt->median, joined);
-    claim(same1 && same2, "both Driver API runs returned the sequential result bit for bit");
+    return ok;
+}
+
+/* The model, timed again beside this step (steps 5-7 ran since step 3, and a GPU whose clocks
+ * sag would be judged against a model of a faster moment): false, with why, when it moved. */
+static bool model_again(const struct findings *f, int chunks, struct model *now, char *why,
+                        size_t len, bool *ok)
+{
     const struct model *m = model_for(f, chunks);
-    char why[480];
-    double spread = sp1 > sp2 ? sp1 : sp2, cost = largest_op_cost(f);
-    if (!steady(spread, why, sizeof why)) {
-        not_judged(why, "the Driver API pipeline is as fast as the model allows");
-        not_judged(why, "the legacy memset does not join non-blocking streams");
-        return true;
-    }
-    /* The model, timed again beside this step: steps 5-7 ran since step 3, and a GPU whose
-     * clocks sag would be judged against a model of a faster moment. */
-    struct model now;
-    if (!measure_model(chunks, f->handoff, &now))
+    *ok = measure_model(chunks, f->handoff, now);
+    if (!*ok)
         return false;
-    double bar = 0.05 + (m->spread > now.spread ? m->spread : now.spread);
+    double bar = 0.05 + (m->spread > now->spread ? m->spread : now->spread);
     printf("   the model of %d stream%s, timed again now: %.2f ms (step 3: %.2f ms)\n", chunks,
-           chunks == 1 ? "" : "s", now.ideal, m->ideal);
-    if (apart(now.ideal, m->ideal, bar)) {
-        snprintf(why, sizeof why,
-                 "the model allowed %.2f ms in step 3 and %.2f ms now, more than "
-                 "5%% and the spread apart: the GPU's pace (its clocks, its temperature, another "
-                 "program) moved",
-                 m->ideal, now.ideal);
-        not_judged(why, "the Driver API pipeline is as fast as the model allows");
-        not_judged(why, "the legacy memset does not join non-blocking streams");
+           chunks == 1 ? "" : "s", now->ideal, m->ideal);
+    if (!apart(now->ideal, m->ideal, bar))
         return true;
-    }
-    double reached = now.ideal / plain;
-    spread = spread > now.spread ? spread : now.spread;
+    snprintf(why, len,
+             "the model allowed %.2f ms in step 3 and %.2f ms now, more than 5%% and the spread "
+             "apart: the GPU's pace (its clocks, its temperature, another program) moved",
+             m->ideal, now->ideal);
+    return false;
+}
+
+/* The two timing claims against the model timed again now. */
+static void judge_driver(const struct findings *f, const struct model *now, double plain,
+                         double joined, double spread, double runtime)
+{
+    int chunks = f->maxn;
+    char why[480];
+    double reached = now->ideal / plain, cost = largest_op_cost(f);
     bool shared = chunks >= 2 && queues_shared(chunks, why, sizeof why);
-    double shortest = shortest_op(&now);
+    double shortest = shortest_op(now);
     /* Operations of a few microseconds: what each call costs beyond its bandwidth decides, and
      * the two APIs' pipelines pay it differently (an H100 at 1024 elements: 0.02 ms through the
      * Driver API, 0.05 ms through the runtime in step 3, the model 0.03 ms): no bound either way. */
     if (shortest < 20 * cost)
-        not_judged_too_short(shortest, cost, plain, now.ideal, rt->median);
+        not_judged_too_short(shortest, cost, plain, now->ideal, runtime);
     else if (shared || (chunks >= 2 && (L.launch_blocking || L.engines < 2)))
-        claim(within_bound(now.bound, plain, spread, cost),
+        claim(within_bound(now->bound, plain, spread, cost),
               "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: no faster than the "
               "model allows (a bound here, as in step 3: %.2f ms, within 5%%, the spread and two "
               "operation costs)",
-              plain, 100 * reached, now.ideal, now.bound);
+              plain, 100 * reached, now->ideal, now->bound);
     else
-        claim(
-            near_model(now.ideal, plain, spread, cost),
-            "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: as fast as the model "
-            "allows, as the runtime's was",
-            plain, 100 * reached, now.ideal);
+        claim(near_model(now->ideal, plain, spread, cost),
+              "the Driver API pipeline: %.2f ms, %.1f%% of the model's %.2f ms: as fast as the "
+              "model allows, as the runtime's was",
+              plain, 100 * reached, now->ideal);
     /* Each memset is one more operation on the GPU: allow its cost, measured in step 1. */
     double allowance = (1.05 + spread) * plain + (chunks - 1) * cost;
     if (chunks < 2)
@@ -208,5 +197,40 @@ bool step_8_the_driver_api(struct findings *f)
               "the legacy-stream memsets do not join CU_STREAM_NON_BLOCKING streams: %.2f against "
               "%.2f ms without them (step 5b's blocking streams: %.2fx slower)",
               joined, plain, f->legacy_ratio);
+}
+
+bool step_8_the_driver_api(struct findings *f)
+{
+    int chunks = f->maxn;
+    const struct run *rt = NULL;
+    for (int k = 0; k < nruns; k++)
+        if (!runs[k].sequential && !runs[k].legacy_between && runs[k].memory == PINNED &&
+            runs[k].order == PER_STREAM && runs[k].streams == chunks)
+            rt = &runs[k];
+    printf("\n8. The same pipeline through the Driver API (%d chunks, per stream)\n", chunks);
+    struct driver_runs d = {{0, 0}, {0, 0}, {false, false}, NULL};
+    if (!time_driver_runs(chunks, &d))
+        return false;
+    double plain = d.med[0], joined = d.med[1];
+    printf("   cuCtxGetCurrent: %p, the runtime's primary context: the Driver API works in it\n",
+           (void *)d.ctx);
+    printf("   CU_STREAM_NON_BLOCKING streams: %.2f ms (the runtime's per-stream run in step 3:\n"
+           "   %.2f ms); with a 4-byte memset in the legacy stream between the streams' work: %.2f "
+           "ms\n",
+           plain, rt->median, joined);
+    claim(d.same[0] && d.same[1],
+          "both Driver API runs returned the sequential result bit for bit");
+    char why[480];
+    double spread = d.sp[0] > d.sp[1] ? d.sp[0] : d.sp[1];
+    struct model now;
+    bool ok = true;
+    if (!steady(spread, why, sizeof why) || !model_again(f, chunks, &now, why, sizeof why, &ok)) {
+        if (ok) {
+            not_judged(why, "the Driver API pipeline is as fast as the model allows");
+            not_judged(why, "the legacy memset does not join non-blocking streams");
+        }
+        return ok;
+    }
+    judge_driver(f, &now, plain, joined, spread > now.spread ? spread : now.spread, rt->median);
     return true;
 }
