@@ -1,0 +1,47 @@
+/*
+ * common/syscall_filter.h - the system-call filter (seccomp) of every graded exercise program.
+ *
+ * What it does. From before main() to the end of the process (and in every thread), in a
+ * program built from a student's file (an exercise or a solution, linked by common/lesson.mk's
+ * exercise rule):
+ *   - a system call made from the program's own image (its code and data: the harness, common/,
+ *     the student's file, the static CUDA runtime; none of them makes one itself, the C library
+ *     does it from its own pages) ends the process (SIGSYS, exit status 159 in a shell);
+ *   - execve and execveat, fork and vfork, clone without CLONE_THREAD (threads are allowed: the
+ *     CUDA runtime starts its own), ptrace, process_vm_readv and process_vm_writev, pidfd_getfd
+ *     and io_uring_setup (whose requests the filter would not see) fail with EPERM wherever they
+ *     come from (the C library, the CUDA driver: a driver that tries to start nvidia-modprobe
+ *     gets an error and goes on); clone3 fails with ENOSYS, so that the C library starts
+ *     threads with clone, whose flags the filter can read;
+ *   - a system call of another architecture's numbering (int $0x80 on x86-64, the x32 ABI)
+ *     ends the process.
+ * /proc/self/mem cannot be written in the grading sandbox (grading/sandbox-run mounts /proc
+ * read-only); that is the sandbox's part, not this filter's.
+ *
+ * When. An exercise program is recognised by its section student_text: common/check-object,
+ * which checks each of the student's objects before the link, moves the object's code there
+ * (the linker then marks its range with __start_student_text and __stop_student_text). A
+ * constructor of this file (priority 101: before every constructor of default priority, and
+ * the student's objects may hold none) installs the filter in such a program. The lessons'
+ * own programs, demos, and an exercise built with HOST_SANITIZE=1 (never graded: the check is
+ * not run, and LeakSanitizer needs ptrace) run without it. A harness need not call anything.
+ *
+ * If the kernel refuses the filter (no seccomp), the program prints one line on stderr that
+ * begins "syscall filter:" and exits 118: nothing of the student's ran, and grading/grade
+ * reports the exercise "not graded" (the grader's own setup failed), never a 0.
+ */
+#ifndef LESSON_SYSCALL_FILTER_H
+#define LESSON_SYSCALL_FILTER_H
+
+/* The exit status of a program whose filter could not be installed. */
+#define SYSCALL_FILTER_FAILED 118
+
+/* Installs the filter (once; later calls do nothing). 0 on success, else -errno. A harness
+ * that wants the filter in a build without student_text (none today) may call it first thing
+ * in main(); the range check then covers the program's image as always. */
+int syscall_filter_install(void);
+
+/* 1 when the filter is installed in this process, else 0. */
+int syscall_filter_installed(void);
+
+#endif
