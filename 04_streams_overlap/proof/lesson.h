@@ -171,6 +171,7 @@ double spread_of(const double *sorted, int n);
 
 /* model.c */
 bool measure_model(int chunks, double handoff, struct model *m);
+void model_of_one(const double t[OPS], double spread, double handoff, struct model *m);
 const struct model *model_for(const struct findings *f, int chunks);
 /* The largest of step 1's per-operation costs; one chunk's shortest operation alone (ms). A
  * model is judged as a bound only when that operation is under 20 such costs. */

@@ -37,6 +37,29 @@ static double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
+/* A direction's rate, as a fraction of its rate alone, while the other direction copies too:
+ * measured (alone over both at once) when `shared`; one copy engine: the two take turns. */
+static double rate_while_both(bool shared, double alone, double both)
+{
+    if (L.engines < 2)
+        return 0.5;
+    return shared && both > 0 ? fmin(1.0, alone / both) : 1.0;
+}
+
+/* Chunk `in` copied in at t: its kernel starts when the SMs are free and a hand-off has passed;
+ * when its result is ready for the copy out. */
+static double kernel_after_copy_in(struct span sp[][OPS], int in, int n, double t, double hand,
+                                   double k_step, double k1, double *sms_free)
+{
+    double start = fmax(*sms_free, t + hand);
+    *sms_free = start + k_step;
+    sp[in][OP_H2D].end = t;
+    sp[in][OP_KERNEL] = (struct span){start, start + k1};
+    if (in + 1 < n)
+        sp[in + 1][OP_H2D].start = t;
+    return start + k1 + hand;
+}
+
 /* The simulation above, `hand` ms per hand-off: when the last copy out ends, in ms; each
  * operation's span into sp (the model's own timeline, for its overlap). With `shared` false,
  * the two directions keep their rates alone while both copy: the shared rates were measured
@@ -48,11 +71,8 @@ static double play_pipeline(const struct model *m, double hand, bool shared, str
 {
     int n = m->chunks;
     double h = m->H / n, d = m->D / n, k_step = m->K / n, k1 = m->k1;
-    double f_in =
-        shared && m->Hs > 0 ? fmin(1.0, m->H / m->Hs) : 1.0; /* rate while the other runs */
-    double f_out = shared && m->Ds > 0 ? fmin(1.0, m->D / m->Ds) : 1.0;
-    if (L.engines < 2) /* one copy engine: the two directions take turns */
-        f_in = f_out = 0.5;
+    double f_in = rate_while_both(shared, m->H, m->Hs),
+           f_out = rate_while_both(shared, m->D, m->Ds);
     double ready_out[MAX_STREAMS];
     double t = 0, sms_free = 0, left_in = h, left_out = 0;
     int in = 0, out = 0; /* the chunk being copied in (n: all in), the next to copy out */
@@ -77,14 +97,8 @@ static double play_pipeline(const struct model *m, double hand, bool shared, str
             left_out -= (next - t) * r_out;
         t = next;
         if (in_busy && left_in <= 1e-9 * h) { /* chunk `in` is on the device: its kernel */
-            double start = fmax(sms_free, t + hand);
-            sms_free = start + k_step;
-            sp[in][OP_H2D].end = t;
-            sp[in][OP_KERNEL] = (struct span){start, start + k1};
-            if (in + 1 < n)
-                sp[in + 1][OP_H2D].start = t;
-            ready_out[in++] = start + k1 + hand;
-            left_in = h;
+            ready_out[in] = kernel_after_copy_in(sp, in, n, t, hand, k_step, k1, &sms_free);
+            left_in = h, in++;
         }
         if (out_busy && left_out <= 1e-9 * d) {
             sp[out][OP_D2H].end = t;
@@ -93,6 +107,27 @@ static double play_pipeline(const struct model *m, double hand, bool shared, str
         }
     }
     return t;
+}
+
+/* The model's own figures from its measurements: the two simulations and its timeline. */
+static void play_model(struct model *m, double handoff)
+{
+    static struct run timeline;
+    m->serial = m->H + m->K + m->D;
+    timeline = (struct run){.streams = m->chunks};
+    m->bound = play_pipeline(m, handoff, false, timeline.span);
+    m->ideal = play_pipeline(m, handoff, true, timeline.span); /* its spans, written last, stay */
+    m->overlap = overlap_fraction(&timeline);
+}
+
+/* One chunk: the three stages alone at full size, as stages_again times them (t[OPS], their
+ * widest spread): the same measurement, so it is not taken twice. */
+void model_of_one(const double t[OPS], double spread, double handoff, struct model *m)
+{
+    *m = (struct model){.chunks = 1, .H = t[OP_H2D], .K = t[OP_KERNEL], .D = t[OP_D2H]};
+    m->h1 = m->Hs = m->H, m->k1 = m->K, m->d1 = m->Ds = m->D;
+    m->spread = spread;
+    play_model(m, handoff);
 }
 
 bool measure_model(int chunks, double handoff, struct model *m)
@@ -104,7 +139,6 @@ bool measure_model(int chunks, double handoff, struct model *m)
         !time_split(OP_D2H, chunks, false, L.reps, &m->D, NULL, &s[2]))
         return false;
     m->spread = max3(s[0], s[1], s[2]);
-    m->serial = m->H + m->K + m->D;
     m->h1 = m->Hs = m->H, m->k1 = m->K, m->d1 = m->Ds = m->D;
     if (chunks > 1) {
         /* One chunk's kernel alone (with several chunks, K can be less than chunks x k1). */
@@ -115,11 +149,7 @@ bool measure_model(int chunks, double handoff, struct model *m)
         m->h1 = m->H / chunks;
         m->d1 = m->D / chunks;
     }
-    static struct run timeline;
-    timeline = (struct run){.streams = chunks};
-    m->bound = play_pipeline(m, handoff, false, timeline.span);
-    m->ideal = play_pipeline(m, handoff, true, timeline.span); /* its spans, written last, stay */
-    m->overlap = overlap_fraction(&timeline);
+    play_model(m, handoff);
     return true;
 }
 

@@ -107,25 +107,10 @@ bool step_1_stages_alone(struct findings *f)
     return true;
 }
 
-/* 2. The same work in sequence, in the legacy default stream; checked against the host. */
-bool step_2_in_sequence(struct findings *f)
+/* Step 2's run against step 1's stages: a hand-off far longer than an operation's cost, or
+ * repetitions far apart, mean the pace moved (L.drift says how). */
+static void sequence_pace(const struct findings *f, const struct run *seq)
 {
-    printf("\n2. In sequence: copy in, kernel, copy out, all in the legacy default stream\n");
-    struct run *seq = f->seq = new_run(1, PER_STREAM, PINNED, true, false);
-    if (!measure(seq))
-        return false;
-    memcpy(L.ref, L.h_out, L.bytes);
-    size_t stride = L.n / 16384 ? L.n / 16384 : 1, sampled = 0, wrong = 0;
-    for (size_t i = 0; i < L.n; i += stride, sampled++) {
-        float want = work_on_host(work_input(i), L.work);
-        wrong += memcmp(&want, &L.ref[i], sizeof want) != 0;
-    }
-    double sum = f->th + f->tk + f->td;
-    f->handoff = seq->median > sum ? (seq->median - sum) / 2 : 0;
-    printf("   %.2f ms (spread %.2f to %.2f), the stages' sum is %.2f ms: %.3f ms per hand-off\n"
-           "   (an engine waiting for the one before it: copy in -> kernel, kernel -> copy out;\n"
-           "   the difference over two, step 3's model counts it)\n",
-           seq->median, seq->lo, seq->hi, sum, f->handoff);
     /* A hand-off is an engine starting on the one before it: a few microseconds, like an
      * operation's cost (0-22 us on quiet H100s). One many times an operation's cost, over
      * 50 us and, two of them, over 2% of the sequence (a difference of two medians reads
@@ -157,6 +142,28 @@ bool step_2_in_sequence(struct findings *f)
                  "apart: the machine's pace changed while it ran (another program on this GPU or "
                  "busy on its CPUs?), and the model built on it cannot be compared",
                  seq->lo, seq->hi, 1e3 * cost);
+}
+
+/* 2. The same work in sequence, in the legacy default stream; checked against the host. */
+bool step_2_in_sequence(struct findings *f)
+{
+    printf("\n2. In sequence: copy in, kernel, copy out, all in the legacy default stream\n");
+    struct run *seq = f->seq = new_run(1, PER_STREAM, PINNED, true, false);
+    if (!measure(seq))
+        return false;
+    memcpy(L.ref, L.h_out, L.bytes);
+    size_t stride = L.n / 16384 ? L.n / 16384 : 1, sampled = 0, wrong = 0;
+    for (size_t i = 0; i < L.n; i += stride, sampled++) {
+        float want = work_on_host(work_input(i), L.work);
+        wrong += memcmp(&want, &L.ref[i], sizeof want) != 0;
+    }
+    double sum = f->th + f->tk + f->td;
+    f->handoff = seq->median > sum ? (seq->median - sum) / 2 : 0;
+    printf("   %.2f ms (spread %.2f to %.2f), the stages' sum is %.2f ms: %.3f ms per hand-off\n"
+           "   (an engine waiting for the one before it: copy in -> kernel, kernel -> copy out;\n"
+           "   the difference over two, step 3's model counts it)\n",
+           seq->median, seq->lo, seq->hi, sum, f->handoff);
+    sequence_pace(f, seq);
     printf("   %zu elements recomputed on the host with fmaf: %zu differ\n", sampled, wrong);
     claim(wrong == 0, "the GPU's result matches the host's bit for bit (%zu elements sampled)",
           sampled);
@@ -190,22 +197,45 @@ static void same_pace(const struct findings *f, const double now[OPS], const cha
                  before[0], before[1], before[2], now[0], now[1], now[2], when);
 }
 
-/* The same three stages, timed again. */
-static bool stages_again(const struct findings *f, const char *when)
+/* The same three stages, timed again; they are the model of one stream too (*one). */
+static bool stages_again(const struct findings *f, const char *when, struct model *one)
 {
-    double t[OPS];
+    double t[OPS], s[OPS];
     for (int op = 0; op < OPS; op++)
-        if (!time_split(op, 1, false, L.reps, &t[op], NULL, NULL))
+        if (!time_split(op, 1, false, L.reps, &t[op], NULL, &s[op]))
             return false;
     same_pace(f, t, when);
+    double spread = s[0] > s[1] ? s[0] : s[1];
+    model_of_one(t, spread > s[2] ? spread : s[2], f->handoff, one);
     return true;
+}
+
+/* A model's own figures against each other and step 1: both directions at once no slower than
+ * one after the other, and one chunk's stages as step 1 timed them (L.drift when not). */
+static void model_pace(const struct findings *f, const struct model *m)
+{
+    /* Both directions at once cannot take longer than one after the other, unless the
+     * machine's pace moved while they were timed (an H100 once read 3.13 ms for 8 chunks
+     * in, against 1.31 + 1.24 ms apart). */
+    if (m->chunks > 1 && !L.drift[0] &&
+        (m->Hs > 1.05 * (m->H + m->D) || m->Ds > 1.05 * (m->H + m->D)))
+        snprintf(L.drift, sizeof L.drift,
+                 "with %d chunks the copies both ways at once took "
+                 "%.2f and %.2f ms, longer than one direction after the other (%.2f ms): the "
+                 "machine's pace moved while the model was timed",
+                 m->chunks, m->Hs, m->Ds, m->H + m->D);
+    /* One chunk: the same three stages as step 1, timed once more (an H100 once read them
+     * 6% slower here than a moment before, in stages_again: the machine's pace moved). */
+    if (m->chunks == 1)
+        same_pace(f, (const double[OPS]){m->H, m->K, m->D}, "for the model of one stream");
 }
 
 /* Step 3's first half: the model for every stream count, printed before any streamed run. */
 static bool state_the_model(struct findings *f)
 {
     const struct run *seq = f->seq;
-    if (!stages_again(f, "before the model"))
+    struct model one;
+    if (!stages_again(f, "before the model", &one))
         return false;
     printf(
         "   the model, before measuring: each stage timed alone, cut into N chunks in N streams\n"
@@ -224,25 +254,13 @@ static bool state_the_model(struct findings *f)
     f->allowed = 1;
     for (int k = 0; k < f->ncounts; k++) {
         struct model *m = &f->model[k];
-        if (!measure_model(f->counts[k], f->handoff, m))
+        if (f->counts[k] == 1)
+            *m = one; /* the stages just timed: one chunk's model is that measurement */
+        else if (!measure_model(f->counts[k], f->handoff, m))
             return false;
-        /* Both directions at once cannot take longer than one after the other, unless the
-         * machine's pace moved while they were timed (an H100 once read 3.13 ms for 8 chunks
-         * in, against 1.31 + 1.24 ms apart). */
-        if (m->chunks > 1 && !L.drift[0] &&
-            (m->Hs > 1.05 * (m->H + m->D) || m->Ds > 1.05 * (m->H + m->D)))
-            snprintf(L.drift, sizeof L.drift,
-                     "with %d chunks the copies both ways at once took "
-                     "%.2f and %.2f ms, longer than one direction after the other (%.2f ms): the "
-                     "machine's pace moved while the model was timed",
-                     m->chunks, m->Hs, m->Ds, m->H + m->D);
-        /* One chunk: the same three stages as step 1, timed once more (an H100 once read them
-         * 6% slower here than a moment before, in stages_again: the machine's pace moved). */
-        if (m->chunks == 1)
-            same_pace(f, (const double[OPS]){m->H, m->K, m->D}, "for the model of one stream");
+        model_pace(f, m);
         double allows = seq->median / m->ideal;
-        if (allows > f->allowed)
-            f->allowed = allows;
+        f->allowed = allows > f->allowed ? allows : f->allowed;
         if (m->chunks == 1)
             printf("   %7d  %7.2f ms  %7.2f ms  %7.2f ms   -                    %7.2f ms  %5.2fx\n",
                    m->chunks, m->H, m->K, m->D, m->ideal, allows);
@@ -312,15 +330,16 @@ static bool pace_after_runs(const struct findings *f)
 {
     /* The stages once more, after the runs: the model and the runs were timed between this and
      * the check before the model, so a pace that moved in between shows at one end or the other. */
-    if (!L.drift[0] && !stages_again(f, "after the runs"))
+    struct model one;
+    if (!L.drift[0] && !stages_again(f, "after the runs", &one))
         return false;
     /* And the model itself, timed again after the runs: a GPU whose clocks sag under a long load
      * (a 70 W card, a laptop) runs its kernels slower at the end than when the model was timed,
      * and the three stages at full size, timed in a moment, may not show it. */
     for (int k = 0; k < f->ncounts && !L.drift[0]; k++) {
-        struct model after;
+        struct model after = one; /* one stream: the stages just timed */
         const struct model *m = &f->model[k];
-        if (!measure_model(m->chunks, f->handoff, &after))
+        if (m->chunks > 1 && !measure_model(m->chunks, f->handoff, &after))
             return false;
         double bar = 0.05 + (m->spread > after.spread ? m->spread : after.spread);
         if (apart(after.ideal, m->ideal, bar))
@@ -422,41 +441,20 @@ bool step_3_split_over_streams(struct findings *f)
     return true;
 }
 
-/* 4. The timelines of the sequential run and of the widest streamed runs, and their overlap. */
-void step_4_timelines(struct findings *f)
+/* Step 4's claim where the environment or the card decides it; false when none does. */
+static bool overlap_decided_here(const struct findings *f, const struct run *wide,
+                                 const struct run *wide_stage, double want)
 {
-    const struct run *seq = f->seq;
     int maxn = f->maxn;
-    printf("\n4. Timelines (H copy in, K kernel, D copy out, . idle; from events, see README)\n");
-    struct run *wide = NULL, *wide_stage = NULL;
-    for (int k = 0; k < nruns; k++)
-        if (!runs[k].sequential && runs[k].streams == maxn)
-            *(runs[k].order == PER_STREAM ? &wide : &wide_stage) = &runs[k];
-    f->wide = wide, f->wide_stage = wide_stage;
-    print_timeline("in sequence", seq);
-    print_timeline("per stream", wide);
-    if (wide_stage)
-        print_timeline("by stage", wide_stage);
-    printf("   overlap = the time copies and kernels ran together, over the shorter of (the time\n"
-           "   some copy ran, the time some kernel ran): %.0f%% in sequence, %.0f%% per stream%s",
-           100 * seq->overlap, 100 * wide->overlap, wide_stage ? "" : "\n");
-    if (wide_stage)
-        printf(", %.0f%% by stage\n", 100 * wide_stage->overlap);
-    const struct run *better =
-        wide_stage && wide_stage->overlap > wide->overlap ? wide_stage : wide;
-    const struct model *m = model_for(f, maxn);
-    double want = 0.5 * (1 - 1.0 / maxn), allowed = seq->median / m->ideal;
-    double shortest = shortest_op(m), cost = largest_op_cost(f);
-    char why[480];
-    if (maxn == 1) {
+    if (maxn == 1)
         not_judged("one stream runs its operations one after another",
                    "copies and kernels overlap");
-    } else if (L.untimed[0]) {
+    else if (L.untimed[0])
         not_judged(L.untimed, "with %d streams copies and kernels overlap", maxn);
-    } else if (L.engines == 0) {
+    else if (L.engines == 0)
         not_judged("asyncEngineCount 0: this GPU runs no copy beside a kernel",
                    "with %d streams copies and kernels overlap", maxn);
-    } else if (L.launch_blocking) {
+    else if (L.launch_blocking) {
         claim(wide->overlap < 0.10,
               "CUDA_LAUNCH_BLOCKING=1, per stream: no kernel overlaps a copy (%.0f%%): each launch "
               "waits for its kernel before the next chunk's copy in is issued",
@@ -467,11 +465,18 @@ void step_4_timelines(struct findings *f)
                 "CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch, "
                 "still overlap the kernels: %.0f%% (%.0f%% wanted)",
                 100 * wide_stage->overlap, 100 * want);
-    } else if (allowed < 1.02) {
-        snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%",
-                 allowed);
-        not_judged(why, "with %d streams copies and kernels overlap", maxn);
-    } else if (L.connections == 1) {
+    } else
+        return false;
+    return true;
+}
+
+/* Step 4's claim with one hardware queue, or fewer queues than streams; false: neither. */
+static bool overlap_with_few_queues(const struct findings *f, const struct run *wide,
+                                    const struct run *wide_stage, double want)
+{
+    char why[480];
+    int maxn = f->maxn;
+    if (L.connections == 1) {
         claim(wide->overlap < 0.10,
               "one hardware queue: per stream, kernels wait behind the copies of other streams: "
               "overlap %.0f%%",
@@ -481,19 +486,32 @@ void step_4_timelines(struct findings *f)
                   "one hardware queue: by stage, copies and kernels still overlap: %.0f%% (%.0f%% "
                   "wanted)",
                   100 * wide_stage->overlap, 100 * want);
-    } else if (queues_shared(maxn, why, sizeof why)) {
-        not_judged(why, "with %d streams, per stream, copies and kernels overlap as in the model",
-                   maxn);
-        if (wide_stage)
-            claim(wide_stage->overlap >= want,
-                  "%d hardware queues for %d streams: by stage, copies and kernels still overlap: "
-                  "%.0f%% (%.0f%% wanted)",
-                  L.connections, maxn, 100 * wide_stage->overlap, 100 * want);
-    } else if (L.engines < 2) {
+        return true;
+    }
+    if (!queues_shared(maxn, why, sizeof why))
+        return false;
+    not_judged(why, "with %d streams, per stream, copies and kernels overlap as in the model",
+               maxn);
+    if (wide_stage)
+        claim(wide_stage->overlap >= want,
+              "%d hardware queues for %d streams: by stage, copies and kernels still overlap: "
+              "%.0f%% (%.0f%% wanted)",
+              L.connections, maxn, 100 * wide_stage->overlap, 100 * want);
+    return true;
+}
+
+/* Step 4's claim on a machine that can show it: the better order's overlap against the
+ * model's own timeline, or against half of 1 - 1/N with one copy engine. */
+static void overlap_as_in_the_model(const struct findings *f, const struct run *better, double want)
+{
+    int maxn = f->maxn;
+    const struct model *m = model_for(f, maxn);
+    double shortest = shortest_op(m), cost = largest_op_cost(f);
+    char why[480];
+    if (L.engines < 2) {
         claim(better->overlap >= want,
               "one asynchronous engine: with %d streams copies and kernels still overlap: %.0f%% "
-              "%s (%.0f%% "
-              "wanted: half of the 1 - 1/%d a pipeline of equal stages reaches)",
+              "%s (%.0f%% wanted: half of the 1 - 1/%d a pipeline of equal stages reaches)",
               maxn, 100 * better->overlap, order_name(better->order), 100 * want, maxn);
     } else if (shortest < 20 * cost) {
         snprintf(why, sizeof why,
@@ -516,4 +534,39 @@ void step_4_timelines(struct findings *f)
               "pipeline %.0f%% (10 points below it or more wanted)",
               maxn, 100 * better->overlap, order_name(better->order), 100 * m->overlap);
     }
+}
+
+/* 4. The timelines of the sequential run and of the widest streamed runs, and their overlap. */
+void step_4_timelines(struct findings *f)
+{
+    const struct run *seq = f->seq;
+    int maxn = f->maxn;
+    printf("\n4. Timelines (H copy in, K kernel, D copy out, . idle; from events, see README)\n");
+    struct run *wide = NULL, *wide_stage = NULL;
+    for (int k = 0; k < nruns; k++)
+        if (!runs[k].sequential && runs[k].streams == maxn && !runs[k].legacy_between &&
+            runs[k].memory == PINNED)
+            *(runs[k].order == PER_STREAM ? &wide : &wide_stage) = &runs[k];
+    f->wide = wide, f->wide_stage = wide_stage;
+    print_timeline("in sequence", seq);
+    print_timeline("per stream", wide);
+    if (wide_stage)
+        print_timeline("by stage", wide_stage);
+    printf("   overlap = the time copies and kernels ran together, over the shorter of (the time\n"
+           "   some copy ran, the time some kernel ran): %.0f%% in sequence, %.0f%% per stream%s",
+           100 * seq->overlap, 100 * wide->overlap, wide_stage ? "" : "\n");
+    if (wide_stage)
+        printf(", %.0f%% by stage\n", 100 * wide_stage->overlap);
+    const struct run *better =
+        wide_stage && wide_stage->overlap > wide->overlap ? wide_stage : wide;
+    double want = 0.5 * (1 - 1.0 / maxn), allowed = seq->median / model_for(f, maxn)->ideal;
+    char why[480];
+    if (overlap_decided_here(f, wide, wide_stage, want))
+        return;
+    if (allowed < 1.02) {
+        snprintf(why, sizeof why, "the model allows %.3fx here: overlap can hide at most 2%%",
+                 allowed);
+        not_judged(why, "with %d streams copies and kernels overlap", maxn);
+    } else if (!overlap_with_few_queues(f, wide, wide_stage, want))
+        overlap_as_in_the_model(f, better, want);
 }
