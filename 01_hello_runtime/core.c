@@ -84,8 +84,8 @@ bool primary_context_of(CUdevice dev, CUcontext *ctx)
            checkDriver(cuDevicePrimaryCtxRelease(dev));
 }
 
-/* 2. Each of these, made first in a fresh process (first_calls.c starts one per call). The
- * queries need no context; the calls that need one start the primary context. */
+/* 2. Each of these, made first in a fresh process (proof/first_calls.c starts one per call).
+ * The queries need no context; the calls that need one start the primary context. */
 cudaError_t make_first_call(const char *name, int device)
 {
     int value = 0;

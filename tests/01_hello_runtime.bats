@@ -311,6 +311,12 @@ step_0_of() { # step_0_of VAR=value...: the lesson's step 0 under those variable
     assert_output --partial "libcuda.so.1 is the CUDA toolkit's stub library"
 }
 
+@test "IN_DEPTH.md: CUDA_DEVICE_ORDER as the Programming Guide's table has it (device 0 the guessed fastest, the rest unspecified)" {
+    run bash -c 'tr -s " \n" "  " <"$1"' _ "$ROOT/01_hello_runtime/IN_DEPTH.md"
+    assert_output --partial '`FASTEST_FIRST` (the default) makes device 0 the GPU a simple heuristic guesses fastest and leaves the order of the others unspecified; `PCI_BUS_ID` numbers them in ascending PCI bus order'
+    assert_output --partial 'The CUDA Programming Guide lists the variables in its appendix "CUDA Environment Variables"'
+}
+
 @test "CUDA_DEVICE_ORDER: FASTEST_FIRST (the default) makes device 0 the guessed fastest and leaves the others' order unspecified; PCI_BUS_ID orders by bus" {
     step_0_of -u CUDA_DEVICE_ORDER
     assert_line "   CUDA_DEVICE_ORDER=(not set)        device 0 is the GPU a simple heuristic guesses fastest, the others' order is unspecified (PCI_BUS_ID: PCI bus order)"
@@ -463,8 +469,8 @@ C
     assert_output 1
 }
 
-@test "README: the lazy-loading rule, in the words lesson 02 uses" {
-    run bash -c 'tr -s " \n" "  " <"$1"' _ "$ROOT/01_hello_runtime/README.md"
+@test "IN_DEPTH.md: the lazy-loading rule, in the words lesson 02 uses" {
+    run bash -c 'tr -s " \n" "  " <"$1"' _ "$ROOT/01_hello_runtime/IN_DEPTH.md"
     assert_output --partial 'lazy loading needs both a CUDA runtime of 11.7 or newer and a driver that supports it (R515+); from CUDA 12.2 it is the default on Linux (12.3 on Windows), and `CUDA_MODULE_LOADING=EAGER` turns it off. `cuModuleGetLoadingMode` tells what this process got.'
 }
 
