@@ -21,8 +21,11 @@
 
 #include "core.h"
 
-/* c) With JIT options: two arrays, the options and a value for each. The logs are buffers of
- *    ours; CU_JIT_WALL_TIME's value slot comes back holding a float, the JIT's milliseconds. */
+/* ---- 2. Loading a module ------------------------------------------------------------------ */
+/* cuModuleLoad (a file) and cuModuleLoadData (memory) take PTX, a cubin or a fatbin alike; the
+ * steps call them by name. c) With JIT options: two arrays, the options and a value for each.
+ * The logs are buffers of ours; CU_JIT_WALL_TIME's value slot comes back holding a float, the
+ * JIT's milliseconds. */
 CUresult load_module_with_log(CUmodule *mod, const void *image, struct jit_log *log)
 {
     memset(log, 0, sizeof *log);

@@ -21,14 +21,14 @@
 bool before_compile(nvrtcProgram prog)
 {
     (void)prog;
-    /* TODO: register the name expression "scale" here ... */
+    /* FIXME: register the name expression "scale" here ... */
     return true;
 }
 
 bool kernel_name(nvrtcProgram prog, char *name, size_t len)
 {
     (void)prog;
-    /* TODO: ... and read the mangled name into `name` here. */
+    /* FIXME: ... and read the mangled name into `name` here. */
     snprintf(name, len, "%s", "scale");
     return true;
 }

@@ -21,7 +21,7 @@
 #include "library_kernel.h"
 
 struct loaded {
-    CUmodule module; /* TODO: a CUlibrary and a CUkernel instead */
+    CUmodule module; /* FIXME: a CUlibrary and a CUkernel instead */
     CUfunction f;
 };
 
@@ -30,7 +30,7 @@ bool kernel_load(const void *image, void **handle)
     struct loaded *l = calloc(1, sizeof *l);
     if (!l)
         return false;
-    /* TODO: a library, not a module. */
+    /* FIXME: a library, not a module. */
     if (!checkDriver(cuModuleLoadData(&l->module, image)) ||
         !checkDriver(cuModuleGetFunction(&l->f, l->module, "twice"))) {
         free(l);
@@ -43,7 +43,7 @@ bool kernel_load(const void *image, void **handle)
 bool kernel_function(void *handle, CUfunction *f)
 {
     struct loaded *l = handle;
-    /* TODO: the function of the kernel for the context current now. */
+    /* FIXME: the function of the kernel for the context current now. */
     *f = l->f;
     return true;
 }
@@ -51,7 +51,7 @@ bool kernel_function(void *handle, CUfunction *f)
 bool kernel_unload(void *handle)
 {
     struct loaded *l = handle;
-    bool ok = checkDriver(cuModuleUnload(l->module)); /* TODO: unload the library */
+    bool ok = checkDriver(cuModuleUnload(l->module)); /* FIXME: unload the library */
     free(l);
     return ok;
 }

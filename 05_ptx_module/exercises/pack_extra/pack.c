@@ -24,7 +24,7 @@
 
 void pack_args(unsigned char buf[64], size_t *size, float a, CUdeviceptr x, CUdeviceptr y, int n)
 {
-    /* TODO: this packs the values back to back. Put each one where the kernel expects it. */
+    /* FIXME: this packs the values back to back. Put each one where the kernel expects it. */
     memcpy(buf + 0, &a, sizeof a);
     memcpy(buf + 4, &x, sizeof x);
     memcpy(buf + 12, &y, sizeof y);
