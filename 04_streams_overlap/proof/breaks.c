@@ -27,6 +27,18 @@ static struct pipeline long_kernel(const struct findings *f)
     return k;
 }
 
+/* The snapshot taken when the call returned equals the buffer now, and holds no poison. */
+static bool landed_whole(const float *snapshot, const float *now, size_t n)
+{
+    uint32_t poison = 0xffffffffu, bits;
+    bool same = memcmp(snapshot, now, n * sizeof(float)) == 0;
+    for (size_t i = 0; same && i < n; i++) {
+        memcpy(&bits, &now[i], sizeof bits);
+        same = bits != poison;
+    }
+    return same;
+}
+
 /* How long one cudaMemcpyAsync keeps the host, queued in stream s behind that kernel: host clock
  * around the call alone, and the kernel's own time from events; medians of 3 after a warm-up.
  * With `landed` (a copy from the device): whether the copy was done when the call returned, in
@@ -57,15 +69,8 @@ static bool call_behind_kernel(const struct findings *f, cudaStream_t s, int op,
             memcpy(snapshot, copy.host_out, copy.n * sizeof(float));
         if (!ok || !checkRuntime(cudaStreamSynchronize(s)))
             return false;
-        if (check) {
-            uint32_t poison = 0xffffffffu, bits;
-            bool same = memcmp(snapshot, copy.host_out, copy.n * sizeof(float)) == 0;
-            for (size_t i = 0; same && i < copy.n; i++) {
-                memcpy(&bits, &copy.host_out[i], sizeof bits);
-                same = bits != poison;
-            }
-            *landed = *landed && same;
-        }
+        if (check)
+            *landed = *landed && landed_whole(snapshot, copy.host_out, copy.n);
         if (rep >= 0) {
             t[rep] = t1 - t0;
             if (!elapsed(L.start, L.stop, &k[rep]))
@@ -91,6 +96,34 @@ static bool pageable_read_directly(char *why, size_t len)
                           : "reads pageable memory through the host's page tables "
                             "(pageableMemoryAccessUsesHostPageTables 1)");
     return true;
+}
+
+/* 5a's claims on the calls: ms[kind][direction] (pinned, pageable chunk, pageable small; to,
+ * from the device) against the kernel ahead of each, k. */
+static void judge_the_calls(double ms[3][2], double k[3][2], bool landed, const char *chunk_s)
+{
+    if (L.launch_blocking) {
+        not_judged("CUDA_LAUNCH_BLOCKING=1: the kernel's launch itself waited for the kernel",
+                   "a pageable copy from the device waits for earlier work in its stream");
+        return;
+    }
+    tclaim(ms[0][0] < 0.1 * k[0][0] && ms[0][1] < 0.1 * k[0][1],
+           "pinned: both calls returned at once (%.3f and %.3f ms) while the kernel ran", ms[0][0],
+           ms[0][1]);
+    char why[200];
+    if (pageable_read_directly(why, sizeof why)) {
+        not_judged(why,
+                   "a pageable copy from the device keeps the host until earlier work is done");
+        return;
+    }
+    /* Both halves of "until the kernel and the copy were done" are tested: the call lasted at
+     * least 0.9 of the kernel's time, and the copied data was in host memory when it returned. */
+    tclaim(ms[1][1] > 0.9 * k[1][1] && landed,
+           "pageable, %s from the device: the call kept the host %.2f ms, until the %.2f ms kernel "
+           "ahead of it and the copy were done (%s): the next chunk's work is issued only then",
+           chunk_s, ms[1][1], k[1][1],
+           landed ? "the data was in host memory when the call returned"
+                  : "the data was NOT all in host memory when the call returned");
 }
 
 /* 5a, the reason: each kind of copy queued behind a kernel, and how long its call blocks. */
@@ -125,28 +158,7 @@ static bool why_pageable_blocks(struct findings *f)
         "      behavior\": \"If pageable memory must first be staged to pinned memory, the driver\n"
         "      may synchronize with the stream and stage the copy into pinned memory\": the wait\n"
         "      measured above)\n");
-    if (L.launch_blocking) {
-        not_judged("CUDA_LAUNCH_BLOCKING=1: the kernel's launch itself waited for the kernel",
-                   "a pageable copy from the device waits for earlier work in its stream");
-        return true;
-    }
-    tclaim(ms[0][0] < 0.1 * k[0][0] && ms[0][1] < 0.1 * k[0][1],
-           "pinned: both calls returned at once (%.3f and %.3f ms) while the kernel ran", ms[0][0],
-           ms[0][1]);
-    char why[200];
-    if (pageable_read_directly(why, sizeof why)) {
-        not_judged(why,
-                   "a pageable copy from the device keeps the host until earlier work is done");
-        return true;
-    }
-    /* Both halves of "until the kernel and the copy were done" are tested: the call lasted at
-     * least 0.9 of the kernel's time, and the copied data was in host memory when it returned. */
-    tclaim(ms[1][1] > 0.9 * k[1][1] && landed,
-           "pageable, %s from the device: the call kept the host %.2f ms, until the %.2f ms kernel "
-           "ahead of it and the copy were done (%s): the next chunk's work is issued only then",
-           chunk_s, ms[1][1], k[1][1],
-           landed ? "the data was in host memory when the call returned"
-                  : "the data was NOT all in host memory when the call returned");
+    judge_the_calls(ms, k, landed, chunk_s);
     return true;
 }
 
@@ -165,6 +177,8 @@ static bool legacy_waits_for(const struct findings *f, cudaStream_t s, double *m
     *ms = host_ms() - t0;
     return checkRuntime(cudaDeviceSynchronize()) && elapsed(L.start, L.stop, kernel);
 }
+
+static void judge_non_blocking(double nbt, double knb);
 
 static bool per_thread_stream(struct findings *f)
 {
@@ -188,6 +202,13 @@ static bool per_thread_stream(struct findings *f)
            "the per-thread default stream is a blocking stream: the legacy stream waited for its "
            "kernel (%.2f of %.2f ms)",
            pt, kpt);
+    judge_non_blocking(nbt, knb);
+    return true;
+}
+
+/* 5b: the legacy stream and a non-blocking stream's kernel (nbt of knb ms). */
+static void judge_non_blocking(double nbt, double knb)
+{
     char why[480];
     if (L.launch_blocking)
         not_judged("CUDA_LAUNCH_BLOCKING=1: the launch itself waited for the kernel",
@@ -207,7 +228,6 @@ static bool per_thread_stream(struct findings *f)
                "the legacy stream does not wait for a non-blocking stream: done after %.2f of the "
                "kernel's %.2f ms",
                nbt, knb);
-    return true;
 }
 
 bool step_5_what_breaks_the_overlap(struct findings *f)

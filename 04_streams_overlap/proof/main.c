@@ -226,6 +226,22 @@ struct options {
     bool elements_given;
 };
 
+/* What getopt cannot check: --one-queue-child's --work, no extra argument, --csv's file. */
+static bool options_agree(int argc, char **argv, struct options *o)
+{
+    if (o->child && o->work == 0) {
+        fprintf(stderr, "%s: --one-queue-child needs --work N\n", lesson_prog);
+        return false;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", lesson_prog, argv[optind]);
+        return false;
+    }
+    if (o->csv_path && !csv_path_ok(o->csv_path, &o->csv_target))
+        return (o->one_line = true), false;
+    return true;
+}
+
 /* The command line into *o; false (after the message) when it is bad. */
 static bool parse_options(int argc, char **argv, struct options *o, bool *help)
 {
@@ -266,17 +282,7 @@ static bool parse_options(int argc, char **argv, struct options *o, bool *help)
         default: good = false; break;
         }
     }
-    if (good && o->child && o->work == 0) {
-        fprintf(stderr, "%s: --one-queue-child needs --work N\n", lesson_prog);
-        good = false;
-    }
-    if (good && optind < argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", lesson_prog, argv[optind]);
-        good = false;
-    }
-    if (good && o->csv_path && !csv_path_ok(o->csv_path, &o->csv_target))
-        good = false, o->one_line = true;
-    return good;
+    return good && options_agree(argc, argv, o);
 }
 
 /* compute-sanitizer (or another CUDA tool) runs the program with its own library injected into
@@ -287,13 +293,35 @@ static void detect_tool(void)
     under_tool(L.untimed, sizeof L.untimed); /* common/platform.h: compute-sanitizer and others */
 }
 
+/* The other variables of the Programming Guide's table that a run of this lesson should say. */
+static void say_other_variables(void)
+{
+    const char *vd = getenv("CUDA_VISIBLE_DEVICES");
+    if (vd)
+        printf("   CUDA_VISIBLE_DEVICES=%s: --device counts the visible GPUs only, in that order\n",
+               vd);
+    /* Two more of the Programming Guide's table, not judged here: printed so a run says it. */
+    const char *cc = getenv("CUDA_DEVICE_MAX_COPY_CONNECTIONS"),
+               *sq = getenv("CUDA_SCALE_LAUNCH_QUEUES");
+    if (cc)
+        printf(
+            "   CUDA_DEVICE_MAX_COPY_CONNECTIONS=%s: set; this lesson's claims do not rest on it\n",
+            cc);
+    if (sq)
+        printf("   CUDA_SCALE_LAUNCH_QUEUES=%s: a larger launch queue; every timed repetition here "
+               "is\n"
+               "   queued whole behind the gate either way\n",
+               sq);
+    if (L.untimed[0])
+        printf("   %s: every timing claim is [n/j]\n", L.untimed);
+}
+
 /* The CUDA environment variables that change what this lesson shows. The driver reads them
  * when it initialises (at this program's first CUDA call); the lesson prints them, says what
  * each changes, and judges the changed behaviour instead of failing (README, "Regimes"). */
 static void read_environment(void)
 {
     const char *lb = getenv("CUDA_LAUNCH_BLOCKING"), *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    const char *vd = getenv("CUDA_VISIBLE_DEVICES");
     L.launch_blocking = lb && strcmp(lb, "1") == 0;
     L.connections = 8;
     if (mc && atoi(mc) >= 1)
@@ -318,23 +346,7 @@ static void read_environment(void)
     else
         printf("   CUDA_DEVICE_MAX_CONNECTIONS not set: 8 hardware work queues (the default);\n"
                "   step 6 shows what one queue does\n");
-    if (vd)
-        printf("   CUDA_VISIBLE_DEVICES=%s: --device counts the visible GPUs only, in that order\n",
-               vd);
-    /* Two more of the Programming Guide's table, not judged here: printed so a run says it. */
-    const char *cc = getenv("CUDA_DEVICE_MAX_COPY_CONNECTIONS"),
-               *sq = getenv("CUDA_SCALE_LAUNCH_QUEUES");
-    if (cc)
-        printf(
-            "   CUDA_DEVICE_MAX_COPY_CONNECTIONS=%s: set; this lesson's claims do not rest on it\n",
-            cc);
-    if (sq)
-        printf("   CUDA_SCALE_LAUNCH_QUEUES=%s: a larger launch queue; every timed repetition here "
-               "is\n"
-               "   queued whole behind the gate either way\n",
-               sq);
-    if (L.untimed[0])
-        printf("   %s: every timing claim is [n/j]\n", L.untimed);
+    say_other_variables();
 }
 
 /* Host memory the kernel says is available (MemAvailable), in bytes; 0 when unknown. */

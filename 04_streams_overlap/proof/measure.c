@@ -87,26 +87,9 @@ static bool issue_run(const struct run *r)
                                   : pipeline_by_stage(&p, &events.base);
 }
 
-/* One repetition of a run: issue everything, wait, and turn the events into spans.
- * An event tells when its stream reached it, which is not always when the operation after
- * it started: a copy may still wait for the copy engine, a kernel for the SMs. So an
- * operation is drawn from the later of (its stream reached it, the operation of the same
- * kind that finished just before it finished), to its own end: one copy per direction
- * and one kernel at a time, in the order they finished. */
-bool run_once(const struct run *r, struct span spans[][OPS], double *total)
+/* The events of a repetition just done, as spans (see run_once). */
+static bool spans_from_events(int chunks, struct span spans[][OPS])
 {
-    int chunks = r->streams;
-    /* Pinned runs are queued whole behind the gate (common/gate.h; in the legacy stream, which
-     * every blocking stream waits for); pageable copies wait on the stream to be staged, so
-     * those runs are timed as they are queued. */
-    if (r->memory == PINNED && !gate_hold(&L.gate, 0))
-        return false;
-    bool ok = checkRuntime(cudaEventRecord(L.start, 0)) && issue_run(r) &&
-              checkRuntime(cudaEventRecord(L.stop, 0));
-    gate_release(&L.gate);
-    if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)) || !elapsed(L.start, L.stop, total))
-        return false;
-    gate_check(&L.gate);
     static double ready[MAX_STREAMS][OPS], end[MAX_STREAMS][OPS];
     for (int i = 0; i < chunks; i++) {
         if (!elapsed(L.start, L.ev.at[i][0], &ready[i][0]))
@@ -137,6 +120,29 @@ bool run_once(const struct run *r, struct span spans[][OPS], double *total)
         }
     }
     return true;
+}
+
+/* One repetition of a run: issue everything, wait, and turn the events into spans.
+ * An event tells when its stream reached it, which is not always when the operation after
+ * it started: a copy may still wait for the copy engine, a kernel for the SMs. So an
+ * operation is drawn from the later of (its stream reached it, the operation of the same
+ * kind that finished just before it finished), to its own end: one copy per direction
+ * and one kernel at a time, in the order they finished. */
+bool run_once(const struct run *r, struct span spans[][OPS], double *total)
+{
+    int chunks = r->streams;
+    /* Pinned runs are queued whole behind the gate (common/gate.h; in the legacy stream, which
+     * every blocking stream waits for); pageable copies wait on the stream to be staged, so
+     * those runs are timed as they are queued. */
+    if (r->memory == PINNED && !gate_hold(&L.gate, 0))
+        return false;
+    bool ok = checkRuntime(cudaEventRecord(L.start, 0)) && issue_run(r) &&
+              checkRuntime(cudaEventRecord(L.stop, 0));
+    gate_release(&L.gate);
+    if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)) || !elapsed(L.start, L.stop, total))
+        return false;
+    gate_check(&L.gate);
+    return spans_from_events(chunks, spans);
 }
 
 static bool covered(const struct run *r, int op_lo, int op_hi, double t)
@@ -262,6 +268,27 @@ struct run *new_run(int streams, enum order order, enum memory memory, bool sequ
     return r;
 }
 
+/* One repetition of time_split, held behind the gate, done when it returns. */
+static bool split_once(const struct pipeline *p, int which, int issued)
+{
+    bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
+    for (int i = 0; ok && i < issued; i++) {
+        if (which == OPS)
+            ok = issue_stage(p, OP_H2D, i, L.stream[0]) && issue_stage(p, OP_D2H, i, L.stream[1]);
+        else
+            ok = issue_stage(p, which, i, issued == 1 ? 0 : L.stream[i]);
+    }
+    if (ok && which == OPS)
+        ok = checkRuntime(cudaEventRecord(L.ev.at[0][AFTER_COPY_IN], L.stream[0])) &&
+             checkRuntime(cudaEventRecord(L.ev.at[1][AFTER_COPY_OUT], L.stream[1]));
+    ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
+    gate_release(&L.gate);
+    if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))
+        return false;
+    gate_check(&L.gate);
+    return true;
+}
+
 /* One stage cut into `chunks` chunks, each chunk in its own stream (stream 0, the legacy
  * default stream, when there is one chunk), nothing else running; with `first_only`, only
  * the first of those chunks, alone in the legacy stream: median over `reps` after a
@@ -276,22 +303,8 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
     int issued = first_only ? 1 : chunks;
     struct pipeline p = lesson_pipeline(chunks, PINNED, L.stream);
     for (int rep = -1; rep < reps; rep++) {
-        bool ok = gate_hold(&L.gate, 0) && checkRuntime(cudaEventRecord(L.start, 0));
-        for (int i = 0; ok && i < issued; i++) {
-            if (which == OPS)
-                ok = issue_stage(&p, OP_H2D, i, L.stream[0]) &&
-                     issue_stage(&p, OP_D2H, i, L.stream[1]);
-            else
-                ok = issue_stage(&p, which, i, issued == 1 ? 0 : L.stream[i]);
-        }
-        if (ok && which == OPS)
-            ok = checkRuntime(cudaEventRecord(L.ev.at[0][1], L.stream[0])) &&
-                 checkRuntime(cudaEventRecord(L.ev.at[1][3], L.stream[1]));
-        ok = ok && checkRuntime(cudaEventRecord(L.stop, 0));
-        gate_release(&L.gate);
-        if (!ok || !checkRuntime(cudaEventSynchronize(L.stop)))
+        if (!split_once(&p, which, issued))
             return false;
-        gate_check(&L.gate);
         if (rep < 0)
             continue;
         if (which == OPS) {
