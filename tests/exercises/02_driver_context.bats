@@ -39,6 +39,7 @@ setup() {
     assert_harness library_begin true
     assert_harness library_context "runtime runtime" "the context library_begin() returned, and the one current after it"
     assert_harness buffer_owner runtime "the context that owns the buffer made between begin and end"
+    assert_harness library_reference held "while the library works, a reference of its own to the primary context (the harness gives one back and asks whether the context is still active): borrowing the current context holds none"
     assert_harness_end "$seed"
 }
 
@@ -61,6 +62,16 @@ setup() {
         n=$((200000 + (seed + 7 * k) % 100000))
         assert_harness "case$k" "$n $(expected_sum "$seed" "$k" "$n" 1 0)" "task $k"
     done
+    assert_harness_end "$seed"
+}
+
+@test "context_leak: a task of more than 2^31 bytes computes the right data (where this machine has the memory)" {
+    run_harness "$seed" "$EXERCISE_BIN/context_leak"
+    assert_success
+    v="$(harness_value case4)"
+    [ "${v%% *}" != untried ] || skip "the harness did not try it: ${v#untried }"
+    n=$(((1 << 29) + 1 + seed % 4096))
+    assert_harness case4 "$n $(expected_sum "$seed" 4 "$n" 1 0)" "task 4: $n floats, $((n * 4)) bytes (a byte count in 32 bits wraps past 2^31)"
     assert_harness_end "$seed"
 }
 

@@ -5,10 +5,13 @@
  * cuCtxCreate made, followed through their cuCtxDestroy by the linker's --wrap), then a task
  * whose allocation fails (what it returned, the contexts it left), the stack at the end, and the device
  * memory the tasks did not give back beside a control sample: what one context with one such
- * buffer takes on this GPU, measured first. It judges nothing (common/exercise_harness.h).
+ * buffer takes on this GPU, measured first; last, a task of more than 2^31 bytes where the
+ * machine has the memory. It judges nothing (common/exercise_harness.h).
  */
+#define _GNU_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "02_harness.h"
 #include "context_leak.h"
@@ -24,6 +27,52 @@ static double free_mib(void)
     return cuMemGetInfo(&f, &t) == CUDA_SUCCESS ? (double)f / (1024.0 * 1024.0) : -1;
 }
 
+/* The control sample: one context with one buffer of `bytes`, made and destroyed by the
+ * harness; mib[0..2]: free memory before, with it, after. False: a call failed. */
+static bool control_sample(CUdevice dev, size_t bytes, double mib[3])
+{
+    CUcontext probe = NULL;
+    CUdeviceptr d = 0;
+    mib[0] = free_mib();
+    bool ok = make_context(&probe, dev) && checkDriver(cuMemAlloc(&d, bytes));
+    mib[1] = free_mib();
+    ok = ok && checkDriver(cuCtxDestroy(probe)); /* frees d too; pops it: observer is current */
+    mib[2] = free_mib();
+    return ok;
+}
+
+/* Task k on n values of case k: "caseK N SUM" or "caseK failed". */
+static void one_task(CUdevice dev, float *in, float *out, size_t n, uint32_t seed, int k)
+{
+    harness_fill(in, n, seed, k);
+    for (size_t i = 0; i < n; i++)
+        out[i] = -1;
+    made_counting = 1;
+    bool done = do_task(dev, in, out, n);
+    made_counting = 0;
+    harness_case(k, done, out, n, "failed");
+}
+
+/* Task 4: more than 2^31 bytes (2 GiB and a few KiB), where this machine has the memory for
+ * it (else "case4 untried"): a byte count kept in 32 bits wraps or goes negative past the
+ * sizes of the other tasks. */
+static void big_task(CUdevice dev, uint32_t seed)
+{
+    size_t n = ((size_t)1 << 29) + 1 + seed % 4096, bytes = n * sizeof(float);
+    size_t free_b = 0, total = 0;
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    bool room = cuMemGetInfo(&free_b, &total) == CUDA_SUCCESS && free_b > 2 * bytes && pages > 0 &&
+                page > 0 && (double)pages * (double)page > 3.0 * (double)bytes;
+    float *in = room ? malloc(bytes) : NULL, *out = room ? malloc(bytes) : NULL;
+    if (in && out)
+        one_task(dev, in, out, n, seed, 4);
+    else
+        harness_report("case4", "untried (%zu bytes of host and device memory not free here)",
+                       2 * bytes);
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -31,55 +80,36 @@ int main(int argc, char **argv)
                                  "Exercise context_leak: runs four do_task(), reports "
                                  "results, contexts and memory left behind.");
     CUdevice dev;
-    CUcontext observer = NULL, probe = NULL;
-    CUdeviceptr d = 0;
+    CUcontext observer = NULL;
     const char *const names[1] = {"observer"};
     char stack[256];
+    double probe[3];
     size_t most = 300000 + TASKS;
     float *in = malloc(most * sizeof(float)), *out = malloc(most * sizeof(float));
-    if (!in || !out || !requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
-        !make_context(&observer, dev)) {
-        free(in);
-        free(out);
-        return EXIT_CHECK;
-    }
-    /* The control sample: one context with one buffer, made and destroyed by the harness. */
-    double before_probe = free_mib();
-    bool ok = make_context(&probe, dev) && checkDriver(cuMemAlloc(&d, most * sizeof(float)));
-    double with_probe = free_mib();
-    ok = ok && checkDriver(cuCtxDestroy(probe)); /* frees d too; pops it: observer is current */
-    double after_probe = free_mib();
-    if (!ok) {
-        free(in);
-        free(out);
-        return EXIT_CHECK;
-    }
+    bool ok = in && out && requireDriver(cuInit(0)) && checkDriver(cuDeviceGet(&dev, 0)) &&
+              make_context(&observer, dev) && control_sample(dev, most * sizeof(float), probe);
     double before = free_mib();
-    for (int k = 0; k < TASKS; k++) {
-        size_t n = 200000 + (seed + 7u * (unsigned)k) % 100000;
-        harness_fill(in, n, seed, k);
-        for (size_t i = 0; i < n; i++)
-            out[i] = -1;
+    for (int k = 0; ok && k < TASKS; k++)
+        one_task(dev, in, out, 200000 + (seed + 7u * (unsigned)k) % 100000, seed, k);
+    if (ok) {
+        harness_report("contexts_left", "%d", made_count);
+        /* A task whose allocation fails (more memory than any GPU has): it must say so and
+         * still destroy its context. "error_task RETURNED CONTEXTS_IT_LEFT" */
+        int left_before = made_count;
         made_counting = 1;
-        bool done = do_task(dev, in, out, n);
+        bool failed_task = do_task(dev, in, out, (size_t)1 << 46);
         made_counting = 0;
-        harness_case(k, done, out, n, "failed");
+        harness_report("error_task", "%s %d", failed_task ? "true" : "false",
+                       made_count - left_before);
+        double after = free_mib();
+        stack_names(stack, sizeof stack, &observer, names, 1);
+        harness_report("stack", "%s", stack);
+        harness_report("memory_lost_mib", "%.1f %.1f %.1f", before - after, probe[0] - probe[1],
+                       fabs(probe[2] - probe[0]));
+        big_task(dev, seed);
     }
-    harness_report("contexts_left", "%d", made_count);
-    /* A task whose allocation fails (more memory than any GPU has): it must say so and still
-     * destroy its context. "error_task RETURNED CONTEXTS_IT_LEFT" */
-    int left_before = made_count;
-    made_counting = 1;
-    bool failed_task = do_task(dev, in, out, (size_t)1 << 46);
-    made_counting = 0;
-    harness_report("error_task", "%s %d", failed_task ? "true" : "false", made_count - left_before);
-    double after = free_mib();
-    stack_names(stack, sizeof stack, &observer, names, 1);
-    harness_report("stack", "%s", stack);
-    harness_report("memory_lost_mib", "%.1f %.1f %.1f", before - after, before_probe - with_probe,
-                   fabs(after_probe - before_probe));
     free(in);
     free(out);
-    ok = checkDriver(cuCtxDestroy(observer));
+    ok = ok && checkDriver(cuCtxDestroy(observer));
     return harness_end(seed, ok);
 }

@@ -4,13 +4,64 @@
  * (library.c); between them the harness, playing the library's work, allocates a buffer in the
  * current context and fills it with fresh data. Reports the library's context, the buffer's
  * owner, the stack after library_end(), the data the application reads back with the runtime,
- * and the references to the primary context left. It judges nothing (common/exercise_harness.h).
+ * whether the library held a reference of its own while it worked (it borrowed none), and the
+ * references to the primary context left. It judges nothing (common/exercise_harness.h).
  */
 #include <stdint.h>
 
 #include "02_harness.h"
 #include "made_contexts.h" /* the library's contexts left: made_count */
 #include "share_primary.h"
+
+/* Whether the library holds a reference of its own to the primary context while it works:
+ * the harness gives one reference back, asks the driver whether the context is still active,
+ * and takes it again. A library that borrowed the current context holds none: the release then
+ * ends the context (that run is lost anyway). */
+static const char *library_reference(CUdevice dev)
+{
+    unsigned int flags = 0;
+    int active = 0;
+    CUcontext again = NULL;
+    if (cuDevicePrimaryCtxRelease(dev) != CUDA_SUCCESS)
+        return "unknown";
+    (void)cuDevicePrimaryCtxGetState(dev, &flags, &active);
+    (void)cuDevicePrimaryCtxRetain(&again, dev);
+    return active ? "held" : "none";
+}
+
+/* The library's work, played by the harness: n floats of case 0 in a buffer of the current
+ * context (*buf; 0 when it could not be made), its owner reported. */
+static bool library_work(CUdeviceptr *buf, float *v, size_t n, uint32_t seed, CUcontext *app)
+{
+    const char *const names[1] = {"runtime"};
+    bool made = v && cuMemAlloc(buf, n * sizeof(float)) == CUDA_SUCCESS;
+    if (made) {
+        harness_fill(v, n, seed, 0);
+        made = cuMemcpyHtoD(*buf, v, n * sizeof(float)) == CUDA_SUCCESS;
+    }
+    harness_report("buffer_owner", "%s", made ? owner_name(*buf, app, names, 1) : "none");
+    return made;
+}
+
+/* The application reads the library's buffer with the runtime: "case0 N SUM" or lost. */
+static void application_reads(CUdeviceptr buf, float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = -1;
+    cudaError_t e =
+        cudaMemcpy(v, (void *)(uintptr_t)buf, n * sizeof(float), cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess)
+        harness_report("case0", "%zu %.1f", n, harness_sum(v, n));
+    else
+        harness_report("case0", "lost (%s)", cudaGetErrorName(e));
+    (void)cudaGetLastError();
+    (void)cudaFree((void *)(uintptr_t)buf);
+}
+
+static const char *runtime_or_other(CUcontext c, CUcontext app)
+{
+    return !c ? "none" : c == app ? "runtime" : "other";
+}
 
 int main(int argc, char **argv)
 {
@@ -24,43 +75,23 @@ int main(int argc, char **argv)
     const char *const names[1] = {"runtime"};
     CUdeviceptr buf = 0;
     char stack[256];
-    size_t n = 1000 + seed % 8192, bytes = n * sizeof(float);
+    size_t n = 1000 + seed % 8192;
     if (!requireRuntime(cudaSetDevice(0)) || !checkDriver(cuCtxGetCurrent(&app)) ||
         !checkDriver(cuDeviceGet(&dev, 0)))
         return EXIT_CHECK;
     bool ok = library_begin(dev, &lib);
     harness_report("library_begin", "%s", ok ? "true" : "false");
     (void)cuCtxGetCurrent(&current);
-    harness_report("library_context", "%s %s",
-                   !lib         ? "none"
-                   : lib == app ? "runtime"
-                                : "other",
-                   !current         ? "none"
-                   : current == app ? "runtime"
-                                    : "other");
-    bool made = ok && cuMemAlloc(&buf, bytes) == CUDA_SUCCESS;
-    float *v = malloc(bytes);
-    if (made && v) {
-        harness_fill(v, n, seed, 0);
-        made = cuMemcpyHtoD(buf, v, bytes) == CUDA_SUCCESS;
-    }
-    harness_report("buffer_owner", "%s", made ? owner_name(buf, &app, names, 1) : "none");
-    ok = library_end(dev, lib);
-    harness_report("library_end", "%s", ok ? "true" : "false");
+    harness_report("library_context", "%s %s", runtime_or_other(lib, app),
+                   runtime_or_other(current, app));
+    harness_report("library_reference", "%s", ok ? library_reference(dev) : "none");
+    float *v = malloc(n * sizeof(float));
+    bool made = ok && library_work(&buf, v, n, seed, &app);
+    harness_report("library_end", "%s", library_end(dev, lib) ? "true" : "false");
     stack_names(stack, sizeof stack, &app, names, 1);
     harness_report("stack", "%s", stack);
-    /* the application reads the library's buffer with the runtime */
-    if (made && v) {
-        for (size_t i = 0; i < n; i++)
-            v[i] = -1;
-        cudaError_t e = cudaMemcpy(v, (void *)(uintptr_t)buf, bytes, cudaMemcpyDeviceToHost);
-        if (e == cudaSuccess)
-            harness_report("case0", "%zu %.1f", n, harness_sum(v, n));
-        else
-            harness_report("case0", "lost (%s)", cudaGetErrorName(e));
-        (void)cudaGetLastError();
-        (void)cudaFree((void *)(uintptr_t)buf);
-    }
+    if (made)
+        application_reads(buf, v, n);
     free(v);
     harness_report("contexts_left", "%d", made_count);
     harness_report("refs_beyond_runtime", "%d", harness_primary_refs_beyond_runtime(dev));
