@@ -157,3 +157,100 @@ doctor_with_shim() {
     assert_equal "$status" 2
     assert_line --partial "make doctor: tools/doctor exited 1 ("
 }
+
+# ---- the process's limits and CUDA's environment variables ----------------------------------
+
+# doctor_limited "OPTION VALUE[, ...]" [VAR=value ...]: doctor_with_shim under those ulimits.
+doctor_limited() {
+    local set="ulimit ${1//, / \&\& ulimit }"
+    shift
+    need_shims
+    run env $(env | sed -n 's/^\(CUDA_SHIM_[A-Z_]*\)=.*/-u \1/p') \
+        LD_LIBRARY_PATH="$SHIMS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ARCH=90 "$@" \
+        bash -c "$set && exec bash \"\$0\"" "$ROOT/tools/doctor"
+}
+
+@test "process limits: each of the four reported with its minimum; a low one is something to fix, exit 1" {
+    doctor_limited "-n 4096, -l 64, -v unlimited"
+    assert_success
+    assert_line "Process limits (ulimit; the lessons need at least the figure named)"
+    assert_line "  [ok]    open files (ulimit -n): 4096 (at least 1024)"
+    assert_line "  [ok]    locked memory (ulimit -l): 64 KiB (at least 64 KiB)"
+    assert_line "  [ok]    address space (ulimit -v): unlimited"
+    assert_line --regexp '^  \[ok\]    processes and threads of this user \(ulimit -u\): '
+    doctor_limited "-n 32"
+    assert_failure 1
+    assert_line "  [FIX]   open files (ulimit -n): 32; the lessons need at least 1024: the driver opens device files for each GPU it uses; under 32, lessons 02 and 05 stopped with CUDA_ERROR_OPERATING_SYSTEM"
+    assert_line "          -> ulimit -n 1024 before make run (or ask the administrator to raise the hard limit)"
+    doctor_limited "-l 16"
+    assert_failure 1
+    assert_line --partial "[FIX]   locked memory (ulimit -l): 16 KiB; the lessons need at least 64 KiB"
+    doctor_limited "-v 8000000"
+    assert_failure 1
+    assert_line --partial "[FIX]   address space (ulimit -v): 8000000 KiB; the lessons need no limit"
+    assert_line "          -> ulimit -v unlimited before make run (or ask the administrator to raise the hard limit)"
+    if [ "$(id -u)" = 0 ]; then
+        doctor_limited "-u 100"
+        assert_line "  [ok]    processes and threads of this user (ulimit -u): 100, which root is not held to (at least 1024 needed)"
+    else
+        doctor_limited "-u 100"
+        assert_failure 1
+        assert_line --partial "[FIX]   processes and threads of this user (ulimit -u): 100; the lessons need at least 1024"
+    fi
+}
+
+# doctor_with_vars VAR=value ...: doctor_with_shim with none of CUDA's variables from outside
+# but those given.
+doctor_with_vars() {
+    local unset=() v
+    for v in $(sed -n 's/^    "\(CUDA_[A-Z0-9_]*\)|.*/\1/p' "$ROOT/tools/doctor"); do unset+=(-u "$v"); done
+    need_shims
+    run env "${unset[@]}" $(env | sed -n 's/^\(CUDA_SHIM_[A-Z_]*\)=.*/-u \1/p') \
+        LD_LIBRARY_PATH="$SHIMS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ARCH=90 "$@" \
+        bash "$ROOT/tools/doctor"
+}
+
+@test "CUDA's environment variables: none set says so; the table's every variable has its line" {
+    doctor_with_vars
+    assert_success
+    assert_line "CUDA's environment variables: none set (the lessons run with CUDA's defaults)"
+    # every variable of the table, set, gets one note naming it and its value
+    local vars=() v
+    for v in $(sed -n 's/^    "\(CUDA_[A-Z0-9_]*\)|.*/\1/p' "$ROOT/tools/doctor"); do
+        [ "$v" = CUDA_VISIBLE_DEVICES ] || vars+=("$v=x$v")
+    done
+    [ "${#vars[@]}" -ge 35 ] || fail "only ${#vars[@]} variables in tools/doctor's table"
+    doctor_with_vars "${vars[@]}"
+    for v in "${vars[@]}"; do
+        assert_line --regexp "^  \\[note\\]  ${v}: [A-Za-z(]"
+    done
+}
+
+@test "CUDA's environment variables, device enumeration: CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER" {
+    doctor_with_vars CUDA_VISIBLE_DEVICES=0 CUDA_DEVICE_ORDER=PCI_BUS_ID
+    assert_success
+    assert_line "CUDA's environment variables set here (the CUDA Programming Guide lists them)"
+    assert_line --partial "[note]  CUDA_VISIBLE_DEVICES=0: the lessons see only the GPUs it lists"
+    assert_line --partial "[note]  CUDA_DEVICE_ORDER=PCI_BUS_ID: the order of the GPUs"
+}
+
+@test "CUDA's environment variables, JIT: forcing and disabling the PTX JIT, the cache" {
+    doctor_with_vars CUDA_FORCE_PTX_JIT=1 CUDA_DISABLE_JIT=1 CUDA_CACHE_DISABLE=1
+    assert_line --partial "[note]  CUDA_FORCE_PTX_JIT=1: when 1, the driver ignores the programs' machine code (SASS)"
+    assert_line --partial "[note]  CUDA_DISABLE_JIT=1: when 1, as CUDA_DISABLE_PTX_JIT"
+    assert_line --partial "[note]  CUDA_CACHE_DISABLE=1: when 1, the driver's JIT cache is off"
+}
+
+@test "CUDA's environment variables, execution and module loading: launch blocking, connections, EAGER" {
+    doctor_with_vars CUDA_LAUNCH_BLOCKING=1 CUDA_DEVICE_MAX_CONNECTIONS=2 CUDA_MODULE_LOADING=EAGER
+    assert_line --partial "[note]  CUDA_LAUNCH_BLOCKING=1: when 1, each kernel launch returns only when its kernel is done"
+    assert_line --partial "[note]  CUDA_DEVICE_MAX_CONNECTIONS=2: the hardware work queues per context"
+    assert_line --partial "[note]  CUDA_MODULE_LOADING=EAGER: EAGER loads every kernel"
+}
+
+@test "CUDA's environment variables, error log, core dumps and MPS" {
+    doctor_with_vars CUDA_LOG_FILE=stderr CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_MPS_PIPE_DIRECTORY=/nonexistent
+    assert_line --partial "[note]  CUDA_LOG_FILE=stderr: the driver writes a descriptive line there for each failing call"
+    assert_line --partial "[note]  CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1: when 1, a GPU exception writes a GPU core dump"
+    assert_line --partial "[note]  CUDA_MPS_PIPE_DIRECTORY=/nonexistent: where an MPS control daemon listens"
+}
