@@ -65,8 +65,8 @@ static const long denied[] = {
 #endif
 };
 #define N_DENIED (sizeof denied / sizeof denied[0])
-/* arch check 3, range 10, nr and x32 2, denied 2 each, clone 4, clone3 2, allow 1 */
-#define MAX_PROG (3 + 10 + 2 + 2 * N_DENIED + 4 + 2 + 1)
+/* arch check 3, range 11, nr and x32 3, denied 2 each, clone3 2, clone 4, allow 1 */
+#define MAX_PROG (3 + 11 + 3 + 2 * N_DENIED + 2 + 4 + 1)
 
 /* Instructions that end the process when the instruction pointer lies in [lo, hi): the
  * 64-bit pointer is compared as its high then its low 32-bit word (little-endian). */
@@ -120,7 +120,7 @@ int syscall_filter_install(void)
         return 0;
     if (FILTER_ARCH == 0)
         return -ENOSYS;
-    struct sock_filter f[MAX_PROG + 1];
+    struct sock_filter f[MAX_PROG];
     uint64_t lo = (uint64_t)(uintptr_t)__executable_start, hi = (uint64_t)(uintptr_t)_end;
     size_t n = build_filter(f, lo, hi);
     struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
