@@ -9,7 +9,7 @@
  * it also makes one task's allocation fail: that task returns false and still ends its context.
  * As given, every task leaves its context behind: the device memory each one took stays taken,
  * and the context stack of the thread grows by one entry per task.
- * TODO: at the end of do_task, end the context's life (popping it is not enough: a popped
+ * FIXME: at the end of do_task, end the context's life (popping it is not enough: a popped
  * context still exists and still holds its memory). Check the call.
  * Grade it: make check   (from 02_driver_context/)
  */
@@ -36,7 +36,7 @@ bool do_task(CUdevice dev, const float *in, float *out, size_t n)
     if (buf)
         ok = checkDriver(cuMemFree(buf)) && ok;
 
-    /* TODO goes here. */
+    /* FIXME goes here. */
 
     return ok;
 }

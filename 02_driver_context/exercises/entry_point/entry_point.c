@@ -6,10 +6,10 @@
  * runtime for them with cudaGetDriverEntryPointByVersion (CUDA 12.5) instead of linking -lcuda.
  * As given, get_mem_info() asks for nothing, and get_per_thread_copy() asks for the wrong
  * variant.
- * TODO 1 (get_mem_info): get "cuMemGetInfo" in its size_t form, the one CUDA 3.2 brought
+ * FIXME 1 (get_mem_info): get "cuMemGetInfo" in its size_t form, the one CUDA 3.2 brought
  *        (cudaVersion 3020), with the default flag; check the call, and report the query
  *        result it gives back (its last argument).
- * TODO 2 (get_per_thread_copy): get the per-thread-default-stream variant of "cuMemcpyAsync"
+ * FIXME 2 (get_per_thread_copy): get the per-thread-default-stream variant of "cuMemcpyAsync"
  *        (cudaVersion 12000): pick the flag that asks for it. Check the call.
  * The harness compares what you got with the symbols libcuda.so.1 exports, calls cuMemGetInfo
  * through your pointer, counts your calls of the runtime's query and checks that the pointers
@@ -24,7 +24,7 @@
 
 bool get_mem_info(void **fn, enum cudaDriverEntryPointQueryResult *status)
 {
-    /* TODO 1: replace these two lines. */
+    /* FIXME 1: replace these two lines. */
     *fn = NULL;
     *status = cudaDriverEntryPointSymbolNotFound;
     return true;
@@ -33,7 +33,7 @@ bool get_mem_info(void **fn, enum cudaDriverEntryPointQueryResult *status)
 bool get_per_thread_copy(void **fn)
 {
     enum cudaDriverEntryPointQueryResult status;
-    /* TODO 2: ask for the per-thread variant: the flag below asks for the legacy one. */
+    /* FIXME 2: ask for the per-thread variant: the flag below asks for the legacy one. */
     return checkRuntime(cudaGetDriverEntryPointByVersion("cuMemcpyAsync", fn, 12000,
                                                          cudaEnableLegacyStream, &status));
 }

@@ -8,9 +8,9 @@
  * with the runtime. As given, the library makes a context of its own with cuCtxCreate: its
  * buffer lives in a context the runtime never uses, and destroying that context at the end
  * frees the buffer under the application's feet.
- * TODO 1 (library_begin): work in the device's primary context, the one the runtime uses:
+ * FIXME 1 (library_begin): work in the device's primary context, the one the runtime uses:
  *        retain it (cuDevicePrimaryCtxRetain) and make it current (cuCtxPushCurrent).
- * TODO 2 (library_end): undo library_begin in reverse order: pop the context, then release
+ * FIXME 2 (library_end): undo library_begin in reverse order: pop the context, then release
  *        it (a retained primary context is released, never destroyed).
  * Check every call. The harness checks the library's context is the runtime's, the stack is
  * as the application left it, the data arrives, and no reference is left behind.
@@ -20,7 +20,7 @@
 
 bool library_begin(CUdevice dev, CUcontext *ctx)
 {
-    /* TODO 1: replace this call. */
+    /* FIXME 1: replace this call. */
 #if CUDA_VERSION >= 13000
     return checkDriver(cuCtxCreate(ctx, NULL, 0, dev)); /* CUDA 13 signature */
 #else
@@ -31,6 +31,6 @@ bool library_begin(CUdevice dev, CUcontext *ctx)
 bool library_end(CUdevice dev, CUcontext ctx)
 {
     (void)dev;
-    /* TODO 2: replace this line. */
+    /* FIXME 2: replace this line. */
     return checkDriver(cuCtxDestroy(ctx));
 }

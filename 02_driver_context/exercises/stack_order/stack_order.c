@@ -7,8 +7,8 @@
  * stack must be [ctxA ctxB] again, exactly as before (ctxB on top, ctxA below it). The harness
  * asks the driver which context owns the buffer and reads the whole stack.
  * As given, the buffer lands in ctxB. Fix it:
- * TODO 1: make ctxA current, keeping ctxB alive (do not destroy it). Check the call.
- * TODO 2: put ctxB back on top of ctxA. Check the call.
+ * FIXME 1: make ctxA current, keeping ctxB alive (do not destroy it). Check the call.
+ * FIXME 2: put ctxB back on top of ctxA. Check the call.
  * Think about what each call does to the stack: cuCtxPushCurrent adds an entry on top,
  * cuCtxPopCurrent removes the top one, cuCtxSetCurrent replaces the top one. More than one
  * pair of calls works; a pair that leaves an extra entry, or one too few, does not.
@@ -20,11 +20,11 @@ bool allocate_in_a(CUcontext a, CUcontext b, CUdeviceptr *buf, size_t bytes)
 {
     (void)a;
     (void)b;
-    /* TODO 1 goes here. */
+    /* FIXME 1 goes here. */
 
     if (!checkDriver(cuMemAlloc(buf, bytes)))
         return false;
 
-    /* TODO 2 goes here. */
+    /* FIXME 2 goes here. */
     return true;
 }
