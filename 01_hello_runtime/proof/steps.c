@@ -158,7 +158,10 @@ static bool step_3_module_loading(const struct lesson *L)
 static void stop_if_jit_forbids(cudaError_t err, const char *call)
 {
     const char *jit = jit_setting();
-    if (err == cudaSuccess || !jit)
+    bool no_code = err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidKernelImage ||
+                   err == cudaErrorInvalidPtx || err == cudaErrorUnsupportedPtxVersion ||
+                   err == cudaErrorJitCompilerNotFound || err == cudaErrorJitCompilationDisabled;
+    if (!no_code || !jit)
         return;
     fflush(stdout);
     fprintf(stderr,
