@@ -64,6 +64,10 @@ load regimes
     assert_line --regexp '^   cudaGetDeviceCount -> 1 device\(s\)$'
     assert_line --partial "[ok]   CUDA_VISIBLE_DEVICES lists 1 device(s): the runtime sees no more (1)"
     assert_line "  [ok]   the primary context of device 0 is not active yet"
+    # a device the list hides: a usage error that names the variable
+    CUDA_VISIBLE_DEVICES=0 run "$(lesson_bin 01_hello_runtime)" --device 1
+    assert_equal "$status" 2
+    assert_output --partial "--device 1 does not exist: this machine shows 1 device(s), 0 to 0 (CUDA_VISIBLE_DEVICES=0 shows only those)"
     local n d
     n="$(gpu_count)"
     for ((d = 1; d < n; d++)); do

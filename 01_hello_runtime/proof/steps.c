@@ -93,9 +93,12 @@ bool step_2_first_runtime_call(struct lesson *L, bool *no_such_device, bool *can
         return false;
     printf("   cudaGetDeviceCount -> %d device(s)\n", L->count);
     if (L->device >= L->count) {
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
         fprintf(stderr,
-                "%s: --device %d does not exist: this machine shows %d device(s), 0 to %d\n",
-                lesson_prog, L->device, L->count, L->count - 1);
+                "%s: --device %d does not exist: this machine shows %d device(s), 0 to %d%s%s%s\n",
+                lesson_prog, L->device, L->count, L->count - 1,
+                visible ? " (CUDA_VISIBLE_DEVICES=" : "", visible ? visible : "",
+                visible ? " shows only those)" : "");
         *no_such_device = true;
         return false;
     }
