@@ -1,5 +1,5 @@
 /*
- * 01_hello_runtime/child.c - running the lesson's own program again, as a child process.
+ * 01_hello_runtime/proof/child.c - running the lesson's own program again, as a child process.
  *
  * Some things can only be shown in a fresh process: a first call happens once per process
  * (step 2b), a sticky fault spoils the context for the rest of the process (step 5c), a

@@ -1,5 +1,5 @@
 /*
- * 01_hello_runtime/first_calls.c - step 2b: which runtime calls, made first, start the
+ * 01_hello_runtime/proof/first_calls.c - step 2b: which runtime calls, made first, start the
  * primary context? A process makes its first call only once, so each row is a fresh child
  * process (this program again, with --first-call NAME). The children run side by side, or
  * one at a time on a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS); a child

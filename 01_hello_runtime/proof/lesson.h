@@ -1,6 +1,6 @@
 /*
- * 01_hello_runtime/lesson.h - what the lesson's files share: the state the steps pass on,
- * the step functions (main.c calls them in the README's order) and the child-process runner.
+ * 01_hello_runtime/proof/lesson.h - what the lesson's files share: the state the steps pass on,
+ * the step functions (main.c calls them in the order of the output) and the child-process runner.
  * The lesson's own functions (core.c) are declared in core.h.
  */
 #ifndef HELLO_RUNTIME_LESSON_H

@@ -1,5 +1,5 @@
 /*
- * 01_hello_runtime/lifecycle.c - step 8: the primary context's lifecycle.
+ * 01_hello_runtime/proof/lifecycle.c - step 8: the primary context's lifecycle.
  *
  * It runs in a child process (this program again, with --lifecycle-demo): it starts the
  * primary context in its own order and destroys it twice, which the rest of the lesson must

@@ -1,5 +1,5 @@
 /*
- * 01_hello_runtime/machine.c - what this machine changes in the lesson, decided from what the
+ * 01_hello_runtime/proof/machine.c - what this machine changes in the lesson, decided from what the
  * driver reports: the device's compute mode (who may hold a context on it); the versions'
  * rule (since when lazy loading is the default) is common/platform.h's, shared with lesson 02.
  * Pure functions, no CUDA call: a CPU test drives each decision with the values another

@@ -3,7 +3,7 @@
  *
  * The lesson itself is core.c: read it first. main() is the table of contents: it parses the
  * options, then calls one function per numbered step of the output (steps.c, first_calls.c,
- * lifecycle.c), in the order of README.md, which annotates the output of each:
+ * lifecycle.c), in the order of IN_DEPTH.md, which annotates the output of each:
  *   0. the CUDA environment variables in effect, and what each changes here (environment.c);
  *   1. before any CUDA call the driver is not initialised;
  *   2. cudaGetDeviceCount initialises it but creates no context; the device's compute mode

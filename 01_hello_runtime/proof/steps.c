@@ -1,5 +1,5 @@
 /*
- * 01_hello_runtime/steps.c - steps 1 to 7 of the output: each calls the lesson's functions
+ * 01_hello_runtime/proof/steps.c - steps 1 to 7 of the output: each calls the lesson's functions
  * (core.c), watches what they did through the Driver API (cuCtxGetCurrent,
  * cuDevicePrimaryCtxGetState), prints it and checks its claims. Step 5c's child process
  * (fault_demo) is here too; step 2's table is in first_calls.c, step 8 in lifecycle.c.
