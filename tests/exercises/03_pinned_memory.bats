@@ -58,6 +58,9 @@ judge_rate() {
     assert_harness downloaded "$n $(expected_sum "$seed" 1 "$n" 1 0)" "the download"
     assert_harness both_ways_end true
     assert_harness left "0 0" "streams and events your code created and did not destroy"
+    read -r kinds_wrong kinds_checked <<<"$(harness_value copy_kinds)"
+    [ "$kinds_wrong" = 0 ] ||
+        fail "$kinds_wrong of $kinds_checked cudaMemcpyAsync calls named a cudaMemcpyKind their pointers do not have (cudaPointerGetAttributes): undefined behaviour, even where unified addressing copies the right way"
     # "return without waiting": the call itself takes a small share of the time until the
     # device is idle (a call that waits for its copies takes nearly all of it)
     share="$(harness_value issue_share)"

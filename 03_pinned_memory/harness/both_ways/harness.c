@@ -33,6 +33,41 @@ COUNTED(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t * e, unsigned int f)
         events_left, 1)
 COUNTED(cudaError_t, cudaEventDestroy, (cudaEvent_t e), (e), events_left, -1)
 
+/* Every runtime copy of the student's: its cudaMemcpyKind against what the runtime says of its
+ * pointers (cudaPointerGetAttributes: device memory, or the host's). A kind that does not match
+ * is undefined behaviour, even where unified addressing happens to copy the right way. */
+static int kinds_checked, kinds_wrong;
+static int on_device(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice ? 1 : a.type == cudaMemoryTypeManaged ? -1 : 0;
+}
+cudaError_t __real_cudaMemcpyAsync(void *d, const void *s, size_t b, enum cudaMemcpyKind k,
+                                   cudaStream_t st);
+cudaError_t __wrap_cudaMemcpyAsync(void *d, const void *s, size_t b, enum cudaMemcpyKind k,
+                                   cudaStream_t st)
+{
+    if (counting && k != cudaMemcpyDefault) {
+        int from = on_device(s), to = on_device(d);
+        bool from_dev = k == cudaMemcpyDeviceToHost || k == cudaMemcpyDeviceToDevice;
+        bool to_dev = k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToDevice;
+        kinds_checked++;
+        kinds_wrong += (from >= 0 && from != from_dev) || (to >= 0 && to != to_dev);
+    }
+    return __real_cudaMemcpyAsync(d, s, b, k, st);
+}
+
+/* What the student's code left and how its copies were named. */
+static void report_counts(void)
+{
+    harness_report("left", "%d %d", streams_left, events_left);
+    harness_report("copy_kinds", "%d %d", kinds_wrong, kinds_checked);
+}
+
 /* The harness's own issue of both copies, in two streams, as the copy engines allow. */
 static bool reference_issue(struct both_ways *w, cudaStream_t s2, int which)
 {
@@ -116,7 +151,7 @@ int main(int argc, char **argv)
     bool ended = both_ways_end(&w);
     counting = 0;
     harness_report("both_ways_end", "%s", ended ? "true" : "false");
-    harness_report("left", "%d %d", streams_left, events_left);
+    report_counts();
     free(back);
     ok = checkRuntime(cudaStreamDestroy(s2)) && checkRuntime(cudaStreamDestroy(w.s1)) &&
          checkRuntime(cudaFree(dev_in)) && checkRuntime(cudaFree(dev_out)) &&
