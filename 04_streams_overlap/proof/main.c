@@ -326,7 +326,7 @@ static void read_environment(void)
     L.connections = 8;
     if (mc && atoi(mc) >= 1)
         L.connections = atoi(mc) > 32 ? 32 : atoi(mc);
-    printf("environment (read by the driver when it initialised, at the first CUDA call):\n");
+    printf("environment (the driver reads it when it initialises, at the first CUDA call):\n");
     if (L.launch_blocking)
         printf(
             "   CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done\n"
@@ -552,6 +552,7 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
                         int *rc)
 {
     printf("04_streams_overlap: copies and kernels in several streams, overlapped\n");
+    read_environment(); /* before any CUDA call: what each variable changes, said first */
     int count = 0;
     if (!requireRuntime(cudaGetDeviceCount(&count))) {
         *rc = verdict(false); /* a failure that is not "cannot run here": exit 1 */
@@ -576,7 +577,6 @@ static bool open_device(const struct options *o, struct findings *f, struct cuda
     printf("device %ld: \"%s\", compute capability %d.%d, %d SMs\n", o->device, prop->name,
            prop->major, prop->minor, prop->multiProcessorCount);
     say_what_this_gpu_decides();
-    read_environment(); /* before the context: what each variable changes, said first */
     if (!requireRuntime(cudaSetDevice((int)o->device)) || !fit_memory(o, f, rc)) {
         if (*rc == EXIT_CANNOT_RUN)
             return false;
