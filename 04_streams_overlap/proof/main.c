@@ -424,8 +424,8 @@ static void say_what_this_gpu_decides(void)
         printf(
             "   one asynchronous engine (asyncEngineCount 1, as on the smallest (1g) MIG slices,\n"
             "   or, as users report, a GeForce card under WSL2): copies in and out take turns, so\n"
-            "   step 1 expects no gain from both at once and the model (step 3) lets them take\n"
-            "   turns; its claims are bounds here\n");
+            "   step 1 expects no gain from both at once, and the model (step 3)\n"
+            "   lets them take turns; its claims are bounds here\n");
     else if (L.engines == 0)
         printf("   no asynchronous engine (asyncEngineCount 0): no copy runs beside a kernel, nor "
                "a copy\n"
