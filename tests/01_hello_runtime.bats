@@ -284,12 +284,12 @@ setup() {
     assert_line --regexp '^after cudaGetDeviceCount: +[0-9]+ device\(s\), current context NULL, primary active = 0$'
     assert_line "  [ok]   cudaGetDeviceCount initialised the driver and made no context"
     assert_line "  [ok]   cudaSetDevice made the device's primary context current"
-    # the two handles printed are the same, and not NULL
-    run sed -n -E 's/^after cudaSetDevice\(0\): +current (0x[0-9a-f]+), cuDevicePrimaryCtxRetain (0x[0-9a-f]+) .*/\1 \2/p' <<<"$output"
-    [ -n "$output" ] && [ "${output% *}" = "${output#* }" ] || fail "current and retained differ: $output"
-    run "$ROOT/01_hello_runtime/build/demo"
     assert_line --regexp '^add_one<<<4096, 256>>>: +1048576 floats, 0 wrong$'
     assert_line "  [ok]   the kernel added one to every element"
+    # the two handles printed are the same, and not NULL
+    local handles
+    handles="$(sed -n -E 's/^after cudaSetDevice\(0\): +current (0x[0-9a-f]+), cuDevicePrimaryCtxRetain (0x[0-9a-f]+) .*/\1 \2/p' <<<"$output")"
+    [ -n "$handles" ] && [ "${handles% *}" = "${handles#* }" ] || fail "current and retained differ: $handles"
     assert_line --regexp '^RESULT: PASS - all 4 checks passed$'
 }
 
