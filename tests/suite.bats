@@ -117,3 +117,40 @@ setup() {
     assert_success
     assert_equal "${lines[${#lines[@]} - 1]}" "1 passed, 0 failed, 0 skipped"
 }
+
+# interrupted SIGNAL: starts tests/run on a file whose test sleeps, in a process group of its own
+# with SIGINT as a terminal would deliver it (not ignored, as a background job's is), TMPDIR a
+# fresh folder; once the test runs, sends SIGNAL to the whole group (Ctrl-C) or to tests/run
+# alone; `run` lists what is left in that TMPDIR afterwards.
+interrupted() {
+    local sig="$1" whom="$2" t="$BATS_TEST_TMPDIR/tmp-$1" started="$BATS_TEST_TMPDIR/started-$1" pid
+    mkdir -p "$t"
+    printf '%s\n' '@test "slow" { touch "$STARTED"; sleep 30; }' >"$BATS_TEST_TMPDIR/t/slow.bats"
+    rm -f "$BATS_TEST_TMPDIR/t/mixed.bats" "$BATS_TEST_TMPDIR/t/good.bats"
+    STARTED="$started" TMPDIR="$t" python3 -c '
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' env -u MAKEFLAGS bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t" \
+        >"$BATS_TEST_TMPDIR/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do [ -e "$started" ] && break; sleep 0.05; done
+    [ -e "$started" ] || fail "the slow test did not start: $(cat "$BATS_TEST_TMPDIR/out")"
+    [ -n "$(ls -A "$t")" ] || fail "tests/run made nothing in TMPDIR: the test proves nothing"
+    if [ "$whom" = group ]; then kill "-$sig" -- "-$pid"; else kill "-$sig" "$pid"; fi
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    ! kill -0 "$pid" 2>/dev/null || fail "tests/run still runs 10 s after SIG$sig"
+    wait "$pid" || true
+    sleep 0.5 # (bats' own cleanup of a test it was stopped in)
+    run ls -A "$t"
+    [ -z "$(pgrep -f "$BATS_TEST_TMPDIR/t/slow.bats")" ] || fail "a bats run of the file outlived tests/run: $(pgrep -af "$BATS_TEST_TMPDIR/t/slow.bats")"
+}
+
+@test "tests/run: nothing left in TMPDIR after Ctrl-C (SIGINT to the group) or SIGTERM to tests/run alone" {
+    interrupted INT group
+    assert_output ""
+    interrupted TERM self
+    assert_output ""
+    interrupted HUP self
+    assert_output ""
+}
