@@ -24,6 +24,7 @@ load regimes
     assert_line "  [ok]   CUDA_LAUNCH_BLOCKING=1 is in effect: the launch returned only after its kernel had ended"
     assert_line --regexp '^   CUDA_LAUNCH_BLOCKING=1 +1: each launch waits'
     assert_line "  [ok]   the loading mode is the one CUDA_MODULE_LOADING=EAGER asks for"
+    assert_line "   (CUDA_MODULE_LOADING=EAGER: that time includes loading every kernel of this program into the new context)"
 }
 
 # bats test_tags=shared

@@ -204,6 +204,9 @@ bool step_3_first_call_that_needs_a_context(struct lesson *L)
            L->prop.major, L->prop.minor);
     printf("   cudaSetDevice took %.1f ms (it created the context: the cost of the first call)\n",
            set_ms);
+    if (module_loading() && strcmp(module_loading(), "EAGER") == 0)
+        printf("   (CUDA_MODULE_LOADING=EAGER: that time includes loading every kernel of this "
+               "program into the new context)\n");
     printf("   cuCtxGetCurrent            -> %p\n", (void *)L->primary);
     printf("   cuDevicePrimaryCtxRetain   -> %p\n", (void *)retained);
     printf("   cuDevicePrimaryCtxGetState -> active = %d\n", active);
