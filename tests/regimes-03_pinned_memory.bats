@@ -37,7 +37,7 @@ issue10_judged() {
 
 @test "03 regime: CUDA_LAUNCH_BLOCKING=1: the lesson says what changes and judges that instead" {
     run_regime 03_pinned_memory CUDA_LAUNCH_BLOCKING=1 -- --min 1M --max 32M --reps 3
-    assert_line --partial "CUDA_LAUNCH_BLOCKING=1: 1 makes each kernel launch wait for its kernel"
+    assert_line --partial "CUDA_LAUNCH_BLOCKING=1: 1 makes kernel launches synchronous: step 4 b) cannot queue a copy behind a kernel (not judged)"
     assert_line --partial "[ok]   with CUDA_LAUNCH_BLOCKING=1 the kernel launch itself waited for the kernel"
     assert_line --partial "not judged here: the kernel launch itself waited for the kernel"
 }
@@ -57,6 +57,11 @@ side_by_side_judged() {
     until_judged 3 side_by_side_judged -- \
         run_regime 03_pinned_memory CUDA_DEVICE_MAX_CONNECTIONS=2 -- --min 16M --max 32M --reps 3
     assert_line --partial "CUDA_DEVICE_MAX_CONNECTIONS=2:"
+    # the copy queues alone (the Programming Guide's CUDA_DEVICE_MAX_COPY_CONNECTIONS): side by
+    # side, or not judged with the reason (the variable, or noise), never a [FAIL]
+    run_regime 03_pinned_memory CUDA_DEVICE_MAX_COPY_CONNECTIONS=1 -- --min 16M --max 32M --reps 3
+    assert_line --partial "CUDA_DEVICE_MAX_COPY_CONNECTIONS=1: copy queues the streams share"
+    assert_line --regexp '^  \[(ok|n/j)\] +(with asyncEngineCount [0-9]+ )?the two directions run side by side'
 }
 
 # bats test_tags=shared
@@ -101,7 +106,7 @@ in_place_judged() {
 
 @test "03 regime: host buffers backed by transparent huge pages (tests/shims' preload): step 3 still true, and which route is cheaper is as measured" {
     build_shims
-    # (one sweep size: what is asserted is step 3, on buffers of min(--max, 64 MiB))
+    # (one sweep size: what is asserted is step 3, on buffers of min(--max, 32 MiB))
     until_judged 3 in_place_judged -- \
         run_regime 03_pinned_memory LD_PRELOAD="$SHIMS/libhugepage.so" -- --min 64M --max 64M --reps 5
     assert_line --regexp '^   cudaMallocHost \+ copy in \+ cudaFreeHost [0-9.]+ ms/GiB: (the register route was cheaper|cudaMallocHost was cheaper|the same within the noise) \(noise [0-9.]+\)$'
@@ -148,3 +153,20 @@ in_place_judged() {
     assert_line --regexp '^  \[n/j\]  from 256 MiB up, timing one copy per event pair .* - not judged here: NVML listed [0-9]+ processes on this GPU'
 }
 
+
+# A low address-space limit: step 1 names it with its value before the first CUDA call; the run
+# passes, or stops with exit 1 and the line that failed naming the limit (an allocation, or the
+# driver or context that could not start), or exit 77 where the driver says it cannot run: never
+# a [FAIL].
+@test "03 regime: a low address-space limit (ulimit -v 8 GiB): named with its value, never a [FAIL]" {
+    require_gpu
+    run bash -c 'ulimit -v 8388608 && exec "$1" --min 1M --max 16M --reps 2' _ "$(lesson_bin 03_pinned_memory)"
+    assert_line --regexp '^   process limits \(getrlimit\): .*address space \(ulimit -v\) 8 GiB'
+    refute_line --partial "[FAIL]"
+    case "$status" in
+    0) assert_line --regexp '^RESULT: PASS' ;;
+    1) assert_output --regexp '(under|could not (start|be made)).*ulimit -v 8 GiB \(RLIMIT_AS\)' ;;
+    77) ;;
+    *) fail "exit $status: $output" ;;
+    esac
+}

@@ -1,8 +1,30 @@
 /* 03_pinned_memory/proof/step1_device.c - step 1: the device, its link to the host and the CUDA
  * environment variables that change what the lesson shows. */
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "lesson.h"
+
+/* The process's limits that bound what it may lock and map (getrlimit): a low one makes
+ * cudaMallocHost, cudaHostRegister, malloc or the context itself fail, and the failure's line
+ * names it (measure.c's limits_text). */
+static void print_limits(void)
+{
+    static const struct {
+        int resource;
+        const char *what;
+    } limits[] = {{RLIMIT_MEMLOCK, "locked memory (ulimit -l)"},
+                  {RLIMIT_AS, "address space (ulimit -v)"},
+                  {RLIMIT_DATA, "data (ulimit -d)"}};
+    printf("   process limits (getrlimit):");
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        struct rlimit r;
+        bool set = getrlimit(limits[i].resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
+        printf("%s %s %s", i ? "," : "", limits[i].what,
+               set ? fmt_size((size_t)r.rlim_cur) : "unlimited");
+    }
+    printf("\n");
+}
 
 /* The CUDA environment variables (CUDA Programming Guide, "CUDA Environment Variables") that
  * change what this lesson shows, and how it judges where they are set. The driver reads them when
@@ -36,6 +58,7 @@ void step_1_environment(struct lesson *L)
         printf("   CUDA_DEVICE_MAX_COPY_CONNECTIONS=%s: copy queues the streams share; 1 may "
                "serialise step 6's two copies (then not judged)\n",
                cc);
+    print_limits();
     L->launch_blocking = lb && atoi(lb) == 1;
     L->one_connection = (mc && atoi(mc) == 1) || (cc && atoi(cc) == 1);
 }
