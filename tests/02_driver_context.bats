@@ -297,6 +297,25 @@ one_device_view() {
     assert_claim "a name the driver does not have: no pointer, SYMBOL_NOT_FOUND"
 }
 
+# The demo asserts what it prints about contexts, which no other program on the GPU changes,
+# and times nothing.
+# bats test_tags=gpu,shared
+@test "GPU: the demo runs: a created context is not the primary one, cudaMalloc lands in the current context, the kernel's data checked" {
+    require_gpu
+    run "$ROOT/02_driver_context/build/demo"
+    assert_success
+    assert_line --regexp '^cuInit, then device 0: .+'
+    assert_line --regexp '^cuCtxCreate -> 0x[0-9a-f]+; cudaSetDevice\(0\) -> primary 0x[0-9a-f]+ \(cuDevicePrimaryCtxRetain: 0x[0-9a-f]+\)$'
+    assert_line "pushed ours: cudaMalloc's buffer belongs to our context; add_one<<<>>>: 0 of 1048576 words wrong"
+    assert_line "popped (ours came off): cudaMalloc's buffer belongs to the primary context"
+    assert_line "RESULT: PASS - two contexts, one stack, memory where the current one is"
+    # the two contexts printed differ, and the retained one is the runtime's
+    local own primary retained
+    read -r own primary retained < <(sed -nE 's/^cuCtxCreate -> (0x[0-9a-f]+); cudaSetDevice\(0\) -> primary (0x[0-9a-f]+) \(cuDevicePrimaryCtxRetain: (0x[0-9a-f]+)\)$/\1 \2 \3/p' <<<"$output")
+    [ "$own" != "$primary" ] || fail "ours and the primary context are the same: $own"
+    assert_equal "$retained" "$primary"
+}
+
 # (--device on every device, each run ending PASS: tests/regimes-02_driver_context.bats's
 # CUDA_VISIBLE_DEVICES regime)
 
@@ -309,12 +328,13 @@ one_device_view() {
 }
 
 # The reference solutions go through the grader in two parts (bats -f, which every bats has).
-# Every test but one judges function: a context, the stack, the data, an entry point, which no
+# Every test but two judges function: a context, the stack, the data, an entry point, which no
 # other program on the GPU can change; those run in the shared first phase. context_leak's
 # free-memory test reads the device's free memory against a control sample, which a neighbour
-# moves: it runs alone. A CPU test below checks that the two parts hold every test once.
+# moves, and its task of more than 2^31 bytes takes a large part of the GPU's memory: they run
+# alone. A CPU test below checks that the two parts hold every test once.
 GRADER_02_FUNCTION='^(stack_order|share_primary|entry_point|context_leak: (every task|the context stack|a task whose allocation fails))'
-GRADER_02_MEMORY='^context_leak: the tasks destroy their contexts and give their device memory back$'
+GRADER_02_MEMORY='^context_leak: (the tasks destroy their contexts and give their device memory back|a task of more than 2\^31 bytes computes the right data)'
 
 # bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass the grader's tests of function" {
@@ -322,8 +342,8 @@ GRADER_02_MEMORY='^context_leak: the tasks destroy their contexts and give their
 }
 
 # bats test_tags=gpu
-@test "GPU: the exercises' reference solutions pass the grader's free-memory test (alone on the GPU)" {
-    assert_solutions_pass 02_driver_context "$GRADER_02_MEMORY" 1
+@test "GPU: the exercises' reference solutions pass the grader's free-memory and 2^31-byte tests (alone on the GPU)" {
+    assert_solutions_pass 02_driver_context "$GRADER_02_MEMORY" 2
 }
 
 # (shared: each failure asserted is one of function, which no other program on the GPU can
@@ -362,6 +382,14 @@ GRADER_02_MEMORY='^context_leak: the tasks destroy their contexts and give their
 
 @test "no driver library at all: exit 77, says to install the driver, no crash" {
     run_with_no_driver "$BIN"
+}
+
+@test "the demo without a usable driver: the stub gives exit 77, no visible device exit 77" {
+    local demo="$ROOT/02_driver_context/build/demo"
+    [ -x "$demo" ] || fail "$demo is not built: run make first"
+    run_with_stub_driver "$demo"
+    refute_output --partial "RESULT:"
+    run_with_no_visible_device "$demo"
 }
 
 @test "--help prints the usage on stdout and exits 0" {
@@ -411,6 +439,15 @@ int main(void)
     for (int i = 0; i < 6; i++)
         printf("spread %.1f bar %.1f: %s\n", spread[i][0], spread[i][1],
                memory_judgeable(spread[i][0], spread[i][1]) ? "judged" : "not judged");
+    int attrs[] = {1, 0, -1};
+    for (int i = 0; i < 3; i++)
+        for (int pipe = 0; pipe < 2; pipe++)
+            printf("mps attribute %d, daemon pipe %s: %s\n", attrs[i], pipe ? "yes" : "no",
+                   mps_client_by(attrs[i], pipe) ? "an MPS client" : "not an MPS client");
+    int errors[] = {209, 218, 222, 221, 223, 2, 0};
+    for (int i = 0; i < 7; i++)
+        printf("runtime error %d: %s\n", errors[i],
+               kernel_image_refused(errors[i]) ? "kernels refused" : "something else");
     return 0;
 }
 C
@@ -451,6 +488,25 @@ C
     assert_line "spread 30.0 bar 26.4: not judged"
 }
 
+@test "MPS: the driver's word (CU_DEVICE_ATTRIBUTE_MPS_ENABLED) wins; without it, the control daemon's pipe decides" {
+    machine_probe
+    assert_line "mps attribute 1, daemon pipe no: an MPS client"
+    assert_line "mps attribute 1, daemon pipe yes: an MPS client"
+    assert_line "mps attribute 0, daemon pipe yes: not an MPS client"
+    assert_line "mps attribute 0, daemon pipe no: not an MPS client"
+    assert_line "mps attribute -1, daemon pipe yes: an MPS client"
+    assert_line "mps attribute -1, daemon pipe no: not an MPS client"
+}
+
+@test "JIT switches: the runtime errors that mean the kernels cannot be loaded here (and only those)" {
+    machine_probe
+    # cudaErrorNoKernelImageForDevice, InvalidPtx, UnsupportedPtxVersion, JitCompilerNotFound,
+    # JitCompilationDisabled (driver_types.h)
+    for e in 209 218 222 221 223; do assert_line "runtime error $e: kernels refused"; done
+    assert_line "runtime error 2: something else"
+    assert_line "runtime error 0: something else"
+}
+
 # The same decisions taken by the lesson itself, on the machine the shim describes over the
 # toolkit's stub driver (tests/shims/cuda_shim.c): the shim answers cuInit and the device
 # queries, so the lesson reads the platform and prints its decision before the first call that
@@ -470,6 +526,91 @@ shim02() {
 @test "EXCLUSIVE_PROCESS compute mode (the shim over the stub): the lesson says what it means for several contexts" {
     shim02 CUDA_SHIM_COMPUTE_MODE=exclusive_process CUDA_SHIM_LOCK="$BATS_TEST_TMPDIR/lock"
     assert_line "   its compute mode (cuDeviceGetAttribute): EXCLUSIVE_PROCESS: this GPU lets one process at a time use it, and NVIDIA documents"
+}
+
+# ---- CUDA's environment variables (the Programming Guide's table), one family a test, through
+# the shim over the stub: each is printed before the first CUDA call and judged where the
+# emulated device lets the lesson reach it (the stub stops it at cuModuleGetLoadingMode).
+
+@test "device visibility and order (the shim over the stub): CUDA_VISIBLE_DEVICES counted, PCI_BUS_ID order judged, --device past the list names the variable" {
+    shim02 CUDA_VISIBLE_DEVICES=0
+    assert_line --regexp '^     CUDA_VISIBLE_DEVICES = 0 +which GPUs the process sees'
+    assert_line "  [ok]   CUDA_VISIBLE_DEVICES lists 1 entry and the driver shows 1 device(s): no more than listed"
+    shim02 CUDA_DEVICE_ORDER=PCI_BUS_ID
+    assert_line --regexp '^     CUDA_DEVICE_ORDER += PCI_BUS_ID '
+    assert_line "  [ok]   CUDA_DEVICE_ORDER=PCI_BUS_ID: the devices are numbered in PCI bus order"
+    stub_shims "$BATS_FILE_TMPDIR/shim-stub"
+    LD_LIBRARY_PATH="$BATS_FILE_TMPDIR/shim-stub" CUDA_VISIBLE_DEVICES=0 run "$BIN" --device 1
+    assert_equal "$status" 2
+    assert_output --partial "--device 1 does not exist: this machine shows 1 device(s), 0 to 0 (CUDA_VISIBLE_DEVICES=0 chooses which, and numbers them from 0)"
+}
+
+@test "module loading (the shim over the stub): the variables printed; a value NVIDIA does not document is not judged, with the reason" {
+    shim02 CUDA_MODULE_LOADING=EAGER CUDA_MODULE_DATA_LOADING=LAZY
+    assert_line --regexp '^     CUDA_MODULE_LOADING += EAGER '
+    assert_line --regexp '^     CUDA_MODULE_DATA_LOADING = LAZY +when a module.s data is loaded; no claim here depends on it$'
+    shim02 CUDA_MODULE_LOADING=SOMETIMES
+    assert_line "  [n/j]  the module loading mode is what CUDA_MODULE_LOADING asks for - not judged here: CUDA_MODULE_LOADING=SOMETIMES is neither LAZY nor EAGER, the values NVIDIA documents"
+    refute_line --partial "[FAIL] the module loading mode"
+}
+
+@test "launch blocking, connections and the JIT switches (the shim over the stub): each printed with what it changes here" {
+    shim02 CUDA_LAUNCH_BLOCKING=1 CUDA_DEVICE_MAX_CONNECTIONS=8 CUDA_FORCE_PTX_JIT=1 CUDA_DISABLE_PTX_JIT=1
+    assert_line --regexp '^     CUDA_LAUNCH_BLOCKING = 1 +1: each launch returns once its kernel is done; no claim here times a launch$'
+    assert_line --regexp '^     CUDA_DEVICE_MAX_CONNECTIONS = 8 +work queues per context'
+    assert_line --regexp '^     CUDA_FORCE_PTX_JIT += 1 +1: the kernels. PTX is compiled at load'
+    assert_line --regexp '^     CUDA_DISABLE_PTX_JIT = 1 +1: no PTX is compiled'
+    shim02
+    refute_output --partial "CUDA_LAUNCH_BLOCKING"   # not set: not printed
+}
+
+@test "MPS (the shim over the stub): a control daemon's pipe is named; the driver's answer decides; a directory without one says so" {
+    mkdir -p "$BATS_TEST_TMPDIR/mps"
+    mkfifo "$BATS_TEST_TMPDIR/mps/control"
+    shim02 CUDA_MPS_PIPE_DIRECTORY="$BATS_TEST_TMPDIR/mps"
+    assert_line --regexp '^     CUDA_MPS_PIPE_DIRECTORY = '
+    # the shim answers 0 for CU_DEVICE_ATTRIBUTE_MPS_ENABLED: the driver's word wins
+    assert_line "   MPS: the control daemon's pipe is there ($BATS_TEST_TMPDIR/mps/control), but the driver reports this device's"
+    assert_line "   contexts are not shared via MPS (CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 0): judged as without MPS"
+    shim02 CUDA_MPS_PIPE_DIRECTORY="$BATS_TEST_TMPDIR/none"
+    assert_line "   MPS: CUDA_MPS_PIPE_DIRECTORY is set, but no control daemon's pipe is there ($BATS_TEST_TMPDIR/none/control):"
+    assert_line "   this process runs without MPS"
+}
+
+# A driver call that fails with CUDA_ERROR_OPERATING_SYSTEM (304), as cuInit or cuCtxCreate do
+# under a low open-files limit (ulimit -n 32): a stand-in libcuda.so.1 whose cuInit says so.
+# The lesson's call goes through requireDriver, which prints the call and its error (and
+# common/check.c's hint about the limit, where it has one); exit 1, no claim after it.
+@test "CUDA_ERROR_OPERATING_SYSTEM (304) from cuInit (a stand-in driver): the call and its error printed, exit 1" {
+    local dir="$BATS_TEST_TMPDIR/os-error"
+    mkdir -p "$dir"
+    cat >"$dir/fake.c" <<'C'
+typedef int CUresult;
+static int up;
+CUresult cuInit(unsigned f) { (void)f; return 304; }
+CUresult cuDeviceGetCount(int *n) { *n = 0; return up ? 0 : 3; }
+CUresult cuCtxGetCurrent(void **c) { (void)c; return 3; }
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+CUresult cuGetErrorName(CUresult e, const char **s) {
+    *s = e == 304 ? "CUDA_ERROR_OPERATING_SYSTEM" : e == 3 ? "CUDA_ERROR_NOT_INITIALIZED"
+        : e == 0 ? "CUDA_SUCCESS" : "OTHER";
+    return 0;
+}
+CUresult cuGetErrorString(CUresult e, const char **s) {
+    *s = e == 304 ? "OS call failed or operation not supported on this OS" : "other";
+    return 0;
+}
+C
+    cc -shared -fPIC -o "$dir/libcuda.so.1" "$dir/fake.c" || fail "the stand-in did not build"
+    # under a low limit of open files, as where 304 was seen (the stand-in opens none)
+    LD_LIBRARY_PATH="$dir" run bash -c 'ulimit -S -n 64 && exec "$1"' _ "$BIN"
+    assert_equal "$status" 1
+    assert_line --regexp 'cuInit\(0\)\) failed: CUDA_ERROR_OPERATING_SYSTEM \(304\)|cuInit\(0\) failed: CUDA_ERROR_OPERATING_SYSTEM \(304\)'
+    refute_line --partial "cuInit(0) took"
+    if grep -q RLIMIT_NOFILE "$ROOT/common/check.c"; then # the hint, where common/ has it
+        assert_output --partial "open files"
+        assert_output --partial "64"
+    fi
 }
 
 @test "a driver older than CUDA 12.2 (the shim over the stub): lazy loading by default is not judged, with the reason" {

@@ -91,3 +91,50 @@ load regimes
     assert_line --regexp '^========= ERROR SUMMARY: 0 errors$'
     assert_line --regexp '^  \[n/j\]  a context is costly to make: .* - not judged here: this run is under compute-sanitizer'
 }
+
+# ---- CUDA's environment variables (the Programming Guide's table) and the process's limits --
+
+@test "02_driver_context: CUDA_LAUNCH_BLOCKING=1 and CUDA_DEVICE_MAX_CONNECTIONS=2: printed, nothing judged differently" {
+    run_regime 02_driver_context CUDA_LAUNCH_BLOCKING=1 CUDA_DEVICE_MAX_CONNECTIONS=2 -- --repeat 1
+    assert_line --regexp '^     CUDA_LAUNCH_BLOCKING = 1 '
+    assert_line --regexp '^     CUDA_DEVICE_MAX_CONNECTIONS = 2 '
+}
+
+# With the JIT forced, the driver ignores the SASS: this build's PTX is for its newest
+# architecture only, so a GPU older than that cannot load the kernels: exit 77 with the line
+# naming the variable (a GPU of that architecture passes). Never exit 1, never a [FAIL].
+@test "02_driver_context: CUDA_FORCE_PTX_JIT=1 and CUDA_DISABLE_PTX_JIT=1: PASS, or exit 77 naming the variable, never a [FAIL]" {
+    require_gpu
+    local v
+    for v in CUDA_FORCE_PTX_JIT CUDA_DISABLE_PTX_JIT; do
+        run env "$v=1" "$(lesson_bin 02_driver_context)" --repeat 1
+        refute_line --partial "[FAIL]"
+        assert_line --regexp "^     $v += 1 "
+        case "$status" in
+            0) assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed' ;;
+            77) assert_output --partial "cannot run here: $v=1, and this GPU (compute capability"
+                assert_output --partial "make ARCH=" ;;
+            *) fail "$v=1: exit $status: $output" ;;
+        esac
+    done
+}
+
+@test "02_driver_context: an MPS pipe directory with no daemon: the MPS line, PASS with step 2's memory judged" {
+    run_regime 02_driver_context CUDA_MPS_PIPE_DIRECTORY="$BATS_TEST_TMPDIR/no-mps" -- --repeat 1
+    assert_line "   MPS: CUDA_MPS_PIPE_DIRECTORY is set, but no control daemon's pipe is there ($BATS_TEST_TMPDIR/no-mps/control):"
+}
+
+# Under a low limit of open files the driver fails a call with CUDA_ERROR_OPERATING_SYSTEM
+# (304): the lesson names the call and the error (and common/check.c the limit), exit 1; or,
+# where the limit is enough, it passes. Never a [FAIL] of a claim.
+@test "02_driver_context: ulimit -n 32: PASS, or exit 1 naming the failed call, its error 304 and the limit" {
+    require_gpu
+    run bash -c 'ulimit -S -n 32 && exec "$1" --repeat 1' _ "$(lesson_bin 02_driver_context)"
+    refute_line --partial "[FAIL]"
+    case "$status" in
+        0) assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed' ;;
+        1) assert_output --regexp 'failed: (CUDA_ERROR_OPERATING_SYSTEM|cudaErrorOperatingSystem) \(304\)'
+           assert_output --partial "open files" ;;
+        *) fail "exit $status: $output" ;;
+    esac
+}
