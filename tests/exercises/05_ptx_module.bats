@@ -66,6 +66,7 @@ setup() {
     assert_harness loads "1 0" "libraries and modules loaded (one library, no module)"
     assert_harness kernel_unload true
     assert_harness unloads "1 0" "libraries and modules unloaded"
+    assert_harness lookup_failing false "kernel_function() while every lookup fails (the harness makes them fail): it must say so"
     assert_harness_end "$seed"
 }
 

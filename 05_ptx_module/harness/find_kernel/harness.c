@@ -6,6 +6,10 @@
  * kernel of that name, its results on fresh data, and the student's calls of
  * nvrtcAddNameExpression and nvrtcGetLoweredName (the linker's --wrap). It judges nothing.
  */
+#define _DEFAULT_SOURCE /* mmap, sysconf */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "05_harness.h"
 #include "find_kernel.h"
 
@@ -29,13 +33,40 @@ nvrtcResult __wrap_nvrtcAddNameExpression(nvrtcProgram prog, const char *const n
     return __real_nvrtcAddNameExpression(prog, name_expression);
 }
 
+/* The lowered name as the student's code gets it: a copy whose terminator is the last byte
+ * before a page that cannot be read (PROT_NONE), so that code reading past the string's end
+ * (a fixed-length memcpy of it) stops the program instead of reading NVRTC's neighbouring
+ * bytes. Kept until the program ends. NULL: no such page (the name is given as it is). */
+static const char *guarded_copy(const char *s)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t n = strlen(s) + 1;
+    if (page <= 0 || n > (size_t)page)
+        return NULL;
+    char *two =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (two == MAP_FAILED)
+        return NULL;
+    if (mprotect(two + page, (size_t)page, PROT_NONE) != 0) {
+        munmap(two, 2 * (size_t)page);
+        return NULL;
+    }
+    memset(two, '#', (size_t)page);
+    memcpy(two + page - n, s, n);
+    return two + page - n;
+}
+
 nvrtcResult __real_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression,
                                        const char **name);
 nvrtcResult __wrap_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression,
                                        const char **name)
 {
     lowered++;
-    return __real_nvrtcGetLoweredName(prog, name_expression, name);
+    nvrtcResult r = __real_nvrtcGetLoweredName(prog, name_expression, name);
+    const char *guarded = r == NVRTC_SUCCESS && *name ? guarded_copy(*name) : NULL;
+    if (guarded)
+        *name = guarded;
+    return r;
 }
 
 /* The buffer kernel_name() fills: NAME_LEN bytes offered, the rest a guard. All of it holds

@@ -62,6 +62,31 @@ CUresult __wrap_cuModuleUnload(CUmodule module)
     return r;
 }
 
+/* A lookup that fails: while `failing` is set, every call that finds a kernel, a function or a
+ * library's module fails (as a lookup in a context without the code would), without calling
+ * the driver. */
+static int failing;
+#define LOOKUP(name, params, args)                                  \
+    CUresult __real_##name params;                                  \
+    CUresult __wrap_##name params                                   \
+    {                                                               \
+        return failing ? CUDA_ERROR_NOT_FOUND : __real_##name args; \
+    }
+LOOKUP(cuKernelGetFunction, (CUfunction * f, CUkernel k), (f, k))
+LOOKUP(cuModuleGetFunction, (CUfunction * f, CUmodule m, const char *n), (f, m, n))
+LOOKUP(cuLibraryGetModule, (CUmodule * m, CUlibrary l), (m, l))
+LOOKUP(cuLibraryGetKernel, (CUkernel * k, CUlibrary l, const char *n), (k, l, n))
+
+/* kernel_function() while every lookup fails: it must return false. */
+static void failing_lookup(void *handle)
+{
+    CUfunction f = NULL;
+    failing = 1;
+    bool found = kernel_function(handle, &f);
+    failing = 0;
+    harness_report("lookup_failing", "%s", found ? "true" : "false");
+}
+
 static bool make_context(CUcontext *ctx, CUdevice dev)
 {
 #if CUDA_VERSION >= 13000
@@ -110,6 +135,8 @@ int main(int argc, char **argv)
             if (later[c])
                 ok = checkDriver(cuCtxDestroy(later[c])) && ok;
         ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
+        if (loaded)
+            failing_lookup(handle);
         bool unloaded = kernel_unload(handle);
         harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
         harness_report("loads", "%d %d", lib_loads, mod_loads);
