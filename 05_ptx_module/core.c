@@ -191,7 +191,6 @@ bool load_library(CUlibrary *lib, CUkernel *kernel, const void *image, const cha
     return checkDriver(cuLibraryLoadData(lib, image, NULL, NULL, 0, NULL, NULL, 0)) &&
            checkDriver(cuLibraryGetKernel(kernel, *lib, name));
 }
-
 #endif
 
 #if CUDART_VERSION >= 12080

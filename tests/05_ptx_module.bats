@@ -641,7 +641,7 @@ C
     assert_output --partial "cuobjdump not found (looked for '$BATS_TEST_TMPDIR/no/cuobjdump')"
 }
 
-# ---- what the README says of toolkits, checked against their headers -----------------------
+# ---- what the lesson's documents say of toolkits, checked against their headers -----------------------
 
 # The Driver API's "Green Contexts" section (the comment above those calls in cuda.h) is the
 # README's source for step 8: a green context's kernels get its SMs, never fewer, in some cases
@@ -661,9 +661,9 @@ toolkit_includes() {
         n=$((n + 1))
     done < <(toolkit_includes)
     [ "$n" -gt 0 ] || fail "no toolkit headers found"
-    run grep -c -e 'never fewer' -e 'more SMs than was provisioned' "$LESSON/README.md"
+    run bash -c 'cat "$1/README.md" "$1/IN_DEPTH.md" | grep -c -e "never fewer" -e "more SMs than was provisioned"' _ "$LESSON"
     assert_output --regexp '^[2-9]'
-    run grep -F 'those SMs only' "$LESSON/README.md" "$LESSON"/*.c
+    run grep -F 'those SMs only' "$LESSON/README.md" "$LESSON/IN_DEPTH.md" "$LESSON"/*.c "$LESSON"/proof/*.c
     assert_failure
 }
 
@@ -684,12 +684,12 @@ toolkit_includes() {
         n=$((n + 1))
     done < <(toolkit_includes)
     [ "$n" -gt 0 ] || fail "no toolkit headers found"
-    assert_regex "$(tr '\n' ' ' <"$LESSON/README.md")" 'runtime has green contexts *from CUDA 13\.1'
+    assert_regex "$(cat "$LESSON/README.md" "$LESSON/IN_DEPTH.md" | tr '\n' ' ')" 'runtime has green contexts *from CUDA 13\.1'
 }
 
-@test "README's Common mistakes and step 6h describe the same mismatch: the example's size_t N for an int, then the reverse" {
+@test "IN_DEPTH's Common mistakes and step 6h describe the same mismatch: the example's size_t N for an int, then the reverse" {
     local section
-    section="$(sed -n '/^## Common mistakes/,/^## /p' "$LESSON/README.md")"
+    section="$(sed -n '/^## Common mistakes/,/^## /p' "$LESSON/IN_DEPTH.md")"
     [[ "$section" == *'`size_t N = 1024;`'* && "$section" == *'void *args[] = { &d_data, &N };'* ]] \
         || fail "Common mistakes does not show the example's size_t N and its args line"
     [[ "$section" == *'an `int` passed for an 8-byte parameter'* ]] || fail "Common mistakes does not name the reverse"

@@ -92,6 +92,19 @@ static void judge_part(const struct lesson *L, double *whole, double *part, unsi
         part_sms, all_sms, ratio, model);
 }
 
+/* green_context answered r: "not here" (an old driver, MIG, a tool) is not judged; the process's
+ * limits (304, out of memory) are a failure, through check_driver_ (which names the limit). */
+static bool no_green_context(CUresult r, CUgreenCtx green)
+{
+    bool ok = !green || checkDriver(cuGreenCtxDestroy(green));
+    if (r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_OUT_OF_MEMORY)
+        return check_driver_(r, "green_context(dev, ...)", __FILE__, __LINE__) && false;
+    printf("   the green context could not be made here: %s\n", cu_name(r));
+    not_judged("green contexts are not available here",
+               "a kernel on a part of the SMs takes longer");
+    return ok;
+}
+
 #endif
 
 bool step_8_a_part_of_the_gpu(struct lesson *L)
@@ -107,17 +120,9 @@ bool step_8_a_part_of_the_gpu(struct lesson *L)
         return false;
     /* A failure here is "not supported here" (an old driver, MIG, a tool), reported as such. */
     CUresult r = green_context(L->dev, &all_sms, &part_sms, &green, &gctx);
-    if (r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_OUT_OF_MEMORY) { /* not "no support" */
-        check_driver_(r, "green_context(dev, ...)", __FILE__, __LINE__);
-        free(ptx);
-        return (!green || checkDriver(cuGreenCtxDestroy(green))) && false;
-    }
     if (r != CUDA_SUCCESS) {
-        printf("   the green context could not be made here: %s\n", cu_name(r));
-        not_judged("green contexts are not available here",
-                   "a kernel on a part of the SMs takes longer");
         free(ptx);
-        return !green || checkDriver(cuGreenCtxDestroy(green));
+        return no_green_context(r, green);
     }
     unsigned blocks = WAVES_PER_SM * all_sms;
     double whole[REPEATS], part[REPEATS];
