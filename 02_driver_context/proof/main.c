@@ -88,6 +88,26 @@ static int parse_options(int argc, char **argv, struct lesson *L)
     return -1;
 }
 
+/* ctxA and ctxB, with what was made in them: no step after 6 needs them, so they end there,
+ * and the lesson never holds more than three contexts on one GPU (ctxA, ctxB and the primary;
+ * each takes device memory, and the driver's files). */
+static bool end_user_contexts(struct lesson *L)
+{
+    bool ok = true;
+    if (L->rt_in_a)
+        ok = cuda_free_in(ctx_a, &L->rt_in_a) && ok;
+    if (L->buf_b)
+        ok = free_in(ctx_b, &L->buf_b) && ok;
+    if (L->buf_a)
+        ok = free_in(ctx_a, &L->buf_a) && ok;
+    if (ctx_b)
+        ok = checkDriver(cuCtxDestroy(ctx_b)) && ok;
+    if (ctx_a)
+        ok = checkDriver(cuCtxDestroy(ctx_a)) && ok;
+    ctx_a = ctx_b = NULL;
+    return ok;
+}
+
 /* Everything the steps made, freed in its own context, youngest first. */
 static bool cleanup(struct lesson *L)
 {
@@ -98,18 +118,9 @@ static bool cleanup(struct lesson *L)
             ok = checkDriver(cuCtxDestroy(dev_ctx[d])) && ok;
         }
     }
-    if (L->rt_in_a)
-        ok = cuda_free_in(ctx_a, &L->rt_in_a) && ok;
     if (L->rt_in_primary && primary_ctx)
         ok = cuda_free_in(primary_ctx, &L->rt_in_primary) && ok;
-    if (L->buf_b)
-        ok = free_in(ctx_b, &L->buf_b) && ok;
-    if (L->buf_a)
-        ok = free_in(ctx_a, &L->buf_a) && ok;
-    if (ctx_b)
-        ok = checkDriver(cuCtxDestroy(ctx_b)) && ok;
-    if (ctx_a)
-        ok = checkDriver(cuCtxDestroy(ctx_a)) && ok;
+    ok = end_user_contexts(L) && ok;
     free(L->host_in);
     free(L->host_out);
     return ok;
@@ -132,7 +143,8 @@ static int cannot_run(CUresult refused)
     const char *limit = getenv("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT");
     fprintf(stderr,
             "%s: cannot run here: the GPU's free memory does not hold one more context "
-            "(CUDA_ERROR_OUT_OF_MEMORY); this lesson keeps up to four at once.\n%s: stop the "
+            "(CUDA_ERROR_OUT_OF_MEMORY); this lesson keeps up to three at once on one GPU.\n%s: "
+            "stop the "
             "programs that hold its memory (nvidia-smi lists them), or choose another GPU with "
             "--device%s%s%s.\n",
             lesson_prog, lesson_prog,
@@ -159,7 +171,8 @@ int main(int argc, char **argv)
     bool ok = step_2_a_context_of_our_own(&L) && step_3_context_stack(&L) &&
               step_4_memory_belongs_to_a_context(&L) &&
               step_5_runtime_and_driver_on_one_thread(&L) && step_6_contexts_are_per_thread(&L) &&
-              step_7_every_device(&L) && step_8_contexts_and_peers(&L) && step_9_entry_points(&L);
+              end_user_contexts(&L) && step_7_every_device(&L) && step_8_contexts_and_peers(&L) &&
+              step_9_entry_points(&L);
     if (ok)
         step_10_what_a_context_holds();
 
