@@ -175,7 +175,6 @@ static bool versions(struct lesson *L)
         not_judged("the driver is older than CUDA 12.5, which brought cuCtxCreate_v4",
                    "12050 gives cuCtxCreate_v4 (with CUctxCreateParams)");
     }
-
     return true;
 }
 
