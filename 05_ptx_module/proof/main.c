@@ -1,11 +1,13 @@
 /*
  * 05_ptx_module - kernels as PTX, loaded and launched through the Driver API.
  *
- * The calls the lesson teaches are in core.c (read it first). main() is the table of contents:
- * it reads the options and calls one function per numbered step of the output, in the order
- * README.md annotates it; each step calls core.c's functions, then times, checks and prints:
+ * The idea is in ../demo.c and ../core.c (read them first). This is the lesson's program, the
+ * instrument: main() is the table of contents: it reads the options and calls one function per
+ * numbered step of the output, in the order IN_DEPTH.md annotates it; each step makes the CUDA
+ * calls by their names and core.c's longer ones, then times, checks and prints:
  *   1. what the build made: kernels.ptx (nvcc -ptx), kernels.cubin (nvcc -cubin), and copies
- *      of both inside this program; a fresh JIT cache so that "cold" really is cold;
+ *      of both inside this program; a fresh JIT cache so that "cold" really is cold; CUDA's own
+ *      switches (environment.c);
  *   2. loading a module: cuModuleLoad (PTX file), cuModuleLoadData (embedded PTX),
  *      cuModuleLoadDataEx (JIT options and logs), a cubin, a fatbin; cold JIT, cache hit, SASS;
  *   3. cuModuleGetFunction, cuFuncGetAttribute, and cuLaunchKernel with kernelParams and with
@@ -22,10 +24,11 @@
  * and the JIT/NVRTC log go to stderr); 2 bad command line, including a --ptx or --nvrtc file
  * that cannot be read (found before any CUDA call); 77 no usable GPU or driver here.
  *
- * Where each step lives: main.c (1), step2_loading.c, step3_launching.c, step4_nvrtc.c,
- * step5_launch_cost.c, step6_errors.c and step6_mistakes.c, step7_library.c, step8_green.c;
- * the apparatus: files.c (files, the JIT cache), ptx_text.c (PTX text, fatbinaries, logs),
- * report.c (error names, timing claims, medians); ptx_module.h what they share.
+ * Where each step lives (in proof/): main.c (1) and environment.c, step2_loading.c,
+ * step3_launching.c, step4_nvrtc.c, step5_launch_cost.c, step6_errors.c and step6_mistakes.c,
+ * step7_library.c, step8_green.c; the apparatus: files.c (files, the JIT cache), ptx_text.c
+ * (PTX text, fatbinaries, logs), report.c (error names, timing claims, medians); ptx_module.h
+ * what they share.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -79,7 +79,7 @@ int axpy_wrong(struct data *d);  /* sync, copy y back, count wrong elements (-1:
 /* Reset y, launch axpy through kernelParams or `extra`, count the wrong elements (-1: failed). */
 int run_axpy(CUfunction f, struct data *d, bool use_extra);
 
-/* The steps, in the order main() calls them (README.md follows the same order). Each returns
+/* The steps, in the order main() calls them (IN_DEPTH.md annotates them in the same order). Each returns
  * false when a CUDA call failed (reported on stderr), and prints its own claims. */
 bool step_1_what_the_build_made(struct lesson *L);        /* main.c */
 bool step_2_loading_the_module(struct lesson *L);         /* step2_loading.c */

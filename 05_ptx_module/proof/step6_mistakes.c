@@ -1,7 +1,7 @@
 /* 05_ptx_module/step6_mistakes.c - the end of step 6: three mistakes of widely copied Driver
  * API examples, each made here and shown: a C++ kernel looked up by its plain name, a
  * kernelParams entry that points at a value of another size than the parameter (both ways),
- * and an array initialiser that sets one element. README.md, "Common mistakes". */
+ * and an array initialiser that sets one element. IN_DEPTH.md, "Common mistakes". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
