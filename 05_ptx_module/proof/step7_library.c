@@ -1,9 +1,9 @@
 /* 05_ptx_module/step7_library.c - step 7: one load for every context. A module (cuModuleLoad*)
  * is loaded into the current context and serves that context only; a library (core.c:
- * load_library, function_in_context; CUDA 12.0) is loaded once and serves every context that
+ * load_library, then cuKernelGetFunction; CUDA 12.0) is loaded once and serves every context that
  * exists and every one created later, on every device. The runtime has the same since CUDA 12.8
  * (runtime_library_axpy), so it can load PTX too; and cudaGetKernel / cudaGetFuncBySymbol
- * (kernel_of_symbol, function_of_symbol) go the other way, from a kernel compiled into the
+ * (called by their names) go the other way, from a kernel compiled into the
  * program to handles the Driver API can query and launch. The contexts themselves (cuCtxCreate,
  * the primary contexts) are lesson 02's, made here. */
 #include <stdio.h>
