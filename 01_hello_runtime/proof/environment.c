@@ -82,7 +82,8 @@ static const struct {
     {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "a fault writes a GPU core dump: step 5c removes it "
                                           "from the children that fault on purpose"},
     {"CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION", "step 5c removes it from its faulting children"},
-    {"CUDA_LOG_FILE", "the driver's error log goes there: step 5's failures on purpose show in it"},
+    {"CUDA_LOG_FILE",
+     "the driver's error log goes there: step 5's errors on purpose may show in it"},
     {"CUDA_DEVICE_MAX_CONNECTIONS", "work queues per device: this lesson uses one stream, "
                                     "nothing changes"},
 };
