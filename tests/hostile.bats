@@ -78,6 +78,21 @@ setup_file() {
     rc=0; wait "$class" || rc=$?
     echo "$rc" >"$RO.rc"
     du -sm "$RO" | cut -f1 >"$RO.du"
+
+    # The attacks from inside the student's process, against the real build rules and the
+    # system-call filter (tests/hostile/make-code-class): a lesson built by common/lesson.mk.
+    export T2="$BATS_FILE_TMPDIR/probe-teacher" C2="$BATS_FILE_TMPDIR/probe-class" O2="$BATS_FILE_TMPDIR/probe-out"
+    if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+        echo "no nvcc here: the probe lesson is built by common/lesson.mk, which links with nvcc" >"$BATS_FILE_TMPDIR/no-probe"
+    else
+        make_toy_tree "$T2"
+        bash "$ROOT/tests/hostile/make-code-class" "$ROOT" "$T2" "$C2"
+        if ! make -s -C "$T2/02_probe" -j2 >"$O2.teacher.log" 2>&1; then
+            echo "the probe lesson does not build here: $(grep -m1 -i error "$O2.teacher.log")" >"$BATS_FILE_TMPDIR/no-probe"
+        else
+            "$T2/grading/class" local "$C2" "$O2" --per-gpu 4 --timeout 30 --format none -- 02_probe >"$O2.log" 2>&1 || true
+        fi
+    fi
     [ -z "${KEEP_HOSTILE:-}" ] || cp -r "$BATS_FILE_TMPDIR" "$KEEP_HOSTILE"
 }
 
@@ -467,6 +482,76 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
     assert_line '"victim","01_toy","add",10,10,"passed",""'
     assert_line '"victim","01_toy","loop",5,5,"passed",""'
     rm -rf "$D"
+}
+
+# ---- code in the student's own process: before main(), its own system calls, libc by pointer --
+
+probe_setup() {
+    [ -z "$(cat "$BATS_FILE_TMPDIR/no-probe" 2>/dev/null)" ] || skip "$(cat "$BATS_FILE_TMPDIR/no-probe")"
+    [ -f "$O2/gradebook.csv" ] || fail "the probe class left no gradebook: $(tail -n 5 "$O2.log")"
+}
+probe_row() { jq -r '.exercises[0] | "\(.points) \(.status): \(.reason)"' "$O2/results/$1/results.json"; }
+
+@test "hostile (code): code before main() by every mechanism of the linker and loader, or a library's function redefined: refused at the build, each for what it is" {
+    probe_setup
+    local why="does not build: exercises/probe/probe\\.c:[0-9]+: error: refused by the grader: it"
+    # name, and the reason (a regex): the first refusal the report shows
+    while read -r s reason; do
+        run probe_row "$s"
+        assert_output --regexp "^0 build failed: $why $reason" || fail "$s: $output"
+    done <<'EOF'
+ctor_attr writes __attribute__\(\(constructor\)\)
+ctor_hidden has a section of type INIT_ARRAY \(\.init_array\)
+init_named has a section of type INIT_ARRAY \(\.init_array\)
+init_typed has a section of type INIT_ARRAY \(\.hooks\)
+preinit has a section of type PREINIT_ARRAY \(\.preinit_array\)
+fini has a section of type FINI_ARRAY \(\.fini_array\)
+ctors has a constructor, destructor or init/fini section \(\.ctors\)
+ifunc has an ifunc, 'hook'
+ifunc_local has an ifunc, 'hook'
+irelative has a relocation R_X86_64_IRELATIVE
+tls has thread-local data \(\.tdata, SHF_TLS\)
+exec_section has code outside \.text \(the executable section \.fast\)
+atexit defines 'atexit' outside static, a name that libc_nonshared\.a defines
+libc_start defines '__libc_start_main' outside static
+cuda defines 'cudaMalloc' outside static
+asm_syscall writes inline assembly \(__asm__\)
+pragma writes a #pragma \(only #pragma once is allowed\)
+EOF
+    # every refused build said each reason at the student's file and line
+    run grep -h 'refused by the grader' "$O2"/results/*/report.txt
+    [ "${#lines[@]}" -ge 17 ] || fail "only ${#lines[@]} refusals in the reports"
+}
+
+@test "hostile (code): a system call from its own bytes, exec, fork, ptrace and /proc/self/mem through libc reached by pointer: stopped at run time" {
+    probe_setup
+    run probe_row honest; assert_output "10 passed: "
+    # each attack found its function by pointer and was stopped (the program's output is in the
+    # test's message); without the filter, exec and system would print "sum: 5" and pass
+    local m
+    m() { jq -r '.exercises[0].tests[0].message' "$O2/results/$1/results.json"; }
+    run m exec;    assert_output --partial "attack: execve found"; assert_output --partial "attack: execve returned -1 (Operation not permitted)"
+    run m system;  assert_output --partial "attack: system found"; refute_output --partial "attack: system returned 0"
+    run m ptrace;  assert_output --partial "attack: ptrace returned -1 (Operation not permitted)"
+    run m procmem; assert_output --partial "attack: /proc/self/mem for writing: Read-only file system"
+    run m rodata;  assert_output --partial "exit status 159"      # SIGSYS: the filter ended it
+    for s in exec system ptrace procmem rodata; do
+        run probe_row "$s"; assert_output --regexp "^0 failed: " || fail "$s: $output"
+    done
+    # the programs themselves, outside the sandbox: the filter, not the sandbox, stops these
+    local bin="$O2/../probe-run"
+    for s in rodata exec; do
+        mkdir -p "$bin/$s"
+        make -s -C "$T2/02_probe" exercise-from EXERCISE=probe FROM="$C2/$s/02_probe/exercises/probe" INTO="$bin/$s" >/dev/null
+    done
+    run "$bin/rodata/probe"
+    assert_equal "$status" 159
+    assert_output --partial "attack: mprotect found"
+    refute_output --partial "raw system call returned"
+    run "$bin/exec/probe"
+    assert_success
+    assert_output --partial "attack: execve returned -1 (Operation not permitted)"
+    refute_line "sum: 5"
 }
 
 teardown() {
