@@ -91,31 +91,49 @@ static void judge_calls(struct lesson *L, size_t bytes, double call_ms[2][DIRS],
 
 /* c) The CPU half of staging: memcpy from pageable into pinned memory, the whole buffer at once
  * and in STAGE_CHUNK pieces into one small pinned buffer (as the driver's staging buffer is
- * reused); the faster of the two is what the CPU can feed. */
-static void memcpy_feeds(const struct lesson *L, void *pageable, void *pinned, size_t bytes,
-                         double staged, double pinned_gbps)
+ * reused); the faster of the two is what the CPU can feed. Round by round with the staged
+ * (pageable) and the pinned copy to the device, so that a slow moment reaches all four alike:
+ * rate[] = memcpy whole, memcpy in pieces, staged copy, pinned copy (GB/s, medians). */
+static bool feed_rates(struct lesson *L, void *pageable, void *pinned, size_t bytes, double rate[4])
 {
-    double whole[CALL_REPS], chunked[CALL_REPS];
+    double t[4][CALL_REPS], unused;
     size_t chunk = bytes < STAGE_CHUNK ? bytes : STAGE_CHUNK;
     for (int r = 0; r <= CALL_REPS; r++) { /* the first is a warm-up */
-        double t0 = host_ms();
+        double t0 = host_ms(), done[2];
         memcpy(pinned, pageable, bytes);
         double t1 = host_ms();
         for (size_t off = 0; off < bytes; off += chunk)
             memcpy(pinned, (char *)pageable + off, bytes - off < chunk ? bytes - off : chunk);
         double t2 = host_ms();
+        for (int k = 0; k < 2; k++)
+            if (!call_ms(L->dev, k ? pinned : pageable, bytes, cudaMemcpyHostToDevice, L->stream,
+                         &unused, &done[k]))
+                return false;
         if (r > 0) {
-            whole[r - 1] = gbps(bytes, t1 - t0);
-            chunked[r - 1] = gbps(bytes, t2 - t1);
+            t[0][r - 1] = gbps(bytes, t1 - t0);
+            t[1][r - 1] = gbps(bytes, t2 - t1);
+            t[2][r - 1] = gbps(bytes, done[0]);
+            t[3][r - 1] = gbps(bytes, done[1]);
         }
     }
-    double w = median_of(whole, CALL_REPS), c = median_of(chunked, CALL_REPS);
+    for (int i = 0; i < 4; i++)
+        rate[i] = median_of(t[i], CALL_REPS);
+    return true;
+}
+
+static bool memcpy_feeds(struct lesson *L, void *pageable, void *pinned, size_t bytes)
+{
+    double rate[4];
+    if (!feed_rates(L, pageable, pinned, bytes, rate))
+        return false;
+    double w = rate[0], c = rate[1], staged = rate[2], pinned_gbps = rate[3];
     double best = w > c ? w : c;
     printf("   c) the CPU copies pageable into pinned memory (memcpy) at %.1f GB/s whole, %.1f "
            "GB/s in\n"
            "   %s pieces into one pinned buffer; the staged pageable H2D copy ran at %.1f GB/s,\n"
-           "   the pinned one at %.1f GB/s\n",
-           w, c, fmt_size(chunk), staged, pinned_gbps);
+           "   the pinned one at %.1f GB/s (the four in turn, %d rounds)\n",
+           w, c, fmt_size(bytes < STAGE_CHUNK ? bytes : STAGE_CHUNK), staged, pinned_gbps,
+           CALL_REPS);
     /* Which does the staged copy run like: the CPU's memcpy or the pinned copy? (ratios on a
      * log scale: 0.8x of one is closer than 0.2x of the other). Only where the two paces are
      * apart: where memcpy is about as fast as the link (PCIe Gen3, x8, laptops) either answer
@@ -140,6 +158,7 @@ static void memcpy_feeds(const struct lesson *L, void *pageable, void *pinned, s
     else
         claim(off_cpu < off_dma, "%s: %.0f%% of the faster memcpy, %.0f%% of the pinned copy", what,
               100 * to_cpu, 100 * to_dma);
+    return true;
 }
 
 static volatile uint64_t read_sink;
@@ -327,9 +346,7 @@ bool step_4_staging(struct lesson *L)
     if (ok)
         judge_calls(L, bytes, call_ms, total_ms);
     ok = ok && step_4b_behind_a_kernel(L);
-    if (ok)
-        memcpy_feeds(L, buf[0], buf[1], bytes, gbps(bytes, total_ms[0][H2D]),
-                     gbps(bytes, total_ms[1][H2D]));
+    ok = ok && memcpy_feeds(L, buf[0], buf[1], bytes);
     ok = ok && write_combined(L);
 cleanup:
     ok = free_kind(PAGEABLE, buf[0]) && ok;
