@@ -138,3 +138,31 @@ load regimes
         *) fail "exit $status: $output" ;;
     esac
 }
+
+# Under MPS: a control daemon of its own (a private pipe directory, so that no other program
+# on the machine becomes its client), stopped before anything is asserted. The driver then
+# says the device's contexts are shared via MPS, and step 2's memory claims are not judged,
+# with that reason; every other claim holds.
+@test "02_driver_context: under MPS (a control daemon of its own): the MPS line, step 2's memory claims not judged, PASS" {
+    require_gpu
+    command -v nvidia-cuda-mps-control >/dev/null || skip "no nvidia-cuda-mps-control here (the driver's MPS utilities)"
+    local pipe="$BATS_TEST_TMPDIR/mps-pipe" log="$BATS_TEST_TMPDIR/mps-log"
+    mkdir -p "$pipe" "$log"
+    CUDA_MPS_PIPE_DIRECTORY="$pipe" CUDA_MPS_LOG_DIRECTORY="$log" nvidia-cuda-mps-control -d ||
+        skip "the MPS control daemon did not start: $(cat "$log"/*.log 2>/dev/null | tail -n 3)"
+    run timeout -k 5 120 env CUDA_MPS_PIPE_DIRECTORY="$pipe" CUDA_MPS_LOG_DIRECTORY="$log" \
+        "$(lesson_bin 02_driver_context)" --repeat 1
+    local lesson_status="$status" lesson_output="$output"
+    echo quit | CUDA_MPS_PIPE_DIRECTORY="$pipe" nvidia-cuda-mps-control || true
+    output="$lesson_output"
+    refute_line --partial "[FAIL]"
+    assert_equal "$lesson_status" 0
+    assert_line --regexp "^   MPS: this process is an MPS client \(CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 1\)"
+    local claim
+    for claim in "every new context took device memory" \
+        "cuCtxDestroy gave that memory back \(within 1% of what it took, each round\)" \
+        "raising the stack limit reserved it for every thread the device can hold"; do
+        assert_line --regexp "^  \[n/j\]  $claim - not judged here: this process is an MPS client"
+    done
+    assert_line --regexp '^RESULT: PASS - all [0-9]+ checks passed'
+}

@@ -84,7 +84,7 @@ static bool one_round(struct lesson *L, struct rounds *R, int i)
 static void memory_claims(struct lesson *L, struct rounds *R, const char *company, double taken)
 {
     char why[512];
-    const char *other = *company ? company : *L->mps ? L->mps : NULL;
+    const char *other = *L->mps ? L->mps : *company ? company : NULL;
     snprintf(why, sizeof why,
              "free device memory moved by %.1f MiB by itself (the control): another "
              "program allocates on this GPU",
@@ -126,7 +126,7 @@ static void stack_claim(struct lesson *L, struct rounds *R, const char *company,
              "free device memory moved by %.1f MiB by itself (the control), more than 10%% of the "
              "model",
              R->spread);
-    const char *other = *company ? company : *L->mps ? L->mps : NULL;
+    const char *other = *L->mps ? L->mps : *company ? company : NULL;
     if (other || !memory_judgeable(R->spread, 0.1 * model)) {
         not_judged(other ? other : why, "%s", text);
     } else if (R->stack_grew > 0.0) {
