@@ -104,6 +104,16 @@ $(error $(NO_NVCC_MESSAGE))
 endif
 endif
 
+# A lesson folder this user cannot write (a shared copy) and not built: one line, what to do.
+ifeq ($(filter clean help test check,$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(BIN)),)
+BUILD_WRITABLE := $(shell p=$(call q,$(BUILD)); while [ ! -e "$$p" ]; do p=$$(dirname "$$p"); done; [ -w "$$p" ] && echo yes)
+ifneq ($(BUILD_WRITABLE),yes)
+$(error $(LESSON) is read-only for you (a shared copy?) and not built: build into a folder of yours, make $(or $(MAKECMDGOALS),all) BUILD=$$HOME/cuda-lessons-build/$(LESSON) (an absolute path), or copy the tree and make there)
+endif
+endif
+endif
+
 # Rebuild everything when the flags change (dbg=1, ARCH=..., CFLAGS=...).
 $(BUILD)/flags: FORCE
 	@mkdir -p $(@D)
@@ -171,15 +181,21 @@ $(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))
 # with -k, once every object they share with the program and the solutions is built (no two
 # makes build one file). Its messages go to build/exercises.log; an exercise that does not build
 # is named in one line, and make check, which builds them as usual, shows the compiler's message.
+# The names of those that did not build go to build/exercises.unbuilt (the top-level make run
+# names them again in its summary). make's "is up to date" lines are left out.
 .PHONY: exercises-may-fail
 exercises-may-fail: $(sort $(COMMON_OBJS) $(call obj,$(foreach e,$(EXERCISES),$(call harness_srcs,$(e)))))
-	@if $(MAKE) --no-print-directory -k $(call qall,$(EXERCISES:%=$(BUILD)/exercises/%)) 2>$(call q,$(BUILD)/exercises.log); \
-	then cat $(call q,$(BUILD)/exercises.log) >&2; \
-	else ex=$$(grep -E '[*][*][*]|not remade' $(call q,$(BUILD)/exercises.log) \
+	@log=$(call q,$(BUILD)/exercises.log); : 2>/dev/null >"$$log" || log=$$(mktemp); out=$$(mktemp); \
+	$(MAKE) --no-print-directory -k $(call qall,$(EXERCISES:%=$(BUILD)/exercises/%)) 2>"$$log" >"$$out"; rc=$$?; \
+	grep -v 'is up to date' "$$out"; rm -f "$$out"; \
+	if [ $$rc -eq 0 ]; then cat "$$log" >&2; rm -f $(call q,$(BUILD)/exercises.unbuilt); \
+	else ex=$$(grep -E '[*][*][*]|not remade' "$$log" \
 	  | grep -oE "$(BUILD)/(obj/)?exercises/[^/' ]+" | sed 's,.*/,,' | sort -u | tr '\n' ' ' | sed 's/ $$//'); \
+	  echo "$$ex" 2>/dev/null >$(call q,$(BUILD)/exercises.unbuilt); \
 	  case "$$ex" in *' '*) what="the exercises $$ex do"  ;; '') what='an exercise does' ;; *) what="the exercise $$ex does" ;; esac; \
-	  echo "$(LESSON): $$what not build yet, and the lesson runs all the same (make -C $(LESSON) check shows the compiler's message)"; \
-	fi
+	  echo "$(LESSON): $$what not build yet, $(if $(filter run,$(EXERCISES_MAY_FAIL)),and the lesson runs all the same,the rest of the lesson is built) (make -C $(LESSON) check shows the compiler's message)"; \
+	fi; \
+	case "$$log" in $(call q,$(BUILD)/exercises.log)) ;; *) rm -f "$$log" ;; esac
 
 # make exercise-from EXERCISE=NAME FROM=/abs/dir INTO=/abs/dir (see the top of this file).
 # FROM and INTO inside the checkout are taken relative to the lesson, so that a checkout whose
@@ -218,7 +234,7 @@ endif
 # Exit 77 (cannot run here: no usable GPU or driver; the program said why) is not a failure,
 # as in the top-level make run: make says so and exits 0 instead of "Error 77".
 run: $(BIN)
-	@echo './$(BIN) $(ARGS)'; ./$(BIN) $(ARGS); rc=$$?; \
+	@echo '$(patsubst .//%,/%,./$(BIN)) $(ARGS)'; $(patsubst .//%,/%,./$(BIN)) $(ARGS); rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "$(LESSON): could not run here (exit 77; the lines above say why)"; exit 0; fi; \
 	exit $$rc
 

@@ -372,25 +372,55 @@ EOF
     done
 }
 
-@test "a student's half-done exercise, in a checkout whose path holds a space: make run and make test go on, make check shows the compiler's message; make in the exercise's folder points to the lesson's" {
-    # a small tree of the suite's Makefiles, grading/ and tools/, with one lesson of its own
-    local T="$BATS_TEST_TMPDIR/my course/tree" f
+# make_tiny_tree T: a small tree of the suite's Makefiles, grading/ and tools/, with one lesson
+# of its own, 99_tiny (plain C: it builds in a second): its program prints RESULT: PASS (any
+# argument: a usage line, exit 2), its exercise "one" is half done (an unused variable: it does
+# not build), the solution builds.
+make_tiny_tree() {
+    local T="$1" f
     mkdir -p "$T/tests/exercises" "$T/99_tiny/exercises/one" "$T/99_tiny/solutions/one"
     cp -r "$COPY/Makefile" "$COPY/common" "$COPY/grading" "$COPY/tools" "$T/"
     for f in run test_helper.bash gpu.bash ensure-bats; do cp "$COPY/tests/$f" "$T/tests/"; done
     echo 'include ../common/lesson.mk' >"$T/99_tiny/Makefile"
-    printf '#include <stdio.h>\nint main(void) { puts("RESULT: PASS"); return 0; }\n' >"$T/99_tiny/main.c"
+    printf '#include <stdio.h>\nint main(int argc, char **argv) {\n if (argc > 1) { fprintf(stderr, "usage: tiny (no option %%s)\\n", argv[1]); return 2; }\n puts("RESULT: PASS"); return 0; }\n' >"$T/99_tiny/main.c"
     printf 'int main(void) { return 0; }\n' >"$T/99_tiny/solutions/one/one.c"
     printf 'int main(void) { int half_done; return 0; }\n' >"$T/99_tiny/exercises/one/one.c"
     echo 'one 1' >"$T/99_tiny/exercises/points"
     printf '%s\n' 'load ../test_helper' '@test "one: runs" { require_gpu; "$EXERCISE_BIN/one"; }' >"$T/tests/exercises/99_tiny.bats"
     printf '%s\n' 'load test_helper' '@test "the suite runs" { [ -x "$ROOT/99_tiny/build/tiny" ]; }' >"$T/tests/zz_tiny.bats"
-    # make run: the lesson and the solution build and the lesson runs; one line names the exercise
+}
+
+# read_only DIR CMD...: `run` CMD with DIR mounted read-only (a private mount namespace: even
+# root cannot write there, as a student cannot write a shared lab copy). Skips where a mount
+# namespace is not allowed.
+read_only() {
+    local dir="$1" why
+    shift
+    why="$(unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1"' sh "$dir" 2>&1)" \
+        || skip "cannot mount a folder read-only here (${why:-unshare -m failed}): needs root with CAP_SYS_ADMIN"
+    run unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"' sh "$dir" "$@"
+}
+
+@test "a student's half-done exercise, in a checkout whose path holds a space: make run and make test go on, make check shows the compiler's message; make in the exercise's folder points to the lesson's" {
+    local T="$BATS_TEST_TMPDIR/my course/tree"
+    make_tiny_tree "$T"
+    # plain make: the rest is built; one line names the exercise, without make's "up to date"
+    run make -C "$T"
+    assert_success
+    assert_line "99_tiny: the exercise one does not build yet, the rest of the lesson is built (make -C 99_tiny check shows the compiler's message)"
+    run make -C "$T"
+    assert_success
+    refute_output --partial "is up to date"
+    refute_output --partial "runs all the same"
+    # make run: the lesson and the solution build and the lesson runs; one line names the
+    # exercise, and the summary names it again
     run make -C "$T" run
     assert_success
     assert_line "99_tiny: the exercise one does not build yet, and the lesson runs all the same (make -C 99_tiny check shows the compiler's message)"
     assert_line "RESULT: PASS"
     assert_output --regexp "99_tiny +ran: all checks passed \(exit 0\)"
+    assert_output --regexp " +the exercise\(s\) one do not build yet \(make -C 99_tiny check shows why\)"
+    refute_output --partial "is up to date"
     refute_output --partial "half_done"
     [ -x "$T/99_tiny/build/solutions/one" ] || fail "the solution was not built"
     # make test: the same build, then the tests
@@ -416,6 +446,65 @@ EOF
     run make -C "$T" clean
     assert_success
     [ ! -e "$T/99_tiny/build" ] || fail "make clean left 99_tiny/build"
+}
+
+@test "first steps at the top: make check grades (as make grade), make -f from another folder, ARGS one lesson refuses, make help's doctor codes" {
+    local T="$BATS_TEST_TMPDIR/tiny"
+    make_tiny_tree "$T"
+    # make check at the top: make grade's grading (without a GPU it says it cannot grade here)
+    CUDA_VISIBLE_DEVICES= run make -C "$T" check
+    refute_output --partial "No rule to make target"
+    assert_output --partial "make grade: grading/grade exited 77"
+    # from another folder, with -f
+    run sh -c 'cd / && make -f "$1/Makefile" run' sh "$T"
+    assert_success
+    assert_line "make: the suite's Makefile works in its own folder: make -C $T run"
+    assert_output --regexp "99_tiny +ran: all checks passed \(exit 0\)"
+    refute_output --partial "***"
+    # an option the lesson does not have: the summary says so, not only "FAILED"
+    run make -C "$T" run ARGS=--max=1G
+    assert_failure
+    assert_line "usage: tiny (no option --max=1G)"
+    assert_output --regexp "99_tiny +did not take ARGS=--max=1G \(its usage above: an option of another lesson\? make -C 99_tiny run ARGS=\.\.\. runs one lesson\) \(exit 2\)"
+    # make help: the doctor's codes, and make's 2 around them
+    run make -C "$T" help
+    assert_output --partial "tools/doctor exits 0 ready, 1 something to fix, 77 no GPU; make doctor exits 0, or make's 2 with a line naming that code"
+    assert_output --partial "make check        the same as make grade"
+}
+
+@test "a tree the student cannot write (mounted read-only): built, make run runs; not built, one line saying what to do; BUILD=/abs/dir builds and runs there" {
+    # built (the copy's lessons, built by setup_file): nothing is built again, every lesson runs
+    CUDA_VISIBLE_DEVICES= read_only "$COPY" make -C "$COPY" run
+    assert_success
+    for l in $LESSONS; do
+        assert_output --regexp "$l +could not run here \(no usable GPU or driver\) \(exit 77\)"
+    done
+    refute_output --partial "does not build yet"
+    refute_output --partial "Read-only file system"
+    refute_output --partial "Permission denied"
+    CUDA_VISIBLE_DEVICES= read_only "$COPY" make -s -C "$COPY"
+    assert_success
+    assert_output "make: this tree is read-only for you, and every lesson is built: nothing is built again (make run runs them)"
+    # not built: one line, what to do
+    local T="$BATS_TEST_TMPDIR/shared copy" B="$BATS_TEST_TMPDIR/mine"
+    make_tiny_tree "$T"
+    read_only "$T" make -C "$T" run
+    assert_failure 2
+    assert_line "make: this tree is read-only for you (the lessons' build folders cannot be written: a shared copy?) and not built: build into a folder of yours, make run BUILD=\$HOME/cuda-lessons-build (an absolute path), or copy the tree (cp -r '$T' ~/cuda-lessons) and make there"
+    refute_output --partial "Read-only file system"
+    read_only "$T" make -C "$T/99_tiny" run
+    assert_failure 2
+    assert_output --partial "99_tiny is read-only for you (a shared copy?) and not built: build into a folder of yours, make run BUILD=\$HOME/cuda-lessons-build/99_tiny"
+    # BUILD=/abs/dir: built there, each lesson in a folder of its own, and run from there
+    read_only "$T" make -C "$T" run BUILD="$B"
+    assert_success
+    assert_line "RESULT: PASS"
+    assert_output --regexp "99_tiny +ran: all checks passed \(exit 0\)"
+    [ -x "$B/99_tiny/tiny" ] || fail "not built into $B/99_tiny"
+    [ ! -e "$T/99_tiny/build" ] || fail "the read-only tree got a build folder"
+    run make -C "$T" clean BUILD="$B"
+    assert_success
+    [ ! -e "$B/99_tiny" ] || fail "make clean BUILD=$B left $B/99_tiny"
 }
 
 @test "the copy works without git (a release tarball), and no lesson found is an error" {
