@@ -105,7 +105,7 @@ endif
 endif
 
 # A lesson folder this user cannot write (a shared copy) and not built: one line, what to do.
-ifeq ($(filter clean help test check,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help test check exercise-from,$(MAKECMDGOALS)),)
 ifeq ($(wildcard $(BIN)),)
 BUILD_WRITABLE := $(shell p=$(call q,$(BUILD)); while [ ! -e "$$p" ]; do p=$$(dirname "$$p"); done; [ -w "$$p" ] && echo yes)
 ifneq ($(BUILD_WRITABLE),yes)
