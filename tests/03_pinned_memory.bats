@@ -591,7 +591,7 @@ shim03cpu() {
     assert_output --partial '{RLIMIT_MEMLOCK, "ulimit -l %s (RLIMIT_MEMLOCK)"}'
     assert_output --partial '{RLIMIT_AS, "ulimit -v %s (RLIMIT_AS)"}'
     assert_output --partial '"%s of %s (%zu bytes)%s", call, fmt_size(bytes), bytes,'
-    assert_output --partial 'limits_text());    check_runtime_(err, text, file, line);'
+    assert_output --partial ': limits_text());    check_runtime_(err, text, file, line);'
     run joined "$ROOT/03_pinned_memory/proof/main.c"
     assert_output --partial 'the context could not be made%s'
 }

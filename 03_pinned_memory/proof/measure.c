@@ -273,8 +273,9 @@ cudaError_t alloc_err_;
 bool alloc_failed(cudaError_t err, const char *call, size_t bytes, const char *file, int line)
 {
     char text[320];
+    bool device = strcmp(call, "cudaMalloc") == 0; /* GPU memory: named as before */
     snprintf(text, sizeof text, "%s of %s (%zu bytes)%s", call, fmt_size(bytes), bytes,
-             limits_text());
+             device ? "" : limits_text());
     check_runtime_(err, text, file, line);
     (void)cudaGetLastError(); /* an allocation error is not sticky; clear it */
     return false;
