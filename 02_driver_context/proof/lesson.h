@@ -18,7 +18,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "core.h"
+#include "../core.h" /* the core, one folder up: found without -I */
 
 enum {
     MAX_DEVICES = 64,
