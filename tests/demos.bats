@@ -31,7 +31,8 @@ setup() {
     local d
     for d in "${DEMOS[@]}"; do
         [ -x "$ROOT/$d/${LESSON_BUILD:-build}/demo" ] || fail "$d/${LESSON_BUILD:-build}/demo is not built (make)"
-        run_with_stub_driver "$ROOT/$d/${LESSON_BUILD:-build}/demo"
+        cd "$ROOT/$d" # as a student runs it, from the lesson's folder
+        run_with_stub_driver "./${LESSON_BUILD:-build}/demo"
         refute_output --partial "RESULT:"
     done
 }
@@ -41,7 +42,8 @@ setup() {
     require_gpu
     local d bad=""
     for d in "${DEMOS[@]}"; do
-        run "$ROOT/$d/${LESSON_BUILD:-build}/demo"
+        cd "$ROOT/$d" # as a student runs it, from the lesson's folder
+        run "./${LESSON_BUILD:-build}/demo"
         if [ "$status" -ne 0 ] || ! grep -q '^RESULT: PASS' <<<"$output"; then
             bad+="$d/demo: exit $status: $output"$'\n'
         fi
