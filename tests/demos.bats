@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Each lesson's demo (demo.c, build/demo): the short program a student reads top to bottom and
-# builds by hand. `make -C NN demo` builds it; without a GPU it stops as the lessons do (exit 77,
-# the stub driver named); on a GPU it runs, verifies its result on the host and passes. (The
+# builds by hand. `make -C NN demo` builds it; run from the lesson's folder, as a student does,
+# without a GPU it stops as the lessons do (exit 77, the stub driver named); on a GPU it runs,
+# verifies its result on the host and passes. (The
 # README's nvcc line that builds it by hand: tests/layout.bats.)
 
 load test_helper
