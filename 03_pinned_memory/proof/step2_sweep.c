@@ -162,7 +162,8 @@ static bool measure(struct lesson *L, struct host_buf b[KINDS], int si, enum dir
         struct stats *st = &L->bw[k][d][si];
         for (int r = 0; r < reps; r++)
             ms[k][r] = gbps(bytes, ms[k][r]);
-        *st = (struct stats){reps, median_of(ms[k], reps), ms[k][0], ms[k][reps - 1]};
+        double median = median_of(ms[k], reps); /* sorts ms[k]: then its min and max */
+        *st = (struct stats){reps, median, ms[k][0], ms[k][reps - 1]};
     }
     for (int r = 0; ok && batched && r < 3; r++)
         batch[r] = gbps(bytes * BATCH, batch[r]);
