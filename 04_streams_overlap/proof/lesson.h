@@ -63,6 +63,7 @@ struct span {
 struct run {
     char label[48]; /* names the run in the CSV: pinned-per-stream-8, ... */
     int streams;    /* chunks, one per stream (1 for the sequential run) */
+    size_t n;       /* the floats it moves each way (L.n; step 5a's pageable runs fewer) */
     enum order order;
     enum memory memory;
     bool sequential;       /* all in the legacy default stream, one chunk */
