@@ -321,6 +321,80 @@ for s in r.findall("testsuite"):
     assert_output "sample-class: unknown option --bogus (grading/sample-class --help)"
 }
 
+@test "a class: folders named with a comma, a quote or a newline are graded under safe names beside the others; no temporary file left" {
+    local subs="$BATS_TEST_TMPDIR/subs" n
+    for n in ann 'a,b' 'q"x' $'new\nline'; do
+        mkdir -p "$subs/$n"; cp -r "$C/ann/01_toy" "$subs/$n/"
+    done
+    run "$T/grading/class" local "$subs" "$S" --per-gpu 4 --timeout 10 --format none ${NOSB:+-- "$NOSB"}
+    assert_success
+    assert_output --partial "graded under a safe name"
+    assert_line --regexp '^  a_b-[0-9a-f]{6}: the folder a\\,b$'
+    assert_line --regexp "^  new_line-[0-9a-f]{6}: the folder \\\$'new\\\\nline'$"
+    run cut -d, -f1,4,6 "$S/gradebook.csv"
+    assert_line '"ann",10,"passed"'
+    assert_line --regexp '^"a_b-[0-9a-f]{6}",10,"passed"$'
+    assert_line --regexp '^"q_x-[0-9a-f]{6}",10,"passed"$'
+    assert_line --regexp '^"new_line-[0-9a-f]{6}",10,"passed"$'
+    assert_equal "$(grep -c . "$S/gradebook.csv")" 9
+    run cat "$S/renamed.txt"
+    assert_equal "${#lines[@]}" 3
+    run find "$S" -maxdepth 1 -name '*.tmp' -o -maxdepth 1 -name '.students.*' -o -maxdepth 1 -name '.check.*'
+    assert_output ''
+}
+
+@test "class: a bad option or a missing folder is one line with the pointer to --help, and creates nothing" {
+    run "$T/grading/class" local "$C" "$S/o" --bogus
+    assert_equal "$status" 2
+    assert_output "class: unknown option --bogus (grading/class --help lists the options)"
+    run "$T/grading/class" local "$C" "$S/o" --timeout
+    assert_equal "$status" 2
+    assert_output "class: --timeout needs a value (grading/class --help lists the options)"
+    run "$T/grading/class" local "$BATS_TEST_TMPDIR/nowhere" "$S/o"
+    assert_equal "$status" 2
+    assert_output --partial "class: no folder $BATS_TEST_TMPDIR/nowhere"
+    run "$T/grading/class" frobnicate
+    assert_equal "$status" 2
+    assert_output --partial "(grading/class --help lists the options)"
+    [ ! -e "$S/o" ] || fail "a bad command line made $S/o"
+    run "$T/grading/sandbox-run" --help
+    assert_success
+    assert_line --index 0 --partial "grading/sandbox-run PROGRAM [ARGS...]"
+    assert_output --partial "SANDBOX_MODE"
+}
+
+@test "without a GPU a submission is still built in the sandbox: one that does not compile shows 'build failed'" {
+    run env CUDA_VISIBLE_DEVICES= "$T/grading/grade" --submission "$C/fay" --out "$S" -q $NOSB
+    assert_equal "$status" 77
+    run jq -r '.exercises[] | "\(.exercise) \(.status) \(.reason)"' "$S/results.json"
+    assert_line --regexp '^add build failed does not build: .*exercises/add/main\.c:1:.*error'
+    assert_line "loop not graded cannot grade here (no usable GPU): CUDA_VISIBLE_DEVICES is set empty"
+}
+
+@test "a tree the sandbox's user cannot enter: 'cannot grade here' with the path and the fix, before the first student; never 'build failed'" {
+    [ -z "$NOSB" ] || skip "bubblewrap cannot make a sandbox here"
+    [ "$(id -u)" = 0 ] || skip "needs root here, to make a folder of another user's (nobody) that the grading's user id cannot enter"
+    getent passwd nobody >/dev/null || skip "no user nobody here"
+    # the teacher's tree under a folder only nobody may enter, shown so in the sandbox
+    local D="$BATS_TEST_TMPDIR/locked"
+    mkdir -p "$D"; make_toy_tree "$D/t"; (cd "$D/t" && make -s -C 01_toy >/dev/null)
+    chown -R nobody "$D"; chmod 700 "$D"
+    run env SANDBOX_RO="$D" "$D/t/grading/grade" --submission "$C/ann" --out "$S" -q -f prairielearn
+    assert_equal "$status" 77
+    assert_output --partial "cannot grade here (the sandbox cannot use the tree): the sandbox's user (uid"
+    assert_output --partial "cannot read and build $D/t/01_toy"
+    assert_output --partial "Fix: let every user enter each folder above it"
+    run jq -r '[.exercises[].status] | unique | join(",")' "$S/results.json"
+    assert_output "not graded"
+    run jq -r '.gradable' "$S/prairielearn.json"; assert_output false
+    # a class says so once, and grades nobody
+    run env SANDBOX_RO="$D" "$D/t/grading/class" local "$C" "$S/class" --format none
+    assert_equal "$status" 77
+    assert_output --partial "class: nobody graded: grade: cannot grade here (the sandbox cannot use the tree)"
+    refute_output --partial "grading: ann"
+    chmod 755 "$D"
+}
+
 # ---- the real tree ----------------------------------------------------------------------------
 
 @test "every points file matches its grader: each exercise has tests, each test an exercise" {
