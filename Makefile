@@ -36,7 +36,7 @@ export BATS_LIB_PATH
 # for an absolute path (a tree you cannot write, a shared lab copy) dir/NN_name: each lesson its
 # own folder there, passed to its make as BUILD.
 build_of = $(if $(filter /%,$(BUILD)),$(BUILD)/$(1),$(1)/$(or $(BUILD),build))
-sub_build = $(if $(filter command line,$(origin BUILD)),BUILD='$(call build_of,$(1))')
+sub_build = $(if $(filter /%,$(BUILD)),BUILD='$(BUILD)/$(1)')
 # A shell snippet: ro= the lessons whose build folder this user cannot write (or make), built=no
 # when a lesson's program is not built.
 WRITABLE_CHECK = ro=''; built=yes; \
@@ -131,7 +131,7 @@ grade:
 	$(call tool_status,make grade,grading/grade)
 
 clean:
-	@for d in $(LESSONS); do $(MAKE) --no-print-directory -C $$d clean $(if $(filter command line,$(origin BUILD)),BUILD="$(call build_of,$$d)"); done
+	@for d in $(LESSONS); do $(MAKE) --no-print-directory -C $$d clean $(if $(filter /%,$(BUILD)),BUILD="$(BUILD)/$$d"); done
 
 # The house layout (.clang-format, clang-format 14 or newer): make format rewrites every C,
 # CUDA and header file of the suite in place; make format-check only names the files it would
