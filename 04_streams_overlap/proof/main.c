@@ -2,7 +2,7 @@
  * 04_streams_overlap - copies and kernels in several streams: how much they overlap, the
  * limit of that overlap, and what breaks it.
  *
- * The story, one numbered step per part of the output (README.md annotates it):
+ * The story, one numbered step per part of the output (IN_DEPTH.md annotates it):
  *   1. the three stages alone - host-to-device copy, kernel, device-to-host copy - and both
  *      copy directions at once, timed with events; the kernel's work per element is chosen
  *      (unless --work says otherwise) so that the kernel takes a little longer than a copy;
@@ -56,7 +56,7 @@ static void usage(FILE *to)
         "      --csv FILE     write every operation of every run (the timelines) as CSV\n"
         "  -h, --help         this text\n"
         "environment: CUDA_LAUNCH_BLOCKING=1 and CUDA_DEVICE_MAX_CONNECTIONS=N change what the\n"
-        "lesson shows; it prints them and judges what they change (README)\n"
+        "lesson shows; it prints them and judges what they change (IN_DEPTH.md)\n"
         "exit status: 0 all checks passed, 1 a check or CUDA call failed,\n"
         "             2 bad command line, 77 no usable GPU or driver here\n",
         lesson_prog, MAX_STREAMS);
@@ -318,7 +318,7 @@ static void say_other_variables(void)
 
 /* The CUDA environment variables that change what this lesson shows. The driver reads them
  * when it initialises (at this program's first CUDA call); the lesson prints them, says what
- * each changes, and judges the changed behaviour instead of failing (README, "Regimes"). */
+ * each changes, and judges the changed behaviour instead of failing (IN_DEPTH.md, "Regimes"). */
 static void read_environment(void)
 {
     const char *lb = getenv("CUDA_LAUNCH_BLOCKING"), *mc = getenv("CUDA_DEVICE_MAX_CONNECTIONS");

@@ -541,7 +541,8 @@ void step_4_timelines(struct findings *f)
 {
     const struct run *seq = f->seq;
     int maxn = f->maxn;
-    printf("\n4. Timelines (H copy in, K kernel, D copy out, . idle; from events, see README)\n");
+    printf(
+        "\n4. Timelines (H copy in, K kernel, D copy out, . idle; from events, see IN_DEPTH.md)\n");
     struct run *wide = NULL, *wide_stage = NULL;
     for (int k = 0; k < nruns; k++)
         if (!runs[k].sequential && runs[k].streams == maxn && !runs[k].legacy_between &&
