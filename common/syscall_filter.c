@@ -40,6 +40,11 @@ extern const char _end[];
 extern const char __start_student_text[] __attribute__((weak));
 extern const char __stop_student_text[] __attribute__((weak));
 
+/* A harness that must start something of its own first (a process that judges from outside)
+ * defines this, non-zero, and calls syscall_filter_install() itself before the first call of
+ * the student's code; names starting with syscall_filter are refused in a student's file. */
+extern const int syscall_filter_deferred __attribute__((weak));
+
 static int installed;
 
 #define LOAD(field) \
@@ -145,6 +150,8 @@ int syscall_filter_installed(void)
 __attribute__((constructor(101))) static void syscall_filter_at_start(void)
 {
     if (__start_student_text == NULL || __stop_student_text == NULL)
+        return;
+    if (&syscall_filter_deferred != NULL && syscall_filter_deferred)
         return;
     int rc = syscall_filter_install();
     if (rc != 0) {

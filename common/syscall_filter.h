@@ -25,6 +25,10 @@
  * the student's objects may hold none) installs the filter in such a program. The lessons'
  * own programs, demos, and an exercise built with HOST_SANITIZE=1 (never graded: the check is
  * not run, and LeakSanitizer needs ptrace) run without it. A harness need not call anything.
+ * A harness that must fork or exec first (say, to start a process that judges from outside,
+ * which the filter would refuse) defines `const int syscall_filter_deferred = 1;` and calls
+ * syscall_filter_install() itself, checked, before the first call of the student's code (no
+ * code of the student's can run before main(): common/check-object refuses every way).
  *
  * If the kernel refuses the filter (no seccomp), the program prints one line on stderr that
  * begins "syscall filter:" and exits 118: nothing of the student's ran, and grading/grade
