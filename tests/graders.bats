@@ -123,6 +123,60 @@ refused() {
     [ "$n" -eq 18 ] || fail "checked $n reference solutions, 18 expected"
 }
 
+# calls_object ALLOW NAME...: an object that calls each NAME (declared here as a function of no
+# arguments), compiled into $BATS_TEST_TMPDIR/calls.o (source calls.c), checked against ALLOW.
+calls_object() {
+    local allow="$1" src="$BATS_TEST_TMPDIR/calls.c" name
+    shift
+    { for name in "$@"; do echo "extern int $name(void);"; done
+      echo 'int use_them(void) {'
+      echo '    int r = 0;'
+      for name in "$@"; do echo "    r += $name();"; done
+      echo '    return r;'
+      echo '}'; } >"$src"
+    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -c "$src" -o "$BATS_TEST_TMPDIR/calls.o" || return 1
+    run bash "$CHECK" "$allow" "$BATS_TEST_TMPDIR/calls.o" "$src"
+}
+
+@test "the allow lists: every call an exercise names is accepted, every '# refused: NAME' refused for it" {
+    local allow names name refused n=0
+    for allow in "$ROOT"/*/harness/*/allow "$ROOT"/*/harness/*.allow; do
+        # the exact names (a line ending in * is a family: its NAME_v2 or NAME... forms)
+        mapfile -t names < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$allow" | grep -v '^$' | grep -v '\*$')
+        if [ "${#names[@]}" -gt 0 ]; then
+            calls_object "$allow" "${names[@]}"
+            [ "$status" -eq 0 ] || fail "${allow#"$ROOT"/}: its own names refused: $output"
+        fi
+        while IFS= read -r refused; do
+            name="${refused%%:*}"
+            calls_object "$allow" "$name"
+            [ "$status" -eq 1 ] && [[ "$output" == *"'$name'"* ]] ||
+                fail "${allow#"$ROOT"/}: '$name' is marked refused but check-object said ($status): $output"
+            n=$((n + 1))
+        done < <(sed -n 's/^# refused: //p' "$allow")
+    done
+    [ "$n" -ge 10 ] || fail "only $n refusals checked"
+}
+
+@test "the allow lists hold the families of each topic: a correct alternative of each is accepted" {
+    # one call of each family the exercises' topics use, that the lists refused before
+    calls_object "$ROOT/02_driver_context/harness/context_leak/allow" cuMemGetInfo_v2 cuCtxGetApiVersion
+    assert_success
+    calls_object "$ROOT/03_pinned_memory/harness/driver_pinned/allow" cuCtxPopCurrent_v2 cuCtxPushCurrent_v2
+    assert_success
+    calls_object "$ROOT/04_streams_overlap/harness/driver.allow" cuMemHostRegister_v2 cuMemHostUnregister
+    assert_success
+    calls_object "$ROOT/04_streams_overlap/harness/legacy.allow" cuStreamCreate cuStreamDestroy_v2
+    assert_success
+    calls_object "$ROOT/05_ptx_module/harness/library_kernel/allow" cuLibraryGetModule cuModuleGetFunction
+    assert_success
+    calls_object "$ROOT/01_hello_runtime/harness/first_context/allow" cuMemGetInfo_v2 cudaMemGetInfo
+    assert_success
+    # and what stays narrow: the C library's file and process calls
+    calls_object "$ROOT/02_driver_context/harness/context_leak/allow" open
+    assert_failure 1
+}
+
 @test "check-object: a .cu file keeps nvcc's own registration, and loses a constructor of its own" {
     local nvcc="$CUDA_PATH_FOUND/bin/nvcc"
     [ -x "$nvcc" ] || skip "no nvcc in $CUDA_PATH_FOUND/bin"
