@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "syscall_filter.h"
 
 /* The values of one case: MINSTD (Park-Miller) from the case's seed, each x % 1000, so that
  * every result the exercises compute from them (2x, 3x + 1, x / 2, ...) is exact in float and
@@ -193,11 +194,15 @@ static inline uint32_t harness_seed(int argc, char **argv, const char *what)
     return (uint32_t)seed;
 }
 
-/* The last line, "end SEED" when ok; on the grader's channel, the whole report is written
- * now, once (call it after the last call of the student's code). */
+/* The last lines: "filter on|off" (whether common/syscall_filter.c's system-call filter ran
+ * this process: installed before main() in every program built from a student's file; a
+ * graded run without it does not count, tests/exercises/harness.bash) and "end SEED" when ok;
+ * on the grader's channel, the whole report is written now, once (call it after the last call
+ * of the student's code). */
 static inline int harness_end(uint32_t seed, bool ok)
 {
     struct harness_channel *c = harness_channel();
+    harness_report("filter", "%s", syscall_filter_installed() ? "on" : "off");
     if (ok)
         harness_report("end", "%u", seed);
     if (c->fd >= 0) {

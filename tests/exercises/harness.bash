@@ -176,7 +176,13 @@ assert_harness() {
     [ "$v" = "$2" ] || fail "${3:-$1}: the harness saw '$v', expected '$2'"
 }
 
-# The report is complete: its last line names the seed of this run.
+# The report is complete: its last line names the seed of this run; and in a graded run (the
+# sandbox: SANDBOX set), the system-call filter was on (common/syscall_filter.h: a program
+# built from a student's file installs it before main()).
 assert_harness_end() {
     assert_harness end "$1" "the harness's report is complete"
+    if [ -n "${SANDBOX:-}" ] && [ -n "${HARNESS_CHANNEL:-}" ] &&
+        printf '%s\n' "$report" | grep -qx 'filter off'; then
+        fail "the system-call filter was not on in this graded run (the program was not built by the grader's rules): the report does not count"
+    fi
 }
