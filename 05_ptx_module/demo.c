@@ -1,6 +1,7 @@
 /* 05_ptx_module/demo.c - the idea in one page: PTX text made by `nvcc -ptx`, loaded by the
  * driver (which compiles it for this GPU), the kernel looked up by name, launched with
- * cuLaunchKernel, the result checked on the host. Usage: demo [FILE.ptx] (default kernels.ptx).
+ * cuLaunchKernel, the result checked on the host. Usage: demo [FILE.ptx] (default kernels.ptx, else
+ * build/kernels.ptx, the one make writes).
  * Exit 0 right, 1 a CUDA call or the check failed, 2 no PTX file, 77 no GPU here. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@ int main(int argc, char **argv)
     const char *path = argc > 1 ? argv[1] : "kernels.ptx";
     static char ptx[1 << 20]; /* PTX is text: cuModuleLoadData wants it NUL-terminated */
     FILE *f = fopen(path, "r");
+    if (!f && argc == 1) /* not made by hand: take the one make wrote */
+        f = fopen(path = "build/kernels.ptx", "r");
     size_t len = f ? fread(ptx, 1, sizeof ptx - 1, f) : 0;
     if (f)
         fclose(f);
