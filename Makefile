@@ -158,6 +158,7 @@ help:
 	@echo '  make              build every lesson and its exercises (safe with -j)'
 	@echo '  make programs     build the lesson programs only (not the exercises; make program is the same)'
 	@echo '  make build-quietly   the build make run and make test start with: one job per CPU, a line per file, errors and warnings in full'
+	@echo '  make writable     (make does it first) in a tree you cannot write: nothing to build when it is built, else one line saying what to do'
 	@echo '  make run          build and run every lesson in order, then a summary line per lesson'
 	@echo '  make test         build and run the bats test suite (REQUIRE_GPU=1: fail, not skip, without a GPU;'
 	@echo '                   ALL_TESTS=1: the files that test the suite itself too, as CI runs it)'

@@ -128,12 +128,12 @@ setup() {
     local h="$COPY/common/check.h" old
     old="$(stat -c %Y "$h")"
     touch "$h"
-    run make -C "$COPY/01_hello_runtime" -j2 build/obj/main.o build/obj/common/check.o
+    run make -C "$COPY/01_hello_runtime" -j2 build/obj/proof/main.o build/obj/common/check.o
     # back to its old time: the objects not rebuilt here are newer than it again, so nothing
     # else rebuilds later
     touch -d "@$old" "$h"
     assert_success
-    assert_output --regexp 'cc .* -c main\.c'
+    assert_output --regexp 'cc .* -c proof/main\.c'
     assert_output --regexp 'cc .* -c .*common/check\.c'
 }
 
@@ -144,10 +144,10 @@ setup() {
     local cu=() f
     for f in "$COPY"/01_hello_runtime/*.cu; do cu+=("$b/obj/$(basename "$f").o"); done
     [ "${#cu[@]}" -gt 0 ] || fail "01_hello_runtime has no .cu file"
-    run make -C "$COPY/01_hello_runtime" ARCH=90 dbg=1 BUILD="$b" "${cu[@]}" "$b/obj/main.o"
+    run make -C "$COPY/01_hello_runtime" ARCH=90 dbg=1 BUILD="$b" "${cu[@]}" "$b/obj/proof/main.o"
     assert_success
     assert_output --regexp 'nvcc .* -G .*-c '
-    assert_output --regexp 'cc .*-O0 -g .*-c main\.c' 
+    assert_output --regexp 'cc .*-O0 -g .*-c proof/main\.c'
     run grep -iE '\bwarning\b' <<<"$output"   # nvcc warned when -O2 and -O0 met
     assert_failure
     run cat "$b/flags"
@@ -244,7 +244,7 @@ setup() {
     run make -C "$COPY/01_hello_runtime" -j2 HOST_SANITIZE=1 LDFLAGS="-Wl,-Map,$BATS_FILE_TMPDIR/link.map" \
         CFLAGS="-O1 -DBUILD_TEST_CFLAGS" build-hostsan/hello_runtime
     assert_success
-    assert_output --regexp 'cc .*-fsanitize=address -fsanitize=undefined .* -c main\.c'
+    assert_output --regexp 'cc .*-fsanitize=address -fsanitize=undefined .* -c proof/main\.c'
     assert_output --regexp 'nvcc .*-Xcompiler -DBUILD_TEST_CFLAGS .*-Xcompiler -fsanitize=address .*-o build-hostsan/hello_runtime'
     [ -s "$BATS_FILE_TMPDIR/link.map" ] || fail "LDFLAGS did not reach the link (no map file)"
     run grep -c libasan "$BATS_FILE_TMPDIR/link.map"
@@ -344,10 +344,10 @@ setup() {
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$COPY/tests/test_helper|" >"$BATS_TEST_TMPDIR/zz/zz_flags.bats" <<'EOF'
 load '@HELPER@'
 AT_TEST "a nested build echoes its commands and warns of nothing" {
-    touch "$ROOT/01_hello_runtime/main.c"
-    run make -C "$ROOT/01_hello_runtime" build/obj/main.o
+    touch "$ROOT/01_hello_runtime/proof/main.c"
+    run make -C "$ROOT/01_hello_runtime" build/obj/proof/main.o
     assert_success
-    assert_output --regexp 'cc .* -c main\.c'
+    assert_output --regexp 'cc .* -c proof/main\.c'
     refute_output --regexp '[Ww]arning|jobserver'
 }
 EOF
