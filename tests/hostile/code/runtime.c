@@ -74,6 +74,7 @@ static void attack(void)
     int (*protect)(void *, size_t, int) = (int (*)(void *, size_t, int))find("mprotect");
     uintptr_t page = (uintptr_t)code & ~(uintptr_t)4095;
     printf("attack: mprotect %s\n", protect ? "found" : "not found");
+    fflush(stdout); /* (what follows may end the process) */
     if (protect && protect((void *)page, 8192, 7) == 0) {
         long (*raw)(void) = (long (*)(void))(uintptr_t)code;
         printf("attack: raw system call returned %ld\n", raw());
