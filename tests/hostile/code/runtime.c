@@ -106,7 +106,8 @@ static void attack(void)
     printf("attack: open %s\n", op ? "found" : "not found");
     if (op) {
         int fd = op("/proc/self/mem", 2);
-        printf("attack: /proc/self/mem for writing: %s\n", fd >= 0 ? "opened" : strerror(*errno_at()));
+        printf("attack: /proc/self/mem for writing: %s\n",
+               fd >= 0 ? "opened" : strerror(*errno_at()));
     }
 #endif
 }
