@@ -31,6 +31,17 @@
 #ifndef SECCOMP_FILTER_FLAG_TSYNC
 #define SECCOMP_FILTER_FLAG_TSYNC 1
 #endif
+/* Numbers from Linux 5.1 on are the same on every architecture: known where the headers are
+ * older than the kernel that runs the program. */
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
 #define FILTER_CLONE_THREAD 0x00010000U /* CLONE_THREAD (sched.h's needs _GNU_SOURCE's clone) */
 
 /* The program's own image (the linker's names, in every ELF program it links) and the
@@ -61,13 +72,13 @@ static const long denied[] = {
 #ifdef __NR_vfork
     __NR_vfork,
 #endif
-    __NR_execve,         __NR_execveat, __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev,
-#ifdef __NR_pidfd_getfd
+    __NR_execve,
+    __NR_execveat,
+    __NR_ptrace,
+    __NR_process_vm_readv,
+    __NR_process_vm_writev,
     __NR_pidfd_getfd,
-#endif
-#ifdef __NR_io_uring_setup
     __NR_io_uring_setup,
-#endif
 };
 #define N_DENIED (sizeof denied / sizeof denied[0])
 /* arch check 3, range 11, nr and x32 3, denied 2 each, clone3 2, clone 4, allow 1 */
