@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include "library_kernel.h"
 
-    struct loaded {
+struct loaded {
     CUlibrary library;
     CUkernel kernel;
 };
