@@ -569,9 +569,21 @@ shim02() {
     mkfifo "$BATS_TEST_TMPDIR/mps/control"
     shim02 CUDA_MPS_PIPE_DIRECTORY="$BATS_TEST_TMPDIR/mps"
     assert_line --regexp '^     CUDA_MPS_PIPE_DIRECTORY = '
-    # the shim answers 0 for CU_DEVICE_ATTRIBUTE_MPS_ENABLED: the driver's word wins
-    assert_line "   MPS: the control daemon's pipe is there ($BATS_TEST_TMPDIR/mps/control), but the driver reports this device's"
-    assert_line "   contexts are not shared via MPS (CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 0): judged as without MPS"
+    # the CUDA headers the program was built with (its build's flags name their folder)
+    local inc ver
+    inc="$(grep -o -- '-I[^ ]*/include' "$ROOT/02_driver_context/${LESSON_BUILD:-build}/flags" | head -n 1)"
+    ver="$(awk '$1 == "#define" && $2 == "CUDA_VERSION" { print $3; exit }' "${inc#-I}/cuda.h")"
+    [ -n "$ver" ] || fail "cannot tell the CUDA version of the build (flags: $inc)"
+    if [ "$ver" -ge 13000 ]; then
+        # built with CUDA 13 headers: the shim answers 0 for CU_DEVICE_ATTRIBUTE_MPS_ENABLED, and
+        # the driver's word wins
+        assert_line "   MPS: the control daemon's pipe is there ($BATS_TEST_TMPDIR/mps/control), but the driver reports this device's"
+        assert_line "   contexts are not shared via MPS (CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 0): judged as without MPS"
+    else
+        # built with CUDA 12 headers (no such attribute): the pipe decides
+        assert_line --partial "   MPS: this process is an MPS client (the control daemon's pipe $BATS_TEST_TMPDIR/mps/control): "
+        assert_line --partial "step 2's memory claims are not judged"
+    fi
     shim02 CUDA_MPS_PIPE_DIRECTORY="$BATS_TEST_TMPDIR/none"
     assert_line "   MPS: CUDA_MPS_PIPE_DIRECTORY is set, but no control daemon's pipe is there ($BATS_TEST_TMPDIR/none/control):"
     assert_line "   this process runs without MPS"

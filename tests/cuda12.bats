@@ -31,8 +31,8 @@ headers_for() {
         || skip "no CUDA $1 headers in $inc (sh tests/cuda12/fetch-headers$arg fetches them from NVIDIA's pip wheels)"
 }
 
-# Compiles every C file (-fsyntax-only, the suite's warning flags and include folders: common/
-# and the lesson's harness/, as common/lesson.mk gives them) with only $1 for CUDA. Lesson by
+# Compiles every C file (-fsyntax-only, the suite's warning flags and include folders: common/,
+# the lesson's folder, its proof/ and harness/, as common/lesson.mk gives them) with only $1 for CUDA. Lesson by
 # lesson (a lesson's harness/ is on the path of its own files only, and of the graders' variants
 # of them in tests/exercises/NN_name/); twelve files to a cc, as
 # many cc at a time as there are CPUs: each file is still a translation unit of its own (gcc
@@ -47,8 +47,9 @@ compile_all() {
     # each file with its lesson (the first NN_name folder on its path), or "-"
     mapfile -t lines < <(sed -E 's,^(.*/)?([0-9][0-9]_[^/]*)/.*,\2 &,;t;s,^,- ,' <<<"$files")
     run sh -c 'for top in $(printf "%s\n" "$@" | cut -d" " -f1 | sort -u); do
-        extra=""
-        [ ! -d "$top/harness" ] || extra="-I$top/harness"
+        extra="-I$top"
+        [ ! -d "$top/proof" ] || extra="$extra -I$top/proof"
+        [ ! -d "$top/harness" ] || extra="$extra -I$top/harness"
         printf "%s\n" "$@" | sed -n "s,^$top ,,p" | xargs -d "\n" -n 12 -P "$(nproc 2>/dev/null || echo 2)" sh -c '\''
             cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -Icommon $1 -I$2"
             shift 2

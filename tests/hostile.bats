@@ -463,7 +463,7 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
     done
     make_toy_tree "$D/t"
     (cd "$D/t" && make -s -C 01_toy >/dev/null)
-    mkdir -p "$D/lib" "$D/subs"
+    mkdir -p "$D/lib" "$D/subs" "$D/tmp" # (the tests' TMPDIR may be a folder of root's only)
     echo 'SECRET-NOBODY-KEY' >"$D/lib/key"; chmod 600 "$D/lib/key"
     cp -r "$C/victim" "$D/subs/victim"
     mkdir -p "$D/subs/reader/01_toy/exercises/add"
@@ -471,8 +471,9 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
         >"$D/subs/reader/01_toy/exercises/add/main.c"
     chown -R nobody "$D"
     run setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups \
-        env HOME="$D" PATH="$D/t/bin:$PATH" LD_LIBRARY_PATH="$D/lib" "$D/t/grading/class" local "$D/subs" "$D/out" --timeout 10 --format none
+        env HOME="$D" TMPDIR="$D/tmp" PATH="$D/t/bin:$PATH" LD_LIBRARY_PATH="$D/lib" "$D/t/grading/class" local "$D/subs" "$D/out" --timeout 10 --format none
     for f in subuid subgid; do cp "$BATS_TEST_TMPDIR/$f.saved" "/etc/$f"; done
+    [ -f "$D/out/results/reader/results.json" ] || fail "the class graded no reader (exit $status): $output"
     run jq -r '.exercises[0].tests[0].message' "$D/out/results/reader/results.json"
     assert_output --partial 'key: unreadable'
     refute_output --partial SECRET-NOBODY-KEY

@@ -519,9 +519,11 @@ setup() {
     declare -A budgets=([01]=5 [02]=6 [03]=7 [04]=8 [05]=7)
     for d in $(list_lessons "$ROOT"); do
         budget="${budgets[${d%%_*}]:-8}"
-        run "$ROOT/tools/check-functions" --long "$budget" $(lesson_sources "$ROOT/$d")
+        local own=()
+        mapfile -t own < <(lesson_sources "$ROOT/$d") # one path a line: a checkout path may hold a space
+        run "$ROOT/tools/check-functions" --long "$budget" "${own[@]}"
         [ "$status" -eq 0 ] || bad+="$d (own code, $budget allowed):"$'\n'"$output"$'\n'
-        mapfile -t -O "${#all[@]}" all < <(lesson_sources "$ROOT/$d")
+        all+=("${own[@]}")
     done
     mapfile -t harness < <(find "$ROOT"/[0-9][0-9]_*/harness -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null | sort)
     if [ "${#harness[@]}" -gt 0 ]; then

@@ -119,9 +119,9 @@ setup() {
 }
 
 # interrupted SIGNAL: starts tests/run on a file whose test sleeps, in a process group of its own
-# with SIGINT as a terminal would deliver it (not ignored, as a background job's is), TMPDIR a
-# fresh folder; once the test runs, sends SIGNAL to the whole group (Ctrl-C) or to tests/run
-# alone; `run` lists what is left in that TMPDIR afterwards.
+# with SIGINT and SIGHUP as a terminal would deliver them (not ignored, as under nohup or in a
+# background job), TMPDIR a fresh folder; once the test runs, sends SIGNAL to the whole group
+# (Ctrl-C) or to tests/run alone; `run` lists what is left in that TMPDIR afterwards.
 interrupted() {
     local sig="$1" whom="$2" t="$BATS_TEST_TMPDIR/tmp-$1" started="$BATS_TEST_TMPDIR/started-$1" pid
     mkdir -p "$t"
@@ -130,6 +130,7 @@ interrupted() {
     STARTED="$started" TMPDIR="$t" python3 -c '
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # (under nohup it comes ignored, and bash cannot trap it then)
 os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' env -u MAKEFLAGS bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t" \
         >"$BATS_TEST_TMPDIR/out" 2>&1 &
