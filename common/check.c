@@ -187,8 +187,11 @@ bool require_runtime_(cudaError_t err, const char *call, const char *file, int l
     if (kind != AVAILABLE) {
         /* One clear message: without the library "insufficient driver" would read as "upgrade
          * the driver"; the stub's error says no more than the explanation. */
-        if (kind != NO_LIBRARY && kind != STUB)
+        if (kind != NO_LIBRARY && kind != STUB) {
             check_runtime_(err, call, file, line);
+            /* a low limit of open files can read as no device or a busy one */
+            cuda_limit_hint(true, false, call);
+        }
         explain(kind);
     }
     return check_runtime_(err, call, file, line);
@@ -214,8 +217,11 @@ bool require_driver_(CUresult err, const char *call, const char *file, int line)
     if (kind != AVAILABLE) {
         /* One clear message: with no library there is no CUDA error to report, and the stub
          * leaves its error's name and message NULL ("(no name) (34): (no message)"). */
-        if (kind != NO_LIBRARY && kind != STUB)
+        if (kind != NO_LIBRARY && kind != STUB) {
             check_driver_(err, call, file, line);
+            /* a low limit of open files can read as no device or a busy one */
+            cuda_limit_hint(true, false, call);
+        }
         explain(kind);
     }
     return check_driver_(err, call, file, line);

@@ -232,3 +232,22 @@ limits() {
     limits "-n 32, -v 8000000" errno EINVAL
     assert_output "no hint"
 }
+
+# A runtime or driver that cannot open its files can read as "no device" (the stand-in driver
+# over the stub answers CUDA_ERROR_NO_DEVICE with CUDA_VISIBLE_DEVICES empty): the first call's
+# "cannot run here" names a low open-files limit as well, and says nothing of it when the limit
+# is fine.
+@test "no device under ulimit -n 32 (the stand-in driver): cannot run here (77) names the open-files limit too" {
+    local bin="$ROOT/03_pinned_memory/${LESSON_BUILD:-build}/pinned_memory"
+    [ -x "$bin" ] || skip "lesson 03 is not built"
+    printf '#!/bin/sh\nulimit -n 32 && exec "%s"\n' "$bin" >"$BATS_TEST_TMPDIR/under32"
+    chmod +x "$BATS_TEST_TMPDIR/under32"
+    shim_over_stub "$BATS_TEST_TMPDIR/under32" CUDA_VISIBLE_DEVICES=
+    assert_equal "$status" 77
+    assert_line --partial "cudaErrorNoDevice (100)"
+    assert_line "pinned_memory: likely cause: this process's limit of open files is 32 (ulimit -n); the lessons need at least 1024: raise it (ulimit -n 1024) or ask the administrator"
+    assert_line --partial "cannot run here: the driver is installed but no CUDA device is visible."
+    shim_over_stub "$bin" CUDA_VISIBLE_DEVICES=
+    assert_equal "$status" 77
+    refute_output --partial "likely cause"
+}
