@@ -140,7 +140,13 @@ int syscall_filter_install(void)
     uint64_t lo = (uint64_t)(uintptr_t)__executable_start, hi = (uint64_t)(uintptr_t)_end;
     size_t n = build_filter(f, lo, hi);
     struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    /* Not dumpable: the kernel then gives the process's /proc/PID files to root, so that this
+     * process (a user id of the grading's own, no capabilities) cannot open its own
+     * /proc/self/mem, which writes past the protection of any page (the harness's code too).
+     * The sandbox cannot mount /proc read-only for that: the CUDA runtime names its threads by
+     * writing /proc/self/task/TID/comm, and its first call fails with cudaErrorOperatingSystem
+     * where it cannot (a thread may still write the comm of its own process's threads). */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -errno;
     if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
         int e = errno;

@@ -15,8 +15,11 @@
  *     threads with clone, whose flags the filter can read;
  *   - a system call of another architecture's numbering (int $0x80 on x86-64, the x32 ABI)
  *     ends the process.
- * /proc/self/mem cannot be written in the grading sandbox (grading/sandbox-run mounts /proc
- * read-only); that is the sandbox's part, not this filter's.
+ * And the process is made not dumpable (PR_SET_DUMPABLE 0): its /proc/PID files then belong to
+ * root, so that it cannot open its own /proc/self/mem (which writes past any page's protection)
+ * when it runs as a user of its own without capabilities, as in the grading sandbox. (/proc
+ * stays writable there: the CUDA runtime writes its threads' names to /proc/self/task/TID/comm
+ * and fails its first call, cudaErrorOperatingSystem, where it cannot.)
  *
  * When. An exercise program is recognised by its section student_text: common/check-object,
  * which checks each of the student's objects before the link, moves the object's code there
