@@ -9,14 +9,17 @@
  * come from a seed the test chooses for each run, so that a printed sentence or a pasted figure
  * cannot pass.
  *
- * The grader's channel. The grader runs the program with its standard input open for reading
- * and writing on a file of the grader's (`prog 0<>FILE`) that holds the seed. Before any student
- * code runs, the harness reads the seed from it, moves the file to a high descriptor (closed on
- * exec) and puts /dev/null on standard input; the report is kept in memory and written to that
- * descriptor once, by harness_end(), after the last call of the student's code, ending with
- * "end SEED". The student's file cannot reach the descriptor: common/check-object refuses it
- * when it calls write, dup, fdopen, open, read, syscall, dlsym or exit, uses stdin, or has a
- * constructor or destructor (code that would run before the seed is read or after the report).
+ * The grader's channel. The grader runs the program with its standard input on a socket whose
+ * other end is its own (tests/exercises/channel.c, a process the program cannot reach). The
+ * harness moves it to a high descriptor (closed on exec) and puts /dev/null on standard input
+ * before any student code runs; it asks for the seed ("seed?") only where it first makes its
+ * inputs (harness_seed_now: before that, nothing in the process holds the seed), marks moments
+ * the grader stamps by its own clock (harness_mark: lesson 04's speed-up is timed so), and keeps
+ * the report in memory, sent once, by harness_end(), after the last call of the student's code,
+ * ending with "end SEED". The student's file cannot reach the descriptor by name:
+ * common/check-object refuses it when it calls write, dup, fdopen, open, read, syscall, dlsym or
+ * exit, uses stdin, or has a constructor or destructor (code that would run before main or
+ * after the report).
  * Run by hand (`prog SEED`, no channel), the report is printed on stdout as "harness: KEY VALUE"
  * lines instead, and the grader never reads stdout. One translation unit of a harness reports
  * (the state below is per unit).
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +81,7 @@ static inline bool harness_round_trip(CUdeviceptr d, float *v, size_t n, uint32_
  * grader's descriptor and the report kept until harness_end(). */
 struct harness_channel {
     int fd;
+    uint32_t seed; /* 0: not asked yet */
     bool overflow;
     size_t len;
     char text[1 << 16];
@@ -139,23 +144,33 @@ static inline void harness_case(int k, bool ok, const float *v, size_t n, const 
     harness_result(key, ok, v, n, failed);
 }
 
-/* The grader's channel on standard input (see the top): a regular file open for reading and
- * writing that starts with the seed. Reads the seed into *seed, moves the file to a high
- * descriptor and gives standard input /dev/null. False: no channel (a run by hand). */
-static inline bool harness_channel_open(long *seed)
+/* Writes all of text on the grader's channel; false when it could not. */
+static inline bool harness_channel_write(const char *text, size_t len)
 {
-    struct stat st;
-    int flags = fcntl(0, F_GETFL);
-    if (flags < 0 || (flags & O_ACCMODE) != O_RDWR || fstat(0, &st) != 0 || !S_ISREG(st.st_mode))
+    int fd = harness_channel()->fd;
+    size_t done = 0;
+    while (fd >= 0 && done < len) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += (size_t)n;
+    }
+    return fd >= 0;
+}
+
+/* The grader's channel on standard input (see the top): a socket whose other end is the
+ * grader's. Moves it to a high descriptor (closed on exec) and gives standard input /dev/null;
+ * the seed is not asked yet (harness_seed_now). False: no channel (a run by hand). */
+static inline bool harness_channel_open(void)
+{
+    int type = 0;
+    socklen_t size = sizeof type;
+    if (harness_channel()->fd >= 0)
+        return true;
+    if (getsockopt(0, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM)
         return false;
-    char text[32] = {0};
-    ssize_t got = lseek(0, 0, SEEK_SET) == 0 ? read(0, text, sizeof text - 1) : -1;
-    if (got <= 0)
-        return false;
-    text[got] = '\0';
-    text[strcspn(text, "\n")] = '\0';
-    if (!parse_long(text, 1, 2147483646L, "the grader's SEED", seed))
-        exit(EXIT_USAGE);
     int fd = fcntl(0, F_DUPFD, 512);
     if (fd < 0)
         fd = fcntl(0, F_DUPFD, 3);
@@ -173,25 +188,72 @@ static inline bool harness_channel_open(long *seed)
     return true;
 }
 
-/* The seed: from the grader's channel (then the command line must be empty), else from the
- * command line (one number, 1 .. 2^31 - 2, a run by hand); a bad command line exits 2, --help
- * (or -h) prints the usage and exits 0. */
-static inline uint32_t harness_seed(int argc, char **argv, const char *what)
+/* The seed, asked of the grader the first time (a run by hand: the one harness_start read from
+ * the command line). Call it where the inputs are first made: before that, nothing in this
+ * process holds it. 0: no seed (no channel and none given). */
+static inline uint32_t harness_seed_now(void)
+{
+    struct harness_channel *c = harness_channel();
+    if (c->seed || c->fd < 0)
+        return c->seed;
+    char text[32] = {0};
+    size_t len = 0;
+    if (!harness_channel_write("seed?\n", 6))
+        len = sizeof text; /* no answer can come */
+    while (len < sizeof text - 1) {
+        ssize_t n = read(c->fd, text + len, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || text[len] == '\n')
+            break;
+        len++;
+    }
+    text[len < sizeof text ? len : sizeof text - 1] = '\0';
+    long seed = 0;
+    if (!parse_long(text, 1, 2147483646L, "the grader's SEED", &seed))
+        exit(EXIT_USAGE);
+    c->seed = (uint32_t)seed;
+    return c->seed;
+}
+
+/* A moment the grader stamps by its own clock ("mark NAME"; NAME of a-z, 0-9 and _), where
+ * there is a grader's channel; nothing by hand. */
+static inline void harness_mark(const char *name)
+{
+    char line[80];
+    int n = snprintf(line, sizeof line, "mark %s\n", name);
+    if (harness_channel()->fd >= 0 && n > 0 && (size_t)n < sizeof line)
+        (void)harness_channel_write(line, (size_t)n);
+}
+
+/* The grader's channel (then the command line must be empty), else the seed from the command
+ * line (one number, 1 .. 2^31 - 2, a run by hand); a bad command line exits 2, --help (or -h)
+ * prints the usage and exits 0. */
+static inline void harness_start(int argc, char **argv, const char *what)
 {
     long seed = 0;
     bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
-    if (!help && harness_channel_open(&seed) && argc == 1)
-        return (uint32_t)seed;
+    if (!help && harness_channel_open() && argc == 1)
+        return;
     if (help || argc != 2 || harness_channel()->fd >= 0 ||
         !parse_long(argv[1], 1, 2147483646L, "SEED", &seed)) {
         fprintf(help ? stdout : stderr,
                 "usage: %s SEED\n%s\nThe inputs come from SEED, and the report is printed as "
                 "lines \"harness: KEY VALUE\". The grader (tests/exercises) gives the seed on "
-                "its own channel instead, and judges the report it reads back there.\n",
+                "its own channel instead, when the program first needs it, and judges the "
+                "report it reads back there.\n",
                 lesson_prog, what);
         exit(help ? EXIT_OK : EXIT_USAGE);
     }
-    return (uint32_t)seed;
+    harness_channel()->seed = (uint32_t)seed;
+}
+
+/* harness_start, then the seed at once: for a harness whose inputs come before the first call
+ * of the student's code. */
+static inline uint32_t harness_seed(int argc, char **argv, const char *what)
+{
+    harness_start(argc, argv, what);
+    return harness_seed_now();
 }
 
 /* The last lines: "filter on|off" (whether common/syscall_filter.c's system-call filter ran
@@ -211,15 +273,8 @@ static inline int harness_end(uint32_t seed, bool ok)
             memcpy(c->text, full, sizeof full - 1);
             c->len = sizeof full - 1;
         }
-        size_t done = 0;
-        while (done < c->len) {
-            ssize_t n = write(c->fd, c->text + done, c->len - done);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            done += (size_t)n;
-        }
+        if (harness_channel_write("report\n", 7))
+            (void)harness_channel_write(c->text, c->len);
         close(c->fd);
         c->fd = -2; /* written: nothing more goes there */
     }

@@ -253,13 +253,17 @@ build_probe() {
     local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
     [ -x "$d/probe" ] && return 0
     [ -f "$lib/libcudart_static.a" ] || lib="$CUDA_PATH_FOUND/lib"
+    [ -f "$lib/libcudart_static.a" ] || skip "this toolkit ($CUDA_PATH_FOUND) has no libcudart_static.a"
     cat >"$d/probe.c" <<'EOF'
 #include "exercise_harness.h"
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv, "a probe of the grader's channel");
+    harness_start(argc, argv, "a probe of the grader's channel");
+    harness_mark("started");
     int c = getchar(); /* standard input is /dev/null now: nothing of the channel */
+    uint32_t seed = harness_seed_now(); /* asked of the grader only now */
+    harness_mark("seeded");
     harness_report("stdin", "%s", c == EOF ? "empty" : "readable");
     harness_report("argc", "%d", argc);
     harness_report("env", "%s", getenv("PROBE_SEED_SEEN") ? "set" : "unset");
@@ -269,6 +273,8 @@ int main(int argc, char **argv)
     printf("harness: forged 1\nharness: end %u\n", seed); /* stdout counts for nothing */
     if (mode && strcmp(mode, "crash") == 0)
         abort();
+    if (mode && strcmp(mode, "inject") == 0) /* what no harness writes on the channel */
+        (void)harness_channel_write("end 99\n", 7);
     int rc = harness_end(seed, true);
     if (mode && strcmp(mode, "after") == 0)
         (void)harness_end(seed, true);
@@ -276,12 +282,12 @@ int main(int argc, char **argv)
 }
 EOF
     "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$CUDA_PATH_FOUND/include" "$d/probe.c" \
-        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt \
+        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/common/syscall_filter.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt \
         -o "$d/probe"
 }
 
-@test "the channel: the seed comes in on it and the report goes out on it, once; stdout counts for nothing" {
-    build_probe || skip "the probe does not build here (no libcudart_static)"
+@test "the channel: the seed comes in on it when asked, marks are stamped by the grader, the report goes out once; stdout counts for nothing" {
+    build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
     load exercises/harness
     run_harness 4242 "$BATS_FILE_TMPDIR/probe"
     assert_success
@@ -291,6 +297,18 @@ EOF
     assert_equal "$(harness_value end)" 4242
     run harness_value forged
     assert_failure
+    # the grader's stamps, in its own order: the program ran before it had the seed
+    local started asked seeded
+    started="$(harness_clock started)" asked="$(harness_clock seed_asked)" seeded="$(harness_clock seeded)"
+    awk -v a="$started" -v b="$asked" -v c="$seeded" 'BEGIN { exit !(a <= b && b <= c) }' ||
+        fail "stamps out of order: started $started, seed asked $asked, seeded $seeded"
+    # a run of the same file (run_harness) reads the kept run, stamps included
+    clock=""
+    run_harness 4242 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$(harness_clock started)" "$started"
+    # no seed before it is asked: a program that never asks gets none, and its report does not count
+    PROBE_MODE=crash run_harness_fresh 4242 "$BATS_FILE_TMPDIR/probe"
+    grep -q '^seed_asked ' <<<"$clock" || fail "the probe asked before crashing: $clock"
     # the same through the grading sandbox (bubblewrap), where it works: the channel passes
     if command -v bwrap >/dev/null 2>&1 && SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/true </dev/null >/dev/null 2>&1; then
         SANDBOX="$ROOT/grading/sandbox-run" SANDBOX_MODE=bwrap run_harness_fresh 4343 "$BATS_FILE_TMPDIR/probe"
@@ -306,7 +324,7 @@ EOF
 }
 
 @test "the channel: a key reported twice, anything after the end, or no end fails the run" {
-    build_probe || skip "the probe does not build here (no libcudart_static)"
+    build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
     load exercises/harness
     PROBE_MODE=twice run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$report_why" "the report names 'argc' twice"
@@ -316,6 +334,12 @@ EOF
     [ -z "$report_why" ] || fail "the report is written once (the second harness_end writes nothing): $report_why"
     PROBE_MODE=crash run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$report_why" "the harness wrote no report (the program stopped before the end of the harness)"
+    # a line on the channel that the harness never writes, before the report: the run does not count
+    PROBE_MODE=inject run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$report_why" "the program wrote on the grader's channel what the harness never writes: end 99"
+    # the relay's exit status is the program's, a signal's as the shell's
+    PROBE_MODE=crash run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$status" 134
     # a report forged into the channel file's tail by hand: after the end
     local f="$BATS_TEST_TMPDIR/chan"
     printf '7\nargc 1\nend 7\nend 7\n' >"$f"

@@ -16,11 +16,12 @@
  *      copies in and out share it: the longer of both copies and the kernel, plus one chunk
  *      of the shorter), so that a correct pipeline passes on any card and one that does not
  *      overlap fails on any card.
- * --only MODE runs one version alone (after the same setup), for the grader, which times whole
- * runs of the program by its own clock, the versions taken in turn: the points for speed rest
- * on that clock; the times measured here must agree with it (tests/exercises).
- * The input comes from the grader's channel (fresh for each grading run; --seed by hand); the
- * grader (tests/exercises) judges the report it reads back there (common/exercise_harness.h).
+ *   5. graded (a grader's channel): batches of checked runs of each version, in turn, that the
+ *      grader times by its own clock (clocked_runs): the point for speed rests on that clock;
+ *      the times measured here must agree with it (tests/exercises).
+ * The input comes from the grader's channel, asked for once your buffers and streams exist
+ * (fresh for each grading run; --seed by hand); the grader judges the report it reads back
+ * there (common/exercise_harness.h).
  * --work auto (the default) sets the kernel's work so that it takes about 1.2x a copy on this
  * card, as the lesson does: a balance where overlap can pay off.
  */
@@ -34,13 +35,13 @@
 #include "exercise_harness.h"
 #include "observe.h"
 
-#define MAX_REPS      50
-#define MAX_ONLY_REPS 2000
+#define MAX_REPS     50
+#define CLOCK_ROUNDS 3  /* batches of each version the grader times */
+#define CLOCK_MS     80 /* about how long a batch of sequential runs takes */
 
 /* The command line. */
 struct options {
     long device, elements, streams, work /* 0: auto */, reps, seed;
-    const char *only; /* --only MODE: the grader's timed runs, see only_runs() */
 };
 
 /* "Return without waiting": right after exercise_issue() returns, some of the work it issued
@@ -70,7 +71,6 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: %s [--device N] [--elements N] [--streams N] [--work N] [--reps N] [--seed N]\n"
-            "          [--only setup|sequential|pipeline]\n"
             "A 04_streams_overlap exercise: times your pipeline (pipeline.c) against the same\n"
             "work in sequence, checks its result, and passes at the pass mark it prints: half\n"
             "way from 1x to the speed-up the pipeline's model allows on this card.\n"
@@ -80,11 +80,8 @@ static void usage(FILE *to)
             "  -w, --work N|auto  multiply-adds per element (default auto: the kernel takes\n"
             "                     about 1.2x a copy on this card)\n"
             "  -r, --reps N       timed repetitions of each after a warm-up (default 5, at most\n"
-            "                     50; with --only at most 2000)\n"
-            "  -S, --seed N       the input's seed (default 1)\n"
-            "  -o, --only MODE    only a warm-up and --reps runs of one version, checked, for a\n"
-            "                     clock outside the program (sequential, pipeline; setup: none);\n"
-            "                     needs --work N\n"
+            "                     50)\n"
+            "  -S, --seed N       the input's seed (default 1; graded: the grader's)\n"
             "  -h, --help         this text\n"
             "exit status: 0 passed, 1 a check or CUDA call failed, 2 bad command line, 77 no GPU\n",
             lesson_prog, HARNESS_MAX_STREAMS);
@@ -243,15 +240,15 @@ static void report_run(const struct pipeline *p, bool right, bool same, double t
     harness_report("speedup", "%.3f %.3f %.3f", t_seq / t_pipe, mark, allowed);
     harness_report("times", "%.3f %.3f %d", t_seq, t_pipe, p->work);
     harness_report("copies", "%d %d", o->driver_copies, o->runtime_copies);
-    harness_report("copy_kinds", "%d %d", o->kinds_wrong, o->kinds_checked);
     harness_report("returned_busy", "%d %d", issue_busy, issue_runs);
     harness_report("legacy_memsets", "%d %d", o->legacy_memsets, issue_runs * p->streams);
     harness_report("runs_different", "%d %d", differ, reps + 1);
 }
 
-/* The model, the sequential baseline, your pipeline, and the claims. False: a CUDA call failed. */
+/* The model, the sequential baseline, your pipeline, and the claims; *t_seq_out: the baseline's
+ * time. False: a CUDA call failed. */
 static bool judge(struct pipeline *p, float *ref, const struct options *o, const char *name,
-                  int engines)
+                  int engines, double *t_seq_out)
 {
     double st[3], allowed, t_seq, t_pipe;
     int differ = 0, reps = (int)o->reps;
@@ -275,10 +272,11 @@ static bool judge(struct pipeline *p, float *ref, const struct options *o, const
           "your pipeline runs at %.2fx the sequential run's speed (%.2fx needed: the pass mark)",
           t_seq / t_pipe, pass_mark);
     report_run(p, wrong == 0, same, t_seq, t_pipe, pass_mark, allowed, differ, reps);
+    *t_seq_out = t_seq;
     return true;
 }
 
-/* The checks of --only's runs, light enough not to weigh on the times the grader takes: SAMPLE
+/* The checks of the clocked runs, light enough not to weigh on the times the grader takes: SAMPLE
  * positions of the output drawn from the seed, their expected values computed once; before each
  * run the device's buffers are poisoned and CHECKED of those positions (another pick each run)
  * in host_out, and after it they must hold the expected values. */
@@ -307,9 +305,10 @@ static void sample_init(const struct pipeline *p, uint32_t seed)
     }
 }
 
-/* One run of the sequential version or of the pipeline, checked on CHECKED sampled positions;
- * *wrong counts the runs whose result was wrong. False: a CUDA call failed. */
-static bool run_checked(const struct pipeline *p, bool pipe, long *wrong)
+/* One run of kind 1 (the sequential version) or 2 (your pipeline), checked on CHECKED sampled
+ * positions (*wrong counts the runs whose result was wrong); kind 0: the poisoning and the
+ * check alone, no run. False: a CUDA call failed. */
+static bool run_checked(const struct pipeline *p, int kind, long *wrong)
 {
     int pick[CHECKED], bad = 0;
     for (int i = 0; i < CHECKED; i++) {
@@ -318,54 +317,50 @@ static bool run_checked(const struct pipeline *p, bool pipe, long *wrong)
     }
     if (!checkRuntime(cudaMemset(p->dev_out, POISON, p->n * sizeof(float))) ||
         !checkRuntime(cudaMemset(p->dev_in, POISON, p->n * sizeof(float))) ||
-        !checkRuntime(cudaDeviceSynchronize()) || !(pipe ? counted_issue(p) : sequential(p)) ||
+        !checkRuntime(cudaDeviceSynchronize()) ||
+        !(kind == 0 || (kind == 2 ? counted_issue(p) : sequential(p))) ||
         !checkRuntime(cudaDeviceSynchronize()))
         return false;
     for (int i = 0; i < CHECKED; i++)
         bad += memcmp(&p->host_out[sample.at[pick[i]]], &sample.want[pick[i]], sizeof(float)) != 0;
-    *wrong += bad != 0;
+    *wrong += kind != 0 && bad != 0;
     return true;
 }
 
-/* --only MODE: the runs the grader times by its own clock, a whole process each (tests/
- * exercises/04_streams_overlap.bats): after the same setup (and the same sample of expected
- * values), a warm-up and `reps` runs of one version ("sequential" or "pipeline"; "setup": none),
- * each checked (run_checked). Reports "only MODE RUNS WRONG" (runs done, runs found wrong). */
-static bool only_runs(const struct pipeline *p, const char *mode, long reps, uint32_t seed)
+/* Graded: the runs the grader times by its own clock (tests/exercises/04_streams_overlap.bats):
+ * batches of `runs` checked runs (run_checked) of each kind, the poisoning and checks alone, the
+ * sequential version, your pipeline, in turn, CLOCK_ROUNDS rounds, each batch between two marks
+ * the grader stamps ("sequential0_begin", "sequential0_end", ...). A batch of sequential runs
+ * takes about CLOCK_MS (t_seq: one run's time here). Reports "clocked RUNS WRONG" (the runs of
+ * each batch, the runs found wrong). */
+static bool clocked_runs(const struct pipeline *p, uint32_t seed, double t_seq)
 {
-    bool pipe = strcmp(mode, "pipeline") == 0;
-    long runs = 0, wrong = 0;
+    static const char *const kind[3] = {"check", "sequential", "pipeline"};
+    long runs = (long)(CLOCK_MS / (t_seq > 0.01 ? t_seq : 0.01)) + 1, wrong = 0;
+    runs = runs < 10 ? 10 : runs > 2000 ? 2000 : runs;
     sample_init(p, seed);
-    for (long rep = -1; strcmp(mode, "setup") != 0 && rep < reps; rep++, runs++)
-        if (!run_checked(p, pipe, &wrong))
-            return false;
-    harness_report("only", "%s %ld %ld", mode, runs, wrong);
-    if (pipe)
-        harness_report("copy_kinds", "%d %d", harness_observed.kinds_wrong,
-                       harness_observed.kinds_checked);
+    for (int r = 0; r < CLOCK_ROUNDS; r++)
+        for (int k = 0; k < 3; k++) {
+            char mark[40];
+            snprintf(mark, sizeof mark, "%s%d_begin", kind[k], r);
+            harness_mark(mark);
+            for (long i = 0; i < runs; i++)
+                if (!run_checked(p, k, &wrong))
+                    return false;
+            snprintf(mark, sizeof mark, "%s%d_end", kind[k], r);
+            harness_mark(mark);
+        }
+    harness_report("clocked", "%ld %ld", runs, wrong);
     return true;
 }
 
 /* What is wrong with a command line that parsed (NULL: nothing). */
-static const char *options_why(const struct options *o)
-{
-    if (!o->only)
-        return o->reps > MAX_REPS ? "--reps is at most 50 (without --only)" : NULL;
-    if (strcmp(o->only, "setup") && strcmp(o->only, "sequential") && strcmp(o->only, "pipeline"))
-        return "--only takes setup, sequential or pipeline";
-    return o->work == 0 ? "--only needs --work N (the same in every run)" : NULL;
-}
 
 static const struct option long_options[] = {
-    {"device", required_argument, NULL, 'd'},
-    {"elements", required_argument, NULL, 'n'},
-    {"streams", required_argument, NULL, 's'},
-    {"work", required_argument, NULL, 'w'},
-    {"reps", required_argument, NULL, 'r'},
-    {"help", no_argument, NULL, 'h'},
-    {"seed", required_argument, NULL, 'S'},
-    {"only", required_argument, NULL, 'o'},
-    {NULL, 0, NULL, 0},
+    {"device", required_argument, NULL, 'd'},  {"elements", required_argument, NULL, 'n'},
+    {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
+    {"reps", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
+    {"seed", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0},
 };
 
 /* The command line into *o: -1 when it is good, else the exit status. */
@@ -373,7 +368,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     int opt;
     bool good = true;
-    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:o:h", long_options, NULL)) != -1) {
+    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:h", long_options, NULL)) != -1) {
         switch (opt) {
         case 'd': good = parse_long(optarg, 0, 1023, "--device", &o->device); break;
         case 'n': good = parse_long(optarg, 1024, 1L << 30, "--elements", &o->elements); break;
@@ -385,14 +380,13 @@ static int parse_options(int argc, char **argv, struct options *o)
             good = strcmp(optarg, "auto") == 0 ||
                    parse_long(optarg, 1, 1000000, "--work (or 'auto')", &o->work);
             break;
-        case 'r': good = parse_long(optarg, 1, MAX_ONLY_REPS, "--reps", &o->reps); break;
+        case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &o->reps); break;
         case 'S': good = parse_long(optarg, 1, 2147483646L, "--seed", &o->seed); break;
-        case 'o': o->only = optarg; break;
         case 'h': usage(stdout); return EXIT_OK;
         default: good = false; break;
         }
     }
-    const char *why = optind < argc ? "an unexpected argument" : options_why(o);
+    const char *why = optind < argc ? "an unexpected argument" : NULL;
     if (good && why)
         fprintf(stderr, "%s: %s\n", lesson_prog, why);
     if (!good || why) {
@@ -490,9 +484,7 @@ int main(int argc, char **argv)
     int bad = parse_options(argc, argv, &o);
     if (bad >= 0)
         return bad;
-    long channel_seed = 0; /* the grader gives the seed on its channel, never in argv */
-    if (harness_channel_open(&channel_seed))
-        o.seed = channel_seed;
+    bool graded = harness_channel_open(); /* the grader's channel: its seed comes later */
     int count = 0, engines = 2;
     if (!requireRuntime(cudaGetDeviceCount(&count)))
         return verdict(false); /* a failure that is not "cannot run here": exit 1 */
@@ -513,12 +505,17 @@ int main(int argc, char **argv)
               checkRuntime(
                   cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, (int)o.device)) &&
               set_up(&p, &ref);
+    if (ok && graded)
+        o.seed = harness_seed_now(); /* asked now: your buffers and streams exist */
     if (ok)
         fill_input(&p, (uint32_t)o.seed);
-    if (ok)
-        ok = o.only ? only_runs(&p, o.only, o.reps, (uint32_t)o.seed)
-                    : judge(&p, ref, &o, prop.name, engines);
+    double t_seq = 0;
+    ok = ok && judge(&p, ref, &o, prop.name, engines, &t_seq);
+    if (ok && graded)
+        ok = clocked_runs(&p, (uint32_t)o.seed, t_seq);
+    harness_report("copy_kinds", "%d %d", harness_observed.kinds_wrong,
+                   harness_observed.kinds_checked);
     ok = clean_up(&p, ref, ok);
     (void)harness_end((uint32_t)o.seed, ok); /* the report: after the last call of pipeline.c */
-    return o.only ? (ok ? EXIT_OK : EXIT_CHECK) : verdict(ok);
+    return verdict(ok);
 }

@@ -34,13 +34,15 @@ run_exercise_fresh() {
 # run_harness SEED PROGRAM ARG...: runs an exercise program (the teacher's harness around the
 # student's file) as run_exercise does, once per seed and arguments in a grader file, and reads
 # its report. The seed goes to the program on the grader's channel, never in argv or the
-# environment: its standard input is a file of the grader's, open for reading and writing,
-# that holds the seed; the harness reads it before any student code runs and writes its report
-# there once, after the student's last call (common/exercise_harness.h). The sandbox passes
-# descriptors 0-2 only, and the student's file can reach none of the channel's (common/
-# check-object refuses write, dup, read, stdin, ...). Sets $output, $status and $lines as run
-# does (what the program printed: shown in failures, never judged as a report), $report (the
-# report's lines) and $report_why (empty, or why the report cannot be trusted).
+# environment: its standard input is a socket whose other end is this grader's relay
+# (channel.c, built here, outside the sandbox), which answers the harness's "seed?" when the
+# harness first needs its inputs, stamps the harness's marks by its own clock, and keeps the
+# report the harness sends once, after the student's last call (common/exercise_harness.h).
+# The sandbox passes descriptors 0-2 only, and the student's file can reach none of the
+# channel's by name (common/check-object refuses write, dup, read, stdin, ...). Sets $output,
+# $status and $lines as run does (what the program printed: shown in failures, never judged
+# as a report), $report (the report's lines), $report_why (empty, or why the report cannot be
+# trusted) and $clock (the relay's stamps: "NAME MS" lines, read by harness_clock).
 run_harness() {
     local kept
     kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
@@ -49,6 +51,7 @@ run_harness() {
         status="$(cat "$kept.status")"
         report="$(cat "$kept.report")"
         report_why="$(cat "$kept.why")"
+        clock="$(cat "$kept.clock")"
         HARNESS_CHANNEL=1
         return 0
     fi
@@ -56,19 +59,46 @@ run_harness() {
     printf '%s' "$output" >"$kept.out"
     printf '%s' "$report" >"$kept.report"
     printf '%s' "$report_why" >"$kept.why"
+    printf '%s' "$clock" >"$kept.clock"
     echo "$status" >"$kept.status"
+}
+
+# channel_program: the path of channel.c built (once per grader file, in BATS_FILE_TMPDIR).
+channel_program() {
+    local bin="$BATS_FILE_TMPDIR/channel"
+    if [ ! -x "$bin" ] && command -v "${CC:-cc}" >/dev/null 2>&1 &&
+        "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/channel.c" 2>/dev/null; then
+        mv -f "$bin.$$" "$bin"
+    fi
+    [ -x "$bin" ] && echo "$bin"
 }
 
 # run_harness_fresh SEED PROGRAM ARG...: a run of its own (never a kept one); see run_harness.
 run_harness_fresh() {
-    local seed="$1" chan
+    local seed="$1" chan relay
     shift
+    relay="$(channel_program)" || {
+        report="" clock="" report_why="the grader could not build its channel (tests/exercises/channel.c with ${CC:-cc})"
+        HARNESS_CHANNEL=1 status=125 output="$report_why"
+        return 0
+    }
     chan="$(mktemp "$BATS_FILE_TMPDIR/channel.XXXXXX")"
-    printf '%s\n' "$seed" >"$chan"
-    run ${SANDBOX:+"$SANDBOX"} "$@" 0<>"$chan"
+    run "$relay" "$seed" "$chan" ${SANDBOX:+"$SANDBOX"} "$@"
     HARNESS_CHANNEL=1
     harness_read_report "$seed" "$chan"
-    rm -f "$chan"
+    clock="$(cat "$chan.clock" 2>/dev/null)"
+    if [ -z "$report_why" ] && grep -q '^protocol ' <<<"$clock"; then
+        report_why="the program wrote on the grader's channel what the harness never writes: $(grep -m1 '^protocol ' <<<"$clock" | cut -c10-90)"
+    fi
+    rm -f "$chan" "$chan.clock"
+}
+
+# harness_clock NAME: the time (ms, the relay's clock) of the last run_harness's stamp NAME.
+harness_clock() {
+    local v
+    v="$(printf '%s\n' "$clock" | sed -n "s/^$1 //p" | tail -n 1)"
+    [ -n "$v" ] || { fail "the grader's clock has no stamp '$1' (stamps: $(printf '%s' "$clock" | tr '\n' ' '))"; return 1; }
+    printf '%s\n' "$v"
 }
 
 # harness_read_report SEED FILE: $report and $report_why from the channel FILE (its first line
