@@ -53,6 +53,41 @@ static void control(const char *line, const char *seed, int sock, FILE *clock_fi
     }
 }
 
+/* Lines until "report", then the report's bytes as they come, until every holder of the
+ * program's end of the socket has closed it. */
+static void serve(int sock, const char *seed, FILE *report, FILE *clock_file)
+{
+    char line[256];
+    size_t len = 0;
+    int in_report = 0;
+    for (;;) {
+        char buf[4096];
+        ssize_t got = read(sock, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        for (ssize_t i = 0; i < got; i++) {
+            if (in_report) {
+                fwrite(buf + i, 1, (size_t)(got - i), report);
+                break;
+            }
+            if (buf[i] != '\n') {
+                if (len < sizeof line - 1)
+                    line[len++] = buf[i];
+                continue;
+            }
+            line[len] = '\0';
+            len = 0;
+            if (strcmp(line, "report") == 0)
+                in_report = 1;
+            else
+                control(line, seed, sock, clock_file);
+            fflush(clock_file);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4 || strspn(argv[1], "0123456789") != strlen(argv[1]) || !argv[1][0]) {
@@ -86,37 +121,7 @@ int main(int argc, char **argv)
         _exit(errno == ENOENT ? 127 : 126);
     }
     close(sv[1]);
-    /* Lines until "report", then the report's bytes as they come, until every holder of the
-     * program's end has closed it. */
-    char line[256];
-    size_t len = 0;
-    int in_report = 0;
-    for (;;) {
-        char buf[4096];
-        ssize_t got = read(sv[0], buf, sizeof buf);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        for (ssize_t i = 0; i < got; i++) {
-            if (in_report) {
-                fwrite(buf + i, 1, (size_t)(got - i), report);
-                break;
-            }
-            if (buf[i] != '\n') {
-                if (len < sizeof line - 1)
-                    line[len++] = buf[i];
-                continue;
-            }
-            line[len] = '\0';
-            len = 0;
-            if (strcmp(line, "report") == 0)
-                in_report = 1;
-            else
-                control(line, seed, sv[0], clock_file);
-            fflush(clock_file);
-        }
-    }
+    serve(sv[0], seed, report, clock_file);
     fprintf(clock_file, "closed %.3f\n", ms_since_start());
     close(sv[0]);
     fclose(report);
