@@ -555,6 +555,42 @@ EOF
     refute_line "sum: 5"
 }
 
+@test "hostile (code): in the sandbox an exercise program names another of its threads in /proc (as the CUDA runtime does), and cannot open /proc/self/mem for writing" {
+    [ "$(id -u)" = 0 ] || skip "needs root here: only then does the sandbox run the program as a user id of its own (SANDBOX_UID)"
+    command -v "${CC:-cc}" >/dev/null 2>&1 || skip "no C compiler for the probe"
+    local d="$BATS_TEST_TMPDIR" cc="${CC:-cc}"
+    # the "student's" object, marked as an exercise's build marks it: accepted by check-object,
+    # which renames its code student_text (the filter's constructor looks for that section);
+    # a copy left unmarked, for a program without the filter
+    printf 'int probe_add(int a, int b)\n{\n    return a + b;\n}\n' >"$d/student.c"
+    "$cc" -std=c11 -O2 -c "$d/student.c" -o "$d/student.o"
+    cp "$d/student.o" "$d/unmarked.o"
+    run bash "$ROOT/common/check-object" none "$d/student.o" "$d/student.c"
+    assert_success
+    run readelf -W -S "$d/student.o"
+    assert_output --partial " student_text "
+    for p in student unmarked; do
+        "$cc" -std=c11 -O2 -I"$ROOT/common" -o "$d/$p" "$ROOT/tests/hostile/procprobe.c" \
+            "$ROOT/common/syscall_filter.c" "$d/$p.o" -lpthread
+    done
+    run env SANDBOX_MODE=bwrap SANDBOX_TREE="$ROOT" SANDBOX_UID=2147400001 "$ROOT/grading/sandbox-run" "$d/student"
+    assert_success
+    assert_line "filter: on"
+    assert_line "uid: 2147400001"
+    assert_line "dumpable: 0"
+    # (a read-only /proc would say "Read-only file system": cudart's first call then fails, 304)
+    assert_line "comm of another thread: procprobe-w"
+    assert_line "/proc/self/mem for writing: Permission denied"
+    # the same program without student_text: no filter, dumpable, and its /proc/self/mem opens
+    # there: the filter, not the sandbox, closes it
+    run env SANDBOX_MODE=bwrap SANDBOX_TREE="$ROOT" SANDBOX_UID=2147400001 "$ROOT/grading/sandbox-run" "$d/unmarked"
+    assert_success
+    assert_line "filter: off"
+    assert_line "dumpable: 1"
+    assert_line "comm of another thread: procprobe-w"
+    assert_line "/proc/self/mem for writing: opened"
+}
+
 teardown() {
     # (the test above puts /etc/subuid and /etc/subgid back even when it fails)
     for f in subuid subgid; do
