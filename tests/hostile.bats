@@ -451,6 +451,37 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
     assert_line 'MY_VAR=passed'
 }
 
+@test "hostile: a LD_LIBRARY_PATH folder outside /usr and /opt (under /tmp too) is there for the program, the folders above it open (0755), /tmp still its own" {
+    local uid=() dirs=("$BATS_TEST_TMPDIR/ld/x/y/lib") o
+    mkdir -p "${dirs[0]}"; echo "marker of ${dirs[0]}" >"${dirs[0]}/marker"
+    if [ "$(id -u)" = 0 ]; then
+        uid=(SANDBOX_UID=2147400001) # (a user id of its own: a folder made 0700 above is closed to it)
+        if o="$(mktemp -d /var/tmp/hostile-ld.XXXXXX 2>/dev/null)"; then # (outside /tmp too)
+            echo "$o" >"$BATS_TEST_TMPDIR/ld-dir"
+            mkdir -p "$o/a/lib"; echo "marker of $o/a/lib" >"$o/a/lib/marker"; chmod 755 "$o"
+            dirs+=("$o/a/lib")
+        fi
+    fi
+    chmod -R go+rX "$BATS_TEST_TMPDIR/ld"
+    local IFS=:
+    run env LD_LIBRARY_PATH="${dirs[*]}" SANDBOX_MODE=bwrap ${uid[@]+"${uid[@]}"} "$ROOT/grading/sandbox-run" /bin/sh -c \
+        'for d; do p="$d"; while p="${p%/*}"; [ -n "$p" ]; do stat -c "%a %n" "$p"; done; cat "$d/marker"; done
+         : >/tmp/written && echo "tmp:" $(ls -A /tmp)' _ "${dirs[@]}"
+    unset IFS
+    assert_success
+    for d in "${dirs[@]}"; do
+        assert_line "marker of $d"
+        assert_line "755 ${d%/*}"
+    done
+    # no folder above them closed (made 0700 by bwrap): 0755, or the sandbox's own /tmp (1777)
+    refute_output --regexp '^(700|[0-7]*0) /'
+    # /tmp is the sandbox's own tmpfs, writable, with nothing of the host's /tmp but the folders
+    # above the library folder
+    local top=""
+    case "${dirs[0]}" in /tmp/*) top="${dirs[0]#/tmp/}"; top="${top%%/*} " ;; esac
+    assert_line "tmp: ${top}written"
+}
+
 @test "hostile (not root): graded by an ordinary user, the student's code runs as a subordinate id, not as that user" {
     [ "$(id -u)" = 0 ] || skip "needs root here, to give an ordinary user (nobody) subordinate ids for the test"
     command -v newuidmap >/dev/null 2>&1 || skip "newuidmap is not installed (apt-get install uidmap): graded by an ordinary user, the sandbox runs as that user, and the report says so"
@@ -592,9 +623,11 @@ EOF
 }
 
 teardown() {
-    # (the test above puts /etc/subuid and /etc/subgid back even when it fails)
+    # (the "not root" test's /etc/subuid and /etc/subgid put back even when it fails, and its
+    # folder removed; the LD_LIBRARY_PATH test's in /var/tmp)
     for f in subuid subgid; do
         [ ! -f "$BATS_TEST_TMPDIR/$f.saved" ] || cp "$BATS_TEST_TMPDIR/$f.saved" "/etc/$f"
     done
     [ ! -f "$BATS_TEST_TMPDIR/nobody-dir" ] || rm -rf "$(cat "$BATS_TEST_TMPDIR/nobody-dir")"
+    [ ! -f "$BATS_TEST_TMPDIR/ld-dir" ] || rm -rf "$(cat "$BATS_TEST_TMPDIR/ld-dir")"
 }
