@@ -549,10 +549,11 @@ libc_start defines '__libc_start_main' outside static
 cuda defines 'cudaMalloc' outside static
 asm_syscall writes inline assembly \(__asm__\)
 pragma writes a #pragma \(only #pragma once is allowed\)
+refused_call calls or uses 'exit', which this exercise refuses: the harness reports after your function returns; return instead$
 EOF
     # every refused build said each reason at the student's file and line
     run grep -h 'refused by the grader' "$O2"/results/*/report.txt
-    [ "${#lines[@]}" -ge 17 ] || fail "only ${#lines[@]} refusals in the reports"
+    [ "${#lines[@]}" -ge 18 ] || fail "only ${#lines[@]} refusals in the reports"
 }
 
 @test "hostile (code): a system call from its own bytes, exec, fork, ptrace and /proc/self/mem through libc reached by pointer: stopped at run time" {
