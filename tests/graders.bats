@@ -139,7 +139,7 @@ calls_object() {
 }
 
 @test "the allow lists: every call an exercise names is accepted, every '# refused: NAME' refused for it" {
-    local allow names name refused n=0
+    local allow names name refused why n=0
     for allow in "$ROOT"/*/harness/*/allow "$ROOT"/*/harness/*.allow; do
         # the exact names (a line ending in * is a family: its NAME_v2 or NAME... forms)
         mapfile -t names < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$allow" | grep -v '^$' | grep -v '\*$')
@@ -148,9 +148,10 @@ calls_object() {
             [ "$status" -eq 0 ] || fail "${allow#"$ROOT"/}: its own names refused: $output"
         fi
         while IFS= read -r refused; do
-            name="${refused%%:*}"
+            name="${refused%%:*}" why="${refused#*: }"
             calls_object "$allow" "$name"
-            [ "$status" -eq 1 ] && [[ "$output" == *"'$name'"* ]] ||
+            [ "$status" -eq 1 ] && [[ "$output" == *"'$name'"* ]] &&
+                [[ "$output" == *"which this exercise refuses: $why"* ]] ||
                 fail "${allow#"$ROOT"/}: '$name' is marked refused but check-object said ($status): $output"
             n=$((n + 1))
         done < <(sed -n 's/^# refused: //p' "$allow")
