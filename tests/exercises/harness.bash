@@ -63,15 +63,19 @@ run_harness() {
     echo "$status" >"$kept.status"
 }
 
-# channel_program: the path of channel.c built (once per grader file, in BATS_FILE_TMPDIR).
-channel_program() {
-    local bin="$BATS_FILE_TMPDIR/channel"
+# grader_program NAME: the path of NAME.c (beside this file) built, once per grader file, in
+# BATS_FILE_TMPDIR; fails where no C compiler builds it.
+grader_program() {
+    local bin="$BATS_FILE_TMPDIR/$1"
     if [ ! -x "$bin" ] && command -v "${CC:-cc}" >/dev/null 2>&1 &&
-        "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/channel.c" 2>/dev/null; then
+        "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/$1.c" 2>/dev/null; then
         mv -f "$bin.$$" "$bin"
     fi
     [ -x "$bin" ] && echo "$bin"
 }
+
+# channel_program: the grader's relay (channel.c) built.
+channel_program() { grader_program channel; }
 
 # run_harness_fresh SEED PROGRAM ARG...: a run of its own (never a kept one); see run_harness.
 run_harness_fresh() {
@@ -140,16 +144,8 @@ exercise_seed() {
     cat "$file"
 }
 
-# expected_sum_program: the path of expected_sum.c built (once per grader file, in
-# BATS_FILE_TMPDIR); fails where no C compiler builds it.
-expected_sum_program() {
-    local bin="$BATS_FILE_TMPDIR/expected_sum"
-    if [ ! -x "$bin" ] && command -v "${CC:-cc}" >/dev/null 2>&1 &&
-        "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/expected_sum.c" 2>/dev/null; then
-        mv -f "$bin.$$" "$bin"
-    fi
-    [ -x "$bin" ] && echo "$bin"
-}
+# expected_sum_program: expected_sum.c built.
+expected_sum_program() { grader_program expected_sum; }
 
 # expected_sum SEED K N A B: the sum over the N values of case K of A * x + B, the values as
 # common/exercise_harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
