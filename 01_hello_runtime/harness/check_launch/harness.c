@@ -103,11 +103,12 @@ static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise check_launch: calls scale_on_device() on "
-                                 "good and failing launches, reports what it saw.");
+    harness_start(argc, argv,
+                  "Exercise check_launch: calls scale_on_device() on good and failing launches, "
+                  "reports what it saw.");
     if (!requireRuntime(cudaSetDevice(0)))
         return EXIT_CHECK;
+    uint32_t seed = harness_seed_now(); /* each case's data is made from it before your call */
     bool ok = good_case(seed, 0, 1 << 16, 256) &&
               good_case(seed, 1, 1000 + (int)(seed % 4096), 96) && good_case(seed, 2, 4097, 1024) &&
               bad_case(seed, 0, 5000, 2048, 0) && bad_case(seed, 1, 5000, 256, 1) &&

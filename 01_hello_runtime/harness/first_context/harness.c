@@ -29,18 +29,20 @@ static void another_end(CUcontext ctx)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise first_context: calls make_context() and "
-                                 "primary_context(), reports the driver's view.");
+    harness_start(argc, argv,
+                  "Exercise first_context: calls make_context() and primary_context(), reports "
+                  "the driver's view.");
     int count = 0;
     CUdevice dev;
     CUcontext before = NULL, current = NULL, top = NULL, truth = NULL, named = NULL, other = NULL;
-    size_t canary_n = 512 + seed % 1024;
     if (!requireRuntime(cudaGetDeviceCount(&count)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !checkDriver(cuCtxGetCurrent(&before)) ||
         !checkDriver(cuDevicePrimaryCtxRetain(&truth, dev)))
         return EXIT_CHECK;
     harness_report("context_before", "%s", before ? "set" : "none");
+    /* asked before make_context(): the canary must exist before your first call */
+    uint32_t seed = harness_seed_now();
+    size_t canary_n = 512 + seed % 1024;
     /* a buffer of the primary context's, held by the harness's own reference while
      * make_context() runs (a reset loses it), then by the references make_context() took
      * alone while primary_context() runs (one given back before one is taken loses it) */

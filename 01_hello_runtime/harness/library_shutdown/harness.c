@@ -72,14 +72,17 @@ static bool library_calls(struct library *lib, CUcontext app_ctx, CUdeviceptr *w
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise library_shutdown: the application around "
-                                 "lib_init() and lib_shutdown(), reports what is left.");
-    size_t n = 100000 + seed % 50000, bytes = n * sizeof(float);
-    float *host = malloc(bytes), *app = NULL;
+    harness_start(argc, argv,
+                  "Exercise library_shutdown: the application around lib_init() and "
+                  "lib_shutdown(), reports what is left.");
     CUcontext app_ctx = NULL;
     CUdeviceptr workspace = 0;
     struct library lib = {0};
+    /* asked before lib_init(): the application's buffer and its data must exist before your
+     * first call (its size comes from the seed too) */
+    uint32_t seed = harness_seed_now();
+    size_t n = 100000 + seed % 50000, bytes = n * sizeof(float);
+    float *host = malloc(bytes), *app = NULL;
     if (!host)
         return EXIT_CHECK;
     harness_fill(host, n, seed, 0);

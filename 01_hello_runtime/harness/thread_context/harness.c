@@ -74,16 +74,19 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise thread_context: calls bind_worker() on a "
-                                 "new thread, reports that thread's context.");
-    struct work w = {.seed = seed};
+    harness_start(argc, argv,
+                  "Exercise thread_context: calls bind_worker() on a new thread, reports that "
+                  "thread's context.");
+    struct work w = {.seed = 0};
     CUdevice dev;
     pthread_t t;
     if (!requireRuntime(cudaSetDevice(0)) || !checkDriver(cuCtxGetCurrent(&w.main_ctx)) ||
         !checkDriver(cuDeviceGet(&dev, 0)))
         return EXIT_CHECK;
-    /* a buffer of main's context: a reset of the context on the worker loses it */
+    /* a buffer of main's context: a reset of the context on the worker loses it. The seed is
+     * asked before bind_worker(): the canary must exist before your first call */
+    uint32_t seed = harness_seed_now();
+    w.seed = seed;
     size_t canary_n = 512 + seed % 1024;
     CUdeviceptr canary = canary_make(w.main_ctx, canary_n, seed, 7);
     if (pthread_create(&t, NULL, worker, &w) != 0) {

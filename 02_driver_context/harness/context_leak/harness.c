@@ -76,9 +76,9 @@ static void big_task(CUdevice dev, uint32_t seed)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise context_leak: runs four do_task(), reports "
-                                 "results, contexts and memory left behind.");
+    harness_start(argc, argv,
+                  "Exercise context_leak: runs four do_task(), reports results, contexts and "
+                  "memory left behind.");
     CUdevice dev;
     CUcontext observer = NULL;
     const char *const names[1] = {"observer"};
@@ -89,6 +89,7 @@ int main(int argc, char **argv)
     bool ok = in && out && requireDriver(cuInit(0)) && checkDriver(cuDeviceGet(&dev, 0)) &&
               make_context(&observer, dev) && control_sample(dev, most * sizeof(float), probe);
     double before = free_mib();
+    uint32_t seed = harness_seed_now(); /* each task's data is made from it before your call */
     for (int k = 0; ok && k < TASKS; k++)
         one_task(dev, in, out, 200000 + (seed + 7u * (unsigned)k) % 100000, seed, k);
     if (ok) {

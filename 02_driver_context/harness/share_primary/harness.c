@@ -66,16 +66,15 @@ static const char *runtime_or_other(CUcontext c, CUcontext app)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise share_primary: calls library_begin() and "
-                                 "library_end() around a buffer, reports what is left.");
+    harness_start(argc, argv,
+                  "Exercise share_primary: calls library_begin() and library_end() around a "
+                  "buffer, reports what is left.");
     made_counting = 1; /* every context made from here on is the library's */
     CUdevice dev;
     CUcontext app = NULL, lib = NULL, current = NULL;
     const char *const names[1] = {"runtime"};
     CUdeviceptr buf = 0;
     char stack[256];
-    size_t n = 1000 + seed % 8192;
     if (!requireRuntime(cudaSetDevice(0)) || !checkDriver(cuCtxGetCurrent(&app)) ||
         !checkDriver(cuDeviceGet(&dev, 0)))
         return EXIT_CHECK;
@@ -85,6 +84,10 @@ int main(int argc, char **argv)
     harness_report("library_context", "%s %s", runtime_or_other(lib, app),
                    runtime_or_other(current, app));
     harness_report("library_reference", "%s", ok ? library_reference(dev) : "none");
+    /* asked after library_begin(), before library_end(): the library's buffer (its size and
+     * data) is made between the two */
+    uint32_t seed = harness_seed_now();
+    size_t n = 1000 + seed % 8192;
     float *v = malloc(n * sizeof(float));
     bool made = ok && library_work(&buf, v, n, seed, &app);
     harness_report("library_end", "%s", library_end(dev, lib) ? "true" : "false");

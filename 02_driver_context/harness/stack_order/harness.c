@@ -12,18 +12,20 @@ HARNESS_FOLLOW_DEVICE_ALLOCATIONS()
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise stack_order: calls allocate_in_a() with "
-                                 "[ctxA ctxB] on the stack, reports owner and stack.");
+    harness_start(argc, argv,
+                  "Exercise stack_order: calls allocate_in_a() with [ctxA ctxB] on the stack, "
+                  "reports owner and stack.");
     CUdevice dev;
     CUcontext ctx[2] = {NULL, NULL};
     const char *const names[2] = {"ctxA", "ctxB"};
     CUdeviceptr buf = 0;
     char stack[256];
-    size_t n = 1000 + seed % 8192;
     if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !make_context(&ctx[0], dev) || !make_context(&ctx[1], dev))
         return EXIT_CHECK;
+    /* asked before allocate_in_a(): the size you allocate comes from it */
+    uint32_t seed = harness_seed_now();
+    size_t n = 1000 + seed % 8192;
     harness_device_allocs.counting = 1;
     bool ok = allocate_in_a(ctx[0], ctx[1], &buf, n * sizeof(float));
     harness_device_allocs.counting = 0;

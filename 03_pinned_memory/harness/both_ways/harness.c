@@ -82,9 +82,10 @@ static bool reference_issue(struct both_ways *w, cudaStream_t s2, int which)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise both_ways: both_ways_issue() timed against "
-                                 "each direction alone and both in two streams.");
+    harness_start(argc, argv,
+                  "Exercise both_ways: both_ways_issue() timed against each direction alone and "
+                  "both in two streams.");
+    uint32_t seed = harness_seed_now(); /* the buffers' size and data: before your first call */
     size_t n = ((size_t)32 << 20) + seed % 65536, bytes = n * sizeof(float);
     struct both_ways w = {.bytes = bytes};
     float *up = NULL, *down = NULL, *back = NULL;

@@ -69,12 +69,14 @@ static void driver_view(const char *key, void *p)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise driver_pinned: alloc_host() and free_host(), "
-                                 "the driver's view of the buffer and its copy rate.");
-    size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
+    harness_start(argc, argv,
+                  "Exercise driver_pinned: alloc_host() and free_host(), the driver's view of the "
+                  "buffer and its copy rate.");
     if (!requireRuntime(cudaSetDevice(0)) || !checkRuntime(cudaFree(NULL)))
         return EXIT_CHECK;
+    /* asked before alloc_host(): the size you are asked for comes from it */
+    uint32_t seed = harness_seed_now();
+    size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
     counting = 1;
     float *data = alloc_host(bytes);
     counting = 0;

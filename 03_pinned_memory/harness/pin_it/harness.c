@@ -11,9 +11,11 @@
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise pin_it: pin() and unpin() on a malloc "
-                                 "buffer, the page-lock state and the copy rate.");
+    harness_start(argc, argv,
+                  "Exercise pin_it: pin() and unpin() on a malloc buffer, the page-lock state "
+                  "and the copy rate.");
+    /* asked before pin(): the size of the buffer you pin comes from it */
+    uint32_t seed = harness_seed_now();
     size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
     float *data = malloc(bytes);
     if (!data || !requireRuntime(cudaSetDevice(0))) {

@@ -112,12 +112,9 @@ static void run(CUfunction f, int variant, uint32_t seed, int k, size_t n)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise find_kernel: compiles a C++ kernel around "
-                                 "before_compile() and kernel_name(), looks the name up.");
-    int variant = (int)(seed % 4);
-    char source[512];
-    snprintf(source, sizeof source, "%s%s", variants[variant], body);
+    harness_start(argc, argv,
+                  "Exercise find_kernel: compiles a C++ kernel around before_compile() and "
+                  "kernel_name(), looks the name up.");
     CUdevice dev;
     CUcontext ctx = NULL;
     CUmodule module = NULL;
@@ -126,6 +123,12 @@ int main(int argc, char **argv)
     if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
         return EXIT_CHECK;
+    /* asked before before_compile(): the kernel's parameter types (the source you are given)
+     * must exist before your first call */
+    uint32_t seed = harness_seed_now();
+    int variant = (int)(seed % 4);
+    char source[512];
+    snprintf(source, sizeof source, "%s%s", variants[variant], body);
     bool ok = checkDriver(cuCtxSetCurrent(ctx)) &&
               nvrtc_image(source, "scale.cu", dev, before_compile, after, NULL, &image) &&
               checkDriver(cuModuleLoadData(&module, image));

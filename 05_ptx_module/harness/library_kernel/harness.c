@@ -96,24 +96,29 @@ static bool make_context(CUcontext *ctx, CUdevice dev)
 #endif
 }
 
-/* kernel_function() in the current context, then `twice` on case k: "caseK N SUM" or failed. */
-static void run(void *handle, uint32_t seed, int k, size_t n)
+/* kernel_function() in the current context, then `twice` on case k, of size + (seed + add) %
+ * 4096 values: "caseK N SUM" or failed. The seed is asked here, after kernel_function(), where
+ * the case's data is made (the first case: after kernel_load() and that first call). */
+static void run(void *handle, int k, size_t size, uint32_t add)
 {
     CUdeviceptr dy = 0;
     CUfunction f = NULL;
-    int ni = (int)n;
+    int ni = 0;
     void *params[2] = {&dy, &ni};
     if (!kernel_function(handle, &f))
         f = NULL;
+    uint32_t seed = harness_seed_now();
+    size_t n = size + (seed + add) % 4096;
+    ni = (int)n;
     harness_kernel_case(f, params, &dy, n, seed, k);
 }
 
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise library_kernel: one kernel_load(), then "
-                                 "kernel_function() in three contexts, then kernel_unload().");
+    harness_start(argc, argv,
+                  "Exercise library_kernel: one kernel_load(), then kernel_function() in three "
+                  "contexts, then kernel_unload().");
     CUdevice dev;
     CUcontext primary = NULL, later[2] = {NULL, NULL};
     char *image = NULL;
@@ -126,10 +131,10 @@ int main(int argc, char **argv)
     if (ok) {
         bool loaded = kernel_load(image, &handle);
         harness_report("kernel_load", "%s", loaded ? "true" : "false");
-        run(handle, seed, 0, 1000 + seed % 4096); /* the primary context */
-        for (int c = 0; c < 2 && ok; c++) {       /* contexts created after the load */
+        run(handle, 0, 1000, 0);            /* the primary context */
+        for (int c = 0; c < 2 && ok; c++) { /* contexts created after the load */
             ok = make_context(&later[c], dev);
-            run(handle, seed, 1 + c, 3000 + (seed + 11u * (unsigned)c) % 4096);
+            run(handle, 1 + c, 3000, 11u * (unsigned)c);
         }
         for (int c = 1; c >= 0; c--)
             if (later[c])
@@ -144,5 +149,6 @@ int main(int argc, char **argv)
     }
     free(image);
     ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
-    return harness_end(seed, ok);
+    /* the seed run() asked (or, where no case ran, asked now for "end SEED") */
+    return harness_end(harness_seed_now(), ok);
 }

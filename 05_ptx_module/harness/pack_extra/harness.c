@@ -64,9 +64,9 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
-    uint32_t seed = harness_seed(argc, argv,
-                                 "Exercise pack_extra: where pack_args() puts each "
-                                 "parameter, and axpy launched with its buffer.");
+    harness_start(argc, argv,
+                  "Exercise pack_extra: where pack_args() puts each parameter, and axpy launched "
+                  "with its buffer.");
     CUdevice dev;
     CUcontext ctx = NULL;
     CUmodule module = NULL;
@@ -81,6 +81,7 @@ int main(int argc, char **argv)
               checkDriver(cuModuleGetFunction(&axpy, module, "axpy"));
     if (ok) {
         /* The layout: values the harness can find again, in a buffer full of 0xab. */
+        uint32_t seed = harness_seed_now(); /* before pack_args(): the values come from it */
         unsigned char buf[64];
         size_t size = 0;
         float a = 1.75f;
@@ -99,5 +100,5 @@ int main(int argc, char **argv)
         ok = checkDriver(cuModuleUnload(module)) && ok;
     free(image);
     ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
-    return harness_end(seed, ok);
+    return harness_end(harness_seed_now(), ok); /* asked above, or now where no kernel was had */
 }
