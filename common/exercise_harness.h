@@ -14,7 +14,9 @@
  * harness moves it to a high descriptor (closed on exec) and puts /dev/null on standard input
  * before any student code runs; it asks for the seed ("seed?") only where it first makes its
  * inputs (harness_seed_now: before that, nothing in the process holds the seed), marks moments
- * the grader stamps by its own clock (harness_mark: lesson 04's speed-up is timed so), and keeps
+ * the grader stamps by its own clock (harness_mark: lesson 04's speed-up is timed so), waits
+ * while the grader reads the device memory the process holds from outside (harness_measure:
+ * NVML, read by the relay; 02 context_leak's memory point is judged so as well), and keeps
  * the report in memory, sent once, by harness_end(), after the last call of the student's code,
  * ending with "end SEED". The student's file cannot reach the descriptor by name:
  * common/check-object refuses it when it calls write, dup, fdopen, open, read, syscall, dlsym or
@@ -224,6 +226,25 @@ static inline void harness_mark(const char *name)
     int n = snprintf(line, sizeof line, "mark %s\n", name);
     if (harness_channel()->fd >= 0 && n > 0 && (size_t)n < sizeof line)
         (void)harness_channel_write(line, (size_t)n);
+}
+
+/* The device memory this process holds, read by the grader from outside ("measure NAME":
+ * NVML's list of compute processes, read by the relay while this waits for its answer, so the
+ * figure is the one of this moment); nothing by hand. */
+static inline void harness_measure(const char *name)
+{
+    char line[80], answer = 0;
+    int n = snprintf(line, sizeof line, "measure %s\n", name);
+    int fd = harness_channel()->fd;
+    if (fd < 0 || n <= 0 || (size_t)n >= sizeof line || !harness_channel_write(line, (size_t)n))
+        return;
+    while (answer != '\n') { /* "ok\n" */
+        ssize_t got = read(fd, &answer, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return;
+    }
 }
 
 /* The grader's channel (then the command line must be empty), else the seed from the command

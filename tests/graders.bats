@@ -276,6 +276,13 @@ int main(int argc, char **argv)
         abort();
     if (mode && strcmp(mode, "inject") == 0) /* what no harness writes on the channel */
         (void)harness_channel_write("end 99\n", 7);
+    if (mode && strcmp(mode, "measure") == 0) { /* the grader reads memory while this waits */
+        harness_measure("one");
+        harness_mark("after_one");
+        harness_measure("two");
+    }
+    if (mode && strcmp(mode, "bad_measure") == 0)
+        (void)harness_channel_write("measure One!\n", 13);
     int rc = harness_end(seed, true);
     if (mode && strcmp(mode, "after") == 0)
         (void)harness_end(seed, true);
@@ -349,6 +356,59 @@ EOF
     printf '7\nargc 1\nend 7\nlate 1\n' >"$f"
     harness_read_report 7 "$f"
     assert_equal "$report_why" "something came after the report's end"
+}
+
+@test "the channel: the grader reads the program's device memory from outside (NVML) while the harness waits" {
+    build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
+    load exercises/harness
+    local d="$BATS_TEST_TMPDIR"
+    # A stand-in nvidia-smi: every process of this machine, each at the figure in $d/mib (then
+    # 50 more for the next call), after 0.3 s. Only the program's own process may be counted.
+    cat >"$d/smi" <<EOF
+#!/bin/bash
+[ "\$*" = "--query-compute-apps=pid,used_memory --format=csv,noheader,nounits" ] || exit 9
+sleep 0.3
+mib=\$(cat "$d/mib"); echo \$((mib + 50)) >"$d/mib"
+case "\$(cat "$d/how")" in
+    all) for p in /proc/[0-9]*; do echo "\${p#/proc/}, \$mib"; done ;;
+    na) for p in /proc/[0-9]*; do echo "\${p#/proc/}, [N/A]"; done ;;
+    none) echo "1, \$mib" ;;
+esac
+EOF
+    chmod +x "$d/smi"
+    echo 100 >"$d/mib"
+    echo all >"$d/how"
+    GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
+    assert_success
+    [ -z "$report_why" ] || fail "$report_why"
+    assert_equal "$(harness_memory one)" 100
+    assert_equal "$(harness_memory two)" 150
+    # the harness waited for the figure: its next mark came after the stand-in's 0.3 s
+    local one after
+    one="$(harness_clock one)" after="$(harness_clock after_one)"
+    awk -v a="$one" -v b="$after" 'BEGIN { exit !(b - a >= 300) }' ||
+        fail "the harness did not wait for the measure: one at $one ms, its next mark at $after ms"
+    # NVML lists none of the program's processes (a container), gives no figure, or is absent:
+    # unseen, and the run still counts
+    echo none >"$d/how"
+    GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
+    [ -z "$report_why" ] || fail "$report_why"
+    run harness_memory one
+    assert_failure
+    assert_output --partial "NVML lists no process of the program"
+    echo na >"$d/how"
+    GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
+    run harness_memory two
+    assert_failure
+    assert_output --partial "NVML gives no memory figure"
+    GRADER_NVIDIA_SMI="$d/absent" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
+    [ -z "$report_why" ] || fail "$report_why"
+    run harness_memory one
+    assert_failure
+    assert_output --partial "nvidia-smi could not be run here"
+    # a measure the harness never asks (a name not of a-z, 0-9 and _): the run does not count
+    GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=bad_measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$report_why" "the program wrote on the grader's channel what the harness never writes: measure One!"
 }
 
 @test "the corpus: every variant that must be refused is refused, for its reason (build only)" {

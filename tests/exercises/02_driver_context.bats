@@ -84,6 +84,19 @@ setup() {
     # tasks may not keep half of that, beyond the noise of the control sample.
     awk -v l="$lost" -v c="$one" -v z="$noise" 'BEGIN { exit !(l <= c / 2 + z + 1) }' ||
         fail "the tasks kept ${lost} MiB of device memory; one context with its buffer takes ${one} MiB here (noise ${noise} MiB)"
+    # The same rule from outside the program: the device memory NVML lists for it, read by the
+    # grader's relay at the moments the harness read cuMemGetInfo (harness_measure). Where NVML
+    # cannot see the program (no nvidia-smi; a container without the host's process IDs) the
+    # point rests on what the harness saw inside (TEACHING.md). NVML counts whole MiB: 2 MiB of
+    # slack for the rounding of the two differences.
+    local m p0 p1 p2 t0 t1
+    if m="$(for k in probe_before probe_with probe_after tasks_before tasks_after; do
+        harness_memory "$k" || exit 1; done)"; then
+        read -r p0 p1 p2 t0 t1 <<<"$(tr '\n' ' ' <<<"$m")"
+        awk -v l=$((t1 - t0)) -v c=$((p1 - p0)) -v z=$((p2 > p0 ? p2 - p0 : p0 - p2)) \
+            'BEGIN { exit !(l <= c / 2 + z + 2) }' ||
+            fail "NVML, outside the program, saw the tasks keep $((t1 - t0)) MiB of device memory; one context with its buffer takes $((p1 - p0)) MiB there (noise $((p2 > p0 ? p2 - p0 : p0 - p2)) MiB)"
+    fi
     assert_harness_end "$seed"
 }
 

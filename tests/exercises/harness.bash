@@ -42,7 +42,8 @@ run_exercise_fresh() {
 # channel's by name (common/check-object refuses write, dup, read, stdin, ...). Sets $output,
 # $status and $lines as run does (what the program printed: shown in failures, never judged
 # as a report), $report (the report's lines), $report_why (empty, or why the report cannot be
-# trusted) and $clock (the relay's stamps: "NAME MS" lines, read by harness_clock).
+# trusted), $clock (the relay's stamps: "NAME MS" lines, read by harness_clock) and $memory
+# (the device memory the relay read from NVML at the harness's measures: harness_memory).
 run_harness() {
     local kept
     kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
@@ -52,6 +53,7 @@ run_harness() {
         report="$(cat "$kept.report")"
         report_why="$(cat "$kept.why")"
         clock="$(cat "$kept.clock")"
+        memory="$(cat "$kept.memory")"
         HARNESS_CHANNEL=1
         return 0
     fi
@@ -60,6 +62,7 @@ run_harness() {
     printf '%s' "$report" >"$kept.report"
     printf '%s' "$report_why" >"$kept.why"
     printf '%s' "$clock" >"$kept.clock"
+    printf '%s' "$memory" >"$kept.memory"
     echo "$status" >"$kept.status"
 }
 
@@ -82,7 +85,7 @@ run_harness_fresh() {
     local seed="$1" chan relay
     shift
     relay="$(channel_program)" || {
-        report="" clock="" report_why="the grader could not build its channel (tests/exercises/channel.c with ${CC:-cc})"
+        report="" clock="" memory="" report_why="the grader could not build its channel (tests/exercises/channel.c with ${CC:-cc})"
         HARNESS_CHANNEL=1 status=125 output="$report_why"
         return 0
     }
@@ -91,10 +94,11 @@ run_harness_fresh() {
     HARNESS_CHANNEL=1
     harness_read_report "$seed" "$chan"
     clock="$(cat "$chan.clock" 2>/dev/null)"
+    memory="$(cat "$chan.memory" 2>/dev/null)"
     if [ -z "$report_why" ] && grep -q '^protocol ' <<<"$clock"; then
         report_why="the program wrote on the grader's channel what the harness never writes: $(grep -m1 '^protocol ' <<<"$clock" | cut -c10-90)"
     fi
-    rm -f "$chan" "$chan.clock"
+    rm -f "$chan" "$chan.clock" "$chan.memory"
 }
 
 # harness_clock NAME: the time (ms, the relay's clock) of the last run_harness's stamp NAME.
@@ -103,6 +107,20 @@ harness_clock() {
     v="$(printf '%s\n' "$clock" | sed -n "s/^$1 //p" | tail -n 1)"
     [ -n "$v" ] || { fail "the grader's clock has no stamp '$1' (stamps: $(printf '%s' "$clock" | tr '\n' ' '))"; return 1; }
     printf '%s\n' "$v"
+}
+
+# harness_memory NAME: the device memory (MiB) the program held at the harness's measure NAME,
+# as NVML showed it to the relay, outside the program; prints why instead and returns 1 where
+# the relay could not see it ("unseen (WHY)": no nvidia-smi, or NVML does not list the program,
+# as in a container without the host's process IDs), or where there was no such measure.
+harness_memory() {
+    local v
+    v="$(printf '%s\n' "$memory" | sed -n "s/^$1 //p" | tail -n 1)"
+    case "$v" in
+        '') echo "no measure '$1'"; return 1 ;;
+        *[!0-9]*) echo "$v"; return 1 ;;
+    esac
+    echo "$v"
 }
 
 # harness_read_report SEED FILE: $report and $report_why from the channel FILE (its first line

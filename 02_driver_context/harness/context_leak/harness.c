@@ -6,7 +6,9 @@
  * whose allocation fails (what it returned, the contexts it left), the stack at the end, and the device
  * memory the tasks did not give back beside a control sample: what one context with one such
  * buffer takes on this GPU, measured first; last, a task of more than 2^31 bytes where the
- * machine has the memory. It judges nothing (common/exercise_harness.h).
+ * machine has the memory. The grader reads the same memory from outside the process (NVML,
+ * harness_measure) at the moments this harness reads cuMemGetInfo. It judges nothing
+ * (common/exercise_harness.h).
  */
 #define _GNU_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <math.h>
@@ -34,10 +36,13 @@ static bool control_sample(CUdevice dev, size_t bytes, double mib[3])
     CUcontext probe = NULL;
     CUdeviceptr d = 0;
     mib[0] = free_mib();
+    harness_measure("probe_before");
     bool ok = make_context(&probe, dev) && checkDriver(cuMemAlloc(&d, bytes));
     mib[1] = free_mib();
+    harness_measure("probe_with");
     ok = ok && checkDriver(cuCtxDestroy(probe)); /* frees d too; pops it: observer is current */
     mib[2] = free_mib();
+    harness_measure("probe_after");
     return ok;
 }
 
@@ -90,6 +95,7 @@ int main(int argc, char **argv)
               make_context(&observer, dev) && control_sample(dev, most * sizeof(float), probe);
     double before = free_mib();
     uint32_t seed = harness_seed_now(); /* each task's data is made from it before your call */
+    harness_measure("tasks_before");
     for (int k = 0; ok && k < TASKS; k++)
         one_task(dev, in, out, 200000 + (seed + 7u * (unsigned)k) % 100000, seed, k);
     if (ok) {
@@ -103,6 +109,7 @@ int main(int argc, char **argv)
         harness_report("error_task", "%s %d", failed_task ? "true" : "false",
                        made_count - left_before);
         double after = free_mib();
+        harness_measure("tasks_after");
         stack_names(stack, sizeof stack, &observer, names, 1);
         harness_report("stack", "%s", stack);
         harness_report("memory_lost_mib", "%.1f %.1f %.1f", before - after, probe[0] - probe[1],
