@@ -256,7 +256,22 @@ build_probe() {
     [ -f "$lib/libcudart_static.a" ] || lib="$CUDA_PATH_FOUND/lib"
     [ -f "$lib/libcudart_static.a" ] || skip "this toolkit ($CUDA_PATH_FOUND) has no libcudart_static.a"
     cat >"$d/probe.c" <<'EOF'
+#define _GNU_SOURCE /* readlink */
 #include "exercise_harness.h"
+/* Descriptors of this process open on the relay's files (harness.bash names them channel.*),
+ * the channel itself aside. */
+static int relay_files(void)
+{
+    int n = 0;
+    for (int fd = 3; fd < 1024; fd++) {
+        char path[64], target[512];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        target[len > 0 ? len : 0] = '\0';
+        n += fd != harness_channel()->fd && strstr(target, "/channel.") != NULL;
+    }
+    return n;
+}
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -280,6 +295,7 @@ int main(int argc, char **argv)
         harness_measure("one");
         harness_mark("after_one");
         harness_measure("two");
+        harness_report("relay_files", "%d", relay_files());
     }
     if (mode && strcmp(mode, "bad_measure") == 0)
         (void)harness_channel_write("measure One!\n", 13);
@@ -373,6 +389,7 @@ case "\$(cat "$d/how")" in
     all) for p in /proc/[0-9]*; do echo "\${p#/proc/}, \$mib"; done ;;
     na) for p in /proc/[0-9]*; do echo "\${p#/proc/}, [N/A]"; done ;;
     none) echo "1, \$mib" ;;
+    hang) echo all >"$d/how"; exec sleep 30 ;; # this time only
 esac
 EOF
     chmod +x "$d/smi"
@@ -383,6 +400,7 @@ EOF
     [ -z "$report_why" ] || fail "$report_why"
     assert_equal "$(harness_memory one)" 100
     assert_equal "$(harness_memory two)" 150
+    assert_equal "$(harness_value relay_files)" 0 # the relay's files are closed on exec
     # the harness waited for the figure: its next mark came after the stand-in's 0.3 s
     local one after
     one="$(harness_clock one)" after="$(harness_clock after_one)"
@@ -401,6 +419,13 @@ EOF
     run harness_memory two
     assert_failure
     assert_output --partial "NVML gives no memory figure"
+    # an nvidia-smi that does not answer is ended after 10 s: unseen, and the program goes on
+    echo hang >"$d/how"
+    GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
+    [ -z "$report_why" ] || fail "$report_why"
+    run harness_memory one
+    assert_output "unseen (nvidia-smi gave no answer within 10 s)"
+    [[ "$(harness_memory two)" =~ ^[0-9]+$ ]] || fail "the next measure was not read: $memory"
     GRADER_NVIDIA_SMI="$d/absent" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
     [ -z "$report_why" ] || fail "$report_why"
     run harness_memory one

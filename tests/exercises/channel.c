@@ -15,8 +15,8 @@
  * milliseconds from the start of COMMAND; a line of anything else before the report: "protocol
  * LINE" (what the grader then refuses). FILE.memory one line per measure: "NAME MIB" (the
  * used_memory NVML lists for COMMAND and every process below it, summed over the GPUs), or
- * "NAME unseen WHY" (no nvidia-smi, or NVML does not list the program: then the point rests on
- * what the harness saw inside). nvidia-smi is GRADER_NVIDIA_SMI where set (a test's stand-in).
+ * "NAME unseen WHY" (no nvidia-smi, none within 10 s, or NVML does not list the program: then
+ * the point rests on what the harness saw inside). nvidia-smi is GRADER_NVIDIA_SMI where set (a test's stand-in).
  * Exits as COMMAND did (128 + N when a signal N ended it), 125 when COMMAND could not be started
  * here, 2 on a bad command line.
  */
@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -63,13 +64,35 @@ static int in_program_tree(long pid)
     return 0;
 }
 
+enum { SMI_LIMIT_MS = 10000 }; /* a driver that does not answer must not hold the program */
+
+/* What `fd` gives into `out` (cap bytes, ended by a 0) until its end; false when nothing more
+ * came for SMI_LIMIT_MS from `from` (ms_since_start). */
+static int read_all(int fd, char *out, size_t cap, double from)
+{
+    size_t len = 0;
+    int done = 0;
+    while (!done && len < cap - 1) {
+        struct pollfd ready = {.fd = fd, .events = POLLIN};
+        int left = (int)(from + SMI_LIMIT_MS - ms_since_start()), n = 0;
+        if (left <= 0 || (n = poll(&ready, 1, left)) == 0)
+            break;
+        ssize_t got = n < 0 ? -1 : read(fd, out + len, cap - 1 - len);
+        if (got > 0)
+            len += (size_t)got;
+        else if (got == 0 || errno != EINTR)
+            done = 1; /* its end (or a pipe that cannot be read) */
+    }
+    out[len] = '\0';
+    return done || len == cap - 1;
+}
+
 /* nvidia-smi's list of compute processes ("PID, MIB" lines) into `out`; its exit status (-1: it
- * could not be started). */
+ * could not be started; -2: it gave no answer within SMI_LIMIT_MS, and was ended). */
 static int nvidia_smi_apps(char *out, size_t cap)
 {
     const char *smi = getenv("GRADER_NVIDIA_SMI");
-    int fds[2];
-    size_t len = 0;
+    int fds[2], status = 0;
     out[0] = '\0';
     if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
@@ -83,20 +106,15 @@ static int nvidia_smi_apps(char *out, size_t cap)
         _exit(127);
     }
     close(fds[1]);
-    while (pid > 0 && len < cap - 1) {
-        ssize_t got = read(fds[0], out + len, cap - 1 - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-    }
-    out[len] = '\0';
+    int answered = pid > 0 && read_all(fds[0], out, cap, ms_since_start());
+    if (pid > 0 && !answered)
+        kill(pid, SIGKILL);
     close(fds[0]);
-    int status = 0;
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    return pid < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (pid < 0 || !answered)
+        return pid < 0 ? -1 : -2;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* "measure NAME": the device memory NVML lists for the program's processes, into memory_file. */
@@ -116,7 +134,9 @@ static void measure(const char *name, FILE *memory_file)
     }
     if (rc != 0)
         fprintf(memory_file, "%s unseen (nvidia-smi %s)\n", name,
-                rc == 127 || rc < 0 ? "could not be run here" : "failed");
+                rc == -2                ? "gave no answer within 10 s"
+                : rc == 127 || rc == -1 ? "could not be run here"
+                                        : "failed");
     else if (!listed)
         fprintf(memory_file,
                 "%s unseen (NVML lists no process of the program: a container without the "
