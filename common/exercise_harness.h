@@ -190,6 +190,22 @@ static inline bool harness_channel_open(void)
     return true;
 }
 
+/* The grader's answer to a request: one line read from the channel, into text (cap bytes, the
+ * newline dropped, cut at cap - 1; empty when the channel ends first). */
+static inline void harness_channel_answer(char *text, size_t cap)
+{
+    size_t len = 0;
+    while (len < cap - 1) {
+        ssize_t n = read(harness_channel()->fd, text + len, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || text[len] == '\n')
+            break;
+        len++;
+    }
+    text[len] = '\0';
+}
+
 /* The seed, asked of the grader the first time (a run by hand: the one harness_start read from
  * the command line). Call it where the inputs are first made: before that, nothing in this
  * process holds it. 0: no seed (no channel and none given). */
@@ -199,18 +215,8 @@ static inline uint32_t harness_seed_now(void)
     if (c->seed || c->fd < 0)
         return c->seed;
     char text[32] = {0};
-    size_t len = 0;
-    if (!harness_channel_write("seed?\n", 6))
-        len = sizeof text; /* no answer can come */
-    while (len < sizeof text - 1) {
-        ssize_t n = read(c->fd, text + len, 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0 || text[len] == '\n')
-            break;
-        len++;
-    }
-    text[len < sizeof text ? len : sizeof text - 1] = '\0';
+    if (harness_channel_write("seed?\n", 6))
+        harness_channel_answer(text, sizeof text);
     long seed = 0;
     if (!parse_long(text, 1, 2147483646L, "the grader's SEED", &seed))
         exit(EXIT_USAGE);
@@ -233,18 +239,11 @@ static inline void harness_mark(const char *name)
  * figure is the one of this moment); nothing by hand. */
 static inline void harness_measure(const char *name)
 {
-    char line[80], answer = 0;
+    char line[80], answer[8];
     int n = snprintf(line, sizeof line, "measure %s\n", name);
-    int fd = harness_channel()->fd;
-    if (fd < 0 || n <= 0 || (size_t)n >= sizeof line || !harness_channel_write(line, (size_t)n))
-        return;
-    while (answer != '\n') { /* "ok\n" */
-        ssize_t got = read(fd, &answer, 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return;
-    }
+    if (harness_channel()->fd >= 0 && n > 0 && (size_t)n < sizeof line &&
+        harness_channel_write(line, (size_t)n))
+        harness_channel_answer(answer, sizeof answer); /* "ok" */
 }
 
 /* The grader's channel (then the command line must be empty), else the seed from the command

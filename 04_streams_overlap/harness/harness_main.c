@@ -352,8 +352,6 @@ static bool clocked_runs(const struct pipeline *p, uint32_t seed, double t_seq)
     return true;
 }
 
-/* What is wrong with a command line that parsed (NULL: nothing). */
-
 static const struct option long_options[] = {
     {"device", required_argument, NULL, 'd'},  {"elements", required_argument, NULL, 'n'},
     {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},

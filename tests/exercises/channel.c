@@ -132,11 +132,12 @@ static void measure(const char *name, FILE *memory_file)
             unreadable += fields != 2;
         }
     }
-    if (rc != 0)
+    if (rc == -2)
+        fprintf(memory_file, "%s unseen (nvidia-smi gave no answer within %d s)\n", name,
+                SMI_LIMIT_MS / 1000);
+    else if (rc != 0)
         fprintf(memory_file, "%s unseen (nvidia-smi %s)\n", name,
-                rc == -2                ? "gave no answer within 10 s"
-                : rc == 127 || rc == -1 ? "could not be run here"
-                                        : "failed");
+                rc == 127 || rc == -1 ? "could not be run here" : "failed");
     else if (!listed)
         fprintf(memory_file,
                 "%s unseen (NVML lists no process of the program: a container without the "

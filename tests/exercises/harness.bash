@@ -101,10 +101,16 @@ run_harness_fresh() {
     rm -f "$chan" "$chan.clock" "$chan.memory"
 }
 
+# relay_value TEXT NAME: what follows "NAME " on the last such line of TEXT (one of the relay's
+# files: $clock, $memory); nothing when there is none.
+relay_value() {
+    printf '%s\n' "$1" | sed -n "s/^$2 //p" | tail -n 1
+}
+
 # harness_clock NAME: the time (ms, the relay's clock) of the last run_harness's stamp NAME.
 harness_clock() {
     local v
-    v="$(printf '%s\n' "$clock" | sed -n "s/^$1 //p" | tail -n 1)"
+    v="$(relay_value "$clock" "$1")"
     [ -n "$v" ] || { fail "the grader's clock has no stamp '$1' (stamps: $(printf '%s' "$clock" | tr '\n' ' '))"; return 1; }
     printf '%s\n' "$v"
 }
@@ -115,7 +121,7 @@ harness_clock() {
 # as in a container without the host's process IDs), or where there was no such measure.
 harness_memory() {
     local v
-    v="$(printf '%s\n' "$memory" | sed -n "s/^$1 //p" | tail -n 1)"
+    v="$(relay_value "$memory" "$1")"
     case "$v" in
         '') echo "no measure '$1'"; return 1 ;;
         *[!0-9]*) echo "$v"; return 1 ;;
