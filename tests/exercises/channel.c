@@ -222,6 +222,27 @@ static void serve(int sock, const char *seed, FILE *report, FILE *clock_file, FI
     }
 }
 
+/* start_program SOCKET COMMAND: COMMAND runs with SOCKET as its standard input (the channel's
+ * far end, closed here once it runs); its PID, or -1 with the reason printed */
+static pid_t start_program(int sock, char **command)
+{
+    pid_t child = fork();
+    if (child < 0) {
+        fprintf(stderr, "channel: cannot start %s: %s\n", command[0], strerror(errno));
+        return -1;
+    }
+    if (child == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        if (dup2(sock, 0) != 0)
+            _exit(125);
+        execvp(command[0], command);
+        fprintf(stderr, "channel: cannot start %s: %s\n", command[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    close(sock);
+    return child;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4 || strspn(argv[1], "0123456789") != strlen(argv[1]) || !argv[1][0]) {
@@ -245,20 +266,9 @@ int main(int argc, char **argv)
     fflush(report);
     signal(SIGPIPE, SIG_IGN);
     clock_gettime(CLOCK_MONOTONIC, &started);
-    pid_t child = program = fork();
-    if (child < 0) {
-        fprintf(stderr, "channel: cannot start %s: %s\n", argv[3], strerror(errno));
+    pid_t child = program = start_program(sv[1], argv + 3);
+    if (child < 0)
         return 125;
-    }
-    if (child == 0) {
-        signal(SIGPIPE, SIG_DFL);
-        if (dup2(sv[1], 0) != 0)
-            _exit(125);
-        execvp(argv[3], argv + 3);
-        fprintf(stderr, "channel: cannot start %s: %s\n", argv[3], strerror(errno));
-        _exit(errno == ENOENT ? 127 : 126);
-    }
-    close(sv[1]);
     serve(sv[0], seed, report, clock_file, memory_file);
     fprintf(clock_file, "closed %.3f\n", ms_since_start());
     close(sv[0]);
