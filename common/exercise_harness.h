@@ -230,7 +230,7 @@ static inline void harness_mark(const char *name)
 {
     char line[80];
     int n = snprintf(line, sizeof line, "mark %s\n", name);
-    if (harness_channel()->fd >= 0 && n > 0 && (size_t)n < sizeof line)
+    if (n > 0 && (size_t)n < sizeof line)
         (void)harness_channel_write(line, (size_t)n);
 }
 
@@ -241,8 +241,7 @@ static inline void harness_measure(const char *name)
 {
     char line[80], answer[8];
     int n = snprintf(line, sizeof line, "measure %s\n", name);
-    if (harness_channel()->fd >= 0 && n > 0 && (size_t)n < sizeof line &&
-        harness_channel_write(line, (size_t)n))
+    if (n > 0 && (size_t)n < sizeof line && harness_channel_write(line, (size_t)n))
         harness_channel_answer(answer, sizeof answer); /* "ok" */
 }
 

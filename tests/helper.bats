@@ -333,6 +333,6 @@ EOF2
     t1=$EPOCHREALTIME; (source "$lib"; batslib_count_lines "$s" >/dev/null; printf '%s' "$s" | batslib_prefix >/dev/null)
     t2=$EPOCHREALTIME
     local ours lib_us
-    ours=$(( (${t1/./} - ${t0/./}) )) lib_us=$(( (${t2/./} - ${t1/./}) ))
+    ours=$((${t1/./} - ${t0/./})) lib_us=$((${t2/./} - ${t1/./}))
     [ $((ours * 5)) -lt "$lib_us" ] || fail "5001 lines: ${ours} us here, ${lib_us} us with bats-support's loops"
 }

@@ -16,7 +16,8 @@
  * LINE" (what the grader then refuses). FILE.memory one line per measure: "NAME MIB" (the
  * used_memory NVML lists for COMMAND and every process below it, summed over the GPUs), or
  * "NAME unseen WHY" (no nvidia-smi, none within 10 s, or NVML does not list the program: then
- * the point rests on what the harness saw inside). nvidia-smi is GRADER_NVIDIA_SMI where set (a test's stand-in).
+ * the point rests on what the harness saw inside). nvidia-smi is GRADER_NVIDIA_SMI where set (a
+ * test's stand-in).
  * Exits as COMMAND did (128 + N when a signal N ended it), 125 when COMMAND could not be started
  * here, 2 on a bad command line.
  */
@@ -266,8 +267,8 @@ int main(int argc, char **argv)
     fflush(report);
     signal(SIGPIPE, SIG_IGN);
     clock_gettime(CLOCK_MONOTONIC, &started);
-    pid_t child = program = start_program(sv[1], argv + 3);
-    if (child < 0)
+    program = start_program(sv[1], argv + 3);
+    if (program < 0)
         return 125;
     serve(sv[0], seed, report, clock_file, memory_file);
     fprintf(clock_file, "closed %.3f\n", ms_since_start());
@@ -276,7 +277,7 @@ int main(int argc, char **argv)
     fclose(clock_file);
     fclose(memory_file);
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(program, &status, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
