@@ -10,18 +10,22 @@
  * cannot pass.
  *
  * The grader's channel. The grader runs the program with its standard input on a socket whose
- * other end is its own (tests/exercises/channel.c, a process the program cannot reach). The
+ * other end is the judge's (tests/exercises/channel.c, a process the program cannot reach). The
  * harness moves it to a high descriptor (closed on exec) and puts /dev/null on standard input
- * before any student code runs; it asks for the seed ("seed?") only where it first makes its
- * inputs (harness_seed_now: before that, nothing in the process holds the seed), marks moments
- * the grader stamps by its own clock (harness_mark: lesson 04's speed-up is timed so), waits
- * while the grader reads the device memory the process holds from outside (harness_measure:
- * NVML, read by the relay; 02 context_leak's memory point is judged so as well), and keeps
- * the report in memory, sent once, by harness_end(), after the last call of the student's code,
- * ending with "end SEED". The student's file cannot reach the descriptor by name:
+ * before any student code runs. The judge owns the conversation: it writes "next", and the
+ * harness answers with one line, the point it has reached (harness_point: "seed seed" where it
+ * first makes its inputs, harness_seed_now; "fresh NAME" for a timed batch's own seed,
+ * harness_fresh_seed; "at NAME", a moment the judge stamps by its own clock, harness_mark;
+ * "measure NAME", where the judge reads the device memory this process holds from outside,
+ * harness_measure), and waits for the judge's "go [VALUE]"; last, after the last call of the
+ * student's code, harness_end answers with "report LEN" and the report kept in memory (ending
+ * with "end SEED"), and reads the judge's "bye". The judge knows the points in their order
+ * (the grader gives them); a line it did not ask for, a point out of order or twice, or a byte
+ * past a cap ends the grading of that run with no point, flagged for review
+ * (tests/exercises/harness.bash). The student's file cannot reach the descriptor by name:
  * common/check-object refuses it when it calls write, dup, fdopen, open, read, syscall, dlsym or
- * exit, uses stdin, or has a constructor or destructor (code that would run before main or
- * after the report).
+ * exit, uses stdin, or has a constructor or destructor; what it could still reach by other
+ * routes breaks the conversation's order, which the judge sees.
  * Run by hand (`prog SEED`, no channel), the report is printed on stdout as "harness: KEY VALUE"
  * lines instead, and the grader never reads stdout. One translation unit of a harness reports
  * (the state below is per unit).
@@ -190,8 +194,8 @@ static inline bool harness_channel_open(void)
     return true;
 }
 
-/* The grader's answer to a request: one line read from the channel, into text (cap bytes, the
- * newline dropped, cut at cap - 1; empty when the channel ends first). */
+/* One line of the grader's into text (cap bytes, the newline dropped, cut at cap - 1; empty
+ * when the channel ends first). */
 static inline void harness_channel_answer(char *text, size_t cap)
 {
     size_t len = 0;
@@ -206,43 +210,98 @@ static inline void harness_channel_answer(char *text, size_t cap)
     text[len] = '\0';
 }
 
+/* The conversation is out of step (the grader said `said` where the harness waited for its
+ * "next", "go" or "bye": a line someone else wrote, or read, on the channel): the harness says
+ * so on the channel, which the judge takes as a line it did not ask for, and says no more. */
+static inline void harness_channel_broke(const char *kind, const char *name, const char *said)
+{
+    fprintf(stderr, "%s: the grader's channel is out of step at '%s %s' (it said '%.40s')\n",
+            lesson_prog, kind, name, said);
+    (void)harness_channel_write("desync\n", 7);
+    close(harness_channel()->fd);
+    harness_channel()->fd = -2; /* nothing more goes there */
+}
+
+/* The grader asks, this answers (tests/exercises/channel.c): waits for the grader's "next",
+ * then says "KIND NAME" (a point of the grader's list, in its order) and reads its answer,
+ * "go" or "go VALUE" (VALUE, or "" for "go", into value). False, with the reason on stderr:
+ * no channel, or the grader did not ask or answer as it does (the run then has no report). */
+static inline bool harness_point(const char *kind, const char *name, char *value, size_t cap)
+{
+    char text[64], line[96];
+    if (harness_channel()->fd < 0)
+        return false;
+    harness_channel_answer(text, sizeof text);
+    int n = snprintf(line, sizeof line, "%s %s\n", kind, name);
+    if (strcmp(text, "next") == 0 && n > 0 && (size_t)n < sizeof line &&
+        harness_channel_write(line, (size_t)n)) {
+        harness_channel_answer(text, sizeof text);
+        if (strncmp(text, "go", 2) == 0 && (text[2] == '\0' || text[2] == ' ')) {
+            const char *v = text[2] ? text + 3 : "";
+            size_t len = strlen(v);
+            len = len < cap - 1 ? len : cap - 1;
+            memcpy(value, v, len);
+            value[len] = '\0';
+            return true;
+        }
+    }
+    harness_channel_broke(kind, name, text);
+    return false;
+}
+
+/* A seed value from the grader's answer (1 .. 2^31 - 2); exits 2 when it is none. */
+static inline uint32_t harness_seed_value(const char *text)
+{
+    long seed = 0;
+    if (!parse_long(text, 1, 2147483646L, "the grader's SEED", &seed))
+        exit(EXIT_USAGE);
+    return (uint32_t)seed;
+}
+
 /* The seed, asked of the grader the first time (a run by hand: the one harness_start read from
  * the command line). Call it where the inputs are first made: before that, nothing in this
  * process holds it. 0: no seed (no channel and none given). */
 static inline uint32_t harness_seed_now(void)
 {
     struct harness_channel *c = harness_channel();
-    if (c->seed || c->fd < 0)
-        return c->seed;
     char text[32] = {0};
-    if (harness_channel_write("seed?\n", 6))
-        harness_channel_answer(text, sizeof text);
-    long seed = 0;
-    if (!parse_long(text, 1, 2147483646L, "the grader's SEED", &seed))
-        exit(EXIT_USAGE);
-    c->seed = (uint32_t)seed;
+    if (c->seed || c->fd == -1)
+        return c->seed;
+    (void)harness_point("seed", "seed", text, sizeof text);
+    c->seed = harness_seed_value(text);
     return c->seed;
 }
 
-/* A moment the grader stamps by its own clock ("mark NAME"; NAME of a-z, 0-9 and _), where
- * there is a grader's channel; nothing by hand. */
+/* A seed the grader draws for what comes next ("fresh NAME": a timed batch's inputs, so that
+ * nothing computed before can be replayed); by hand, one made from the run's seed and NAME. */
+static inline uint32_t harness_fresh_seed(const char *name)
+{
+    char text[32] = {0};
+    if (harness_channel()->fd >= 0) {
+        (void)harness_point("fresh", name, text, sizeof text);
+        return harness_seed_value(text);
+    }
+    uint32_t h = 2166136261u ^ harness_channel()->seed;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    return h % 2147483646u + 1u;
+}
+
+/* A moment the grader stamps by its own clock ("at NAME"; NAME of a-z, 0-9 and _), where there
+ * is a grader's channel; nothing by hand. */
 static inline void harness_mark(const char *name)
 {
-    char line[80];
-    int n = snprintf(line, sizeof line, "mark %s\n", name);
-    if (n > 0 && (size_t)n < sizeof line)
-        (void)harness_channel_write(line, (size_t)n);
+    char text[8];
+    (void)harness_point("at", name, text, sizeof text);
 }
 
 /* The device memory this process holds, read by the grader from outside ("measure NAME":
- * NVML's list of compute processes, read by the relay while this waits for its answer, so the
- * figure is the one of this moment); nothing by hand. */
+ * NVML's list of compute processes, read while this waits for the grader's "go", so the figure
+ * is the one of this moment); nothing by hand. */
 static inline void harness_measure(const char *name)
 {
-    char line[80], answer[8];
-    int n = snprintf(line, sizeof line, "measure %s\n", name);
-    if (n > 0 && (size_t)n < sizeof line && harness_channel_write(line, (size_t)n))
-        harness_channel_answer(answer, sizeof answer); /* "ok" */
+    char text[8];
+    (void)harness_point("measure", name, text, sizeof text);
 }
 
 /* The grader's channel (then the command line must be empty), else the seed from the command
@@ -292,8 +351,20 @@ static inline int harness_end(uint32_t seed, bool ok)
             memcpy(c->text, full, sizeof full - 1);
             c->len = sizeof full - 1;
         }
-        if (harness_channel_write("report\n", 7))
-            (void)harness_channel_write(c->text, c->len);
+        char head[32], text[8];
+        int n = snprintf(head, sizeof head, "report %zu\n", c->len);
+        harness_channel_answer(text, sizeof text); /* the grader's "next" */
+        if (strcmp(text, "next") != 0) {
+            harness_channel_broke("report", "", text);
+            return ok ? EXIT_OK : EXIT_CHECK;
+        }
+        if (harness_channel_write(head, (size_t)n) && harness_channel_write(c->text, c->len)) {
+            harness_channel_answer(text, sizeof text); /* "bye" */
+            if (strcmp(text, "bye") != 0) {
+                harness_channel_broke("report", "", text);
+                return ok ? EXIT_OK : EXIT_CHECK;
+            }
+        }
         close(c->fd);
         c->fd = -2; /* written: nothing more goes there */
     }

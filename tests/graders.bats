@@ -289,8 +289,27 @@ int main(int argc, char **argv)
     printf("harness: forged 1\nharness: end %u\n", seed); /* stdout counts for nothing */
     if (mode && strcmp(mode, "crash") == 0)
         abort();
-    if (mode && strcmp(mode, "inject") == 0) /* what no harness writes on the channel */
+    if (mode && strcmp(mode, "inject") == 0) /* a line the judge did not ask for */
         (void)harness_channel_write("end 99\n", 7);
+    if (mode && strcmp(mode, "early") == 0) { /* a moment given before the harness's own */
+        (void)harness_channel_write("at one\n", 7);
+        harness_mark("one");
+    }
+    if (mode && strcmp(mode, "seed_again") == 0) { /* a second seed request */
+        harness_channel()->seed = 0;
+        (void)harness_seed_now();
+    }
+    if (mode && strcmp(mode, "fresh") == 0) /* a seed the judge draws for a batch */
+        harness_report("fresh", "%u", harness_fresh_seed("batch"));
+    if (mode && strcmp(mode, "flood") == 0) { /* 1 MiB after the report is sent */
+        int keep = dup(harness_channel()->fd);
+        (void)harness_end(seed, true);
+        harness_channel()->fd = keep;
+        static char junk[1 << 20];
+        memset(junk, 'x', sizeof junk);
+        (void)harness_channel_write(junk, sizeof junk);
+        return 0;
+    }
     if (mode && strcmp(mode, "measure") == 0) { /* the grader reads memory while this waits */
         harness_measure("one");
         harness_mark("after_one");
@@ -310,10 +329,13 @@ EOF
         -o "$d/probe"
 }
 
-@test "the channel: the seed comes in on it when asked, marks are stamped by the grader, the report goes out once; stdout counts for nothing" {
+# The probe's points, in its order (the judge asks for these).
+PROBE_POINTS="at:started seed at:seeded"
+
+@test "the channel: the judge asks, the seed comes in when asked, moments are stamped by the judge, the report goes out once; stdout counts for nothing" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
     load exercises/harness
-    run_harness 4242 "$BATS_FILE_TMPDIR/probe"
+    HARNESS_POINTS="$PROBE_POINTS" run_harness 4242 "$BATS_FILE_TMPDIR/probe"
     assert_success
     [ -z "$report_why" ] || fail "$report_why"
     assert_equal "$(harness_value stdin)" empty
@@ -321,21 +343,26 @@ EOF
     assert_equal "$(harness_value end)" 4242
     run harness_value forged
     assert_failure
-    # the grader's stamps, in its own order: the program ran before it had the seed
+    # the judge's stamps, in its own order: the program ran before it had the seed
     local started asked seeded
-    started="$(harness_clock started)" asked="$(harness_clock seed_asked)" seeded="$(harness_clock seeded)"
+    started="$(harness_clock started)" asked="$(harness_clock seed)" seeded="$(harness_clock seeded)"
     awk -v a="$started" -v b="$asked" -v c="$seeded" 'BEGIN { exit !(a <= b && b <= c) }' ||
         fail "stamps out of order: started $started, seed asked $asked, seeded $seeded"
     # a run of the same file (run_harness) reads the kept run, stamps included
     clock=""
-    run_harness 4242 "$BATS_FILE_TMPDIR/probe"
+    HARNESS_POINTS="$PROBE_POINTS" run_harness 4242 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$(harness_clock started)" "$started"
+    # a seed the judge draws for a batch: given when asked, kept outside, never the run's seed
+    HARNESS_POINTS="$PROBE_POINTS fresh:batch" PROBE_MODE=fresh run_harness_fresh 4242 "$BATS_FILE_TMPDIR/probe"
+    [ -z "$report_why" ] || fail "$report_why"
+    assert_equal "$(harness_value fresh)" "$(harness_fresh batch)"
+    [ "$(harness_fresh batch)" != 4242 ] || fail "the fresh seed is the run's seed"
     # no seed before it is asked: a program that never asks gets none, and its report does not count
-    PROBE_MODE=crash run_harness_fresh 4242 "$BATS_FILE_TMPDIR/probe"
-    grep -q '^seed_asked ' <<<"$clock" || fail "the probe asked before crashing: $clock"
+    HARNESS_POINTS="$PROBE_POINTS" PROBE_MODE=crash run_harness_fresh 4242 "$BATS_FILE_TMPDIR/probe"
+    grep -q '^seed ' <<<"$clock" || fail "the probe asked before crashing: $clock"
     # the same through the grading sandbox (bubblewrap), where it works: the channel passes
     if command -v bwrap >/dev/null 2>&1 && SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/true </dev/null >/dev/null 2>&1; then
-        SANDBOX="$ROOT/grading/sandbox-run" SANDBOX_MODE=bwrap run_harness_fresh 4343 "$BATS_FILE_TMPDIR/probe"
+        HARNESS_POINTS="$PROBE_POINTS" SANDBOX="$ROOT/grading/sandbox-run" SANDBOX_MODE=bwrap run_harness_fresh 4343 "$BATS_FILE_TMPDIR/probe"
         assert_success
         [ -z "$report_why" ] || fail "in the sandbox: $report_why"
         assert_equal "$(harness_value end)" 4343
@@ -350,6 +377,7 @@ EOF
 @test "the channel: a key reported twice, anything after the end, or no end fails the run" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
     load exercises/harness
+    export HARNESS_POINTS="$PROBE_POINTS"
     PROBE_MODE=twice run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$report_why" "the report names 'argc' twice"
     run harness_value end
@@ -358,11 +386,7 @@ EOF
     [ -z "$report_why" ] || fail "the report is written once (the second harness_end writes nothing): $report_why"
     PROBE_MODE=crash run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$report_why" "the harness wrote no report (the program stopped before the end of the harness)"
-    # a line on the channel that the harness never writes, before the report: the run does not count
-    PROBE_MODE=inject run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
-    assert_equal "$report_why" "the program wrote on the grader's channel what the harness never writes: end 99"
     # the relay's exit status is the program's, a signal's as the shell's
-    PROBE_MODE=crash run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$status" 134
     # a report forged into the channel file's tail by hand: after the end
     local f="$BATS_TEST_TMPDIR/chan"
@@ -372,6 +396,48 @@ EOF
     printf '7\nargc 1\nend 7\nlate 1\n' >"$f"
     harness_read_report 7 "$f"
     assert_equal "$report_why" "something came after the report's end"
+}
+
+@test "the channel: the judge owns the conversation: an unasked line, an early or second seed request, a student's mark, a flood after the report: 0 points, protocol broken, flagged for review" {
+    build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
+    load exercises/harness
+    export HARNESS_POINTS="$PROBE_POINTS" GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review"
+    local mode
+    # each is a run of its own, and each must end as "protocol broken: WHAT", written for review
+    for mode in inject seed_again early flood; do
+        : >"$GRADE_REVIEW_FILE"
+        [ "$mode" != early ] || HARNESS_POINTS="$PROBE_POINTS at:one"
+        SECONDS=0
+        PROBE_MODE=$mode run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+        HARNESS_POINTS="$PROBE_POINTS"
+        [[ "$report_why" == "protocol broken: "* ]] || fail "$mode: not broken: '$report_why' (report: $report)"
+        grep -qxF "$report_why" "$GRADE_REVIEW_FILE" || fail "$mode: not flagged for review: $(cat "$GRADE_REVIEW_FILE")"
+        run harness_value end
+        assert_failure
+        [ "$SECONDS" -lt 20 ] || fail "$mode: the judge took ${SECONDS}s to end the run"
+        case "$mode" in
+            inject) [[ "$report_why" == *"'end 99'"* ]] || fail "inject: the line is not named: $report_why" ;;
+            seed_again) [[ "$report_why" == *"seed seed"* ]] || fail "seed_again: $report_why" ;;
+            flood) assert_equal "$report_why" "protocol broken: a byte after the report" ;;
+        esac
+    done
+    # a seed request before the harness's own (code run before main would do it): the program's
+    # first line is not the judge's first point
+    HARNESS_POINTS="seed $PROBE_POINTS" run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
+    [[ "$report_why" == "protocol broken: 'at started' where the judge asked for 'seed seed'" ]] ||
+        fail "a point out of order: $report_why"
+    # a line of the judge's own caps: a point longer than 127 bytes
+    run "$(channel_program)" --points 'seed' 5 "$BATS_TEST_TMPDIR/c" sh -c 'exec >&0; read -r l; head -c 4000 /dev/zero | tr "\0" a; echo'
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/c.broken")" "a line longer than 127 bytes"
+    # a report larger than the cap
+    run "$(channel_program)" --points 'seed' 5 "$BATS_TEST_TMPDIR/c" sh -c 'exec >&0; read -r l; echo "report 70000"; head -c 70000 /dev/zero'
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/c.broken")" "a report of '70000' bytes (at most 65536)"
+    [ "$(wc -c <"$BATS_TEST_TMPDIR/c")" -le 3 ] || fail "the judge stored what it refused: $(wc -c <"$BATS_TEST_TMPDIR/c") bytes"
+    # a program that keeps the channel and ignores its end after a break is ended by the judge
+    SECONDS=0
+    run "$(channel_program)" --points 'seed' 5 "$BATS_TEST_TMPDIR/c" sh -c 'exec >&0; echo unasked; trap "" PIPE; exec sleep 60'
+    [ "$SECONDS" -lt 15 ] || fail "the judge waited ${SECONDS}s for a program it had stopped talking to"
+    assert_equal "$status" 137
 }
 
 @test "the channel: the grader reads the program's device memory from outside (NVML) while the harness waits" {
@@ -395,6 +461,7 @@ EOF
     chmod +x "$d/smi"
     echo 100 >"$d/mib"
     echo all >"$d/how"
+    export HARNESS_POINTS="$PROBE_POINTS measure:one at:after_one measure:two"
     GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
     assert_success
     [ -z "$report_why" ] || fail "$report_why"
@@ -431,9 +498,11 @@ EOF
     run harness_memory one
     assert_failure
     assert_output --partial "nvidia-smi could not be run here"
-    # a measure the harness never asks (a name not of a-z, 0-9 and _): the run does not count
+    # a measure the judge never asked for: the run does not count, and NVML is not read for it
+    echo 100 >"$d/mib"
     GRADER_NVIDIA_SMI="$d/smi" PROBE_MODE=bad_measure run_harness_fresh 77 "$BATS_FILE_TMPDIR/probe"
-    assert_equal "$report_why" "the program wrote on the grader's channel what the harness never writes: measure One!"
+    [[ "$report_why" == "protocol broken: "*"measure One!"* ]] || fail "$report_why"
+    assert_equal "$(cat "$d/mib")" 100
 }
 
 @test "the corpus: every variant that must be refused is refused, for its reason (build only)" {

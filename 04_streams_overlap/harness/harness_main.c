@@ -16,9 +16,10 @@
  *      copies in and out share it: the longer of both copies and the kernel, plus one chunk
  *      of the shorter), so that a correct pipeline passes on any card and one that does not
  *      overlap fails on any card.
- *   5. graded (a grader's channel): batches of checked runs of each version, in turn, that the
- *      grader times by its own clock (clocked_runs): the point for speed rests on that clock;
- *      the times measured here must agree with it (tests/exercises).
+ *   5. graded (a grader's channel): batches of checked runs of each version, in turn, each on
+ *      inputs from a seed the judge draws for it, that the judge times by its own clock
+ *      (clocked_runs): the point for speed rests on that clock; the times measured here must
+ *      agree with it (tests/exercises).
  * The input comes from the grader's channel, asked for once your buffers and streams exist
  * (fresh for each grading run; --seed by hand); the grader judges the report it reads back
  * there (common/exercise_harness.h).
@@ -274,16 +275,22 @@ static bool judge(struct pipeline *p, float *ref, const struct options *o, const
     return true;
 }
 
-/* The checks of the clocked runs, light enough not to weigh on the times the grader takes: SAMPLE
- * positions of the output drawn from the seed, their expected values computed once; before each
- * run the device's buffers are poisoned and CHECKED of those positions (another pick each run)
- * in host_out, and after it they must hold the expected values. */
-#define SAMPLE  65536
+/* The checks of the clocked runs, light enough not to weigh on the times the grader takes. Each
+ * batch has a seed of its own that the judge draws when the batch is about to start
+ * (harness_fresh_seed), so nothing computed for an earlier batch is right for it: it sets
+ * the input at `count` positions spread over the whole buffer (at most SAMPLE, one in each
+ * stretch of n / count) to one of two values (a, b) drawn from that seed, with their expected
+ * results computed on the host. Before each run CHECKED of those positions (another pick each
+ * run) get a or b again at random, their outputs in host_out are poisoned, and the device's
+ * buffers too; after it they must hold the expected values of this very run's inputs: a result
+ * kept from an earlier run is wrong at about half of them. */
+#define SAMPLE  32768
 #define CHECKED 1024
 static struct sampled {
     uint64_t rng;
-    size_t at[SAMPLE];
-    float want[SAMPLE];
+    size_t count, at[SAMPLE];
+    float in[2][SAMPLE], want[2][SAMPLE];
+    unsigned char now[SAMPLE]; /* which of the two inputs each position holds */
 } sample;
 
 static uint64_t next_random(void)
@@ -294,23 +301,39 @@ static uint64_t next_random(void)
     return sample.rng;
 }
 
+/* An input value as fill_input makes them: in [-1, 1), exact in float. */
+static float random_input(void)
+{
+    return (float)(next_random() % 65536u) / 32768.0f - 1.0f;
+}
+
 static void sample_init(const struct pipeline *p, uint32_t seed)
 {
-    sample.rng = 0x9e3779b97f4a7c15ull ^ seed;
-    for (int i = 0; i < SAMPLE; i++) {
-        sample.at[i] = (size_t)(next_random() % p->n);
-        sample.want[i] = work_on_host(p->host_in[sample.at[i]], p->work);
+    sample.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 1);
+    sample.count = p->n < SAMPLE ? p->n : SAMPLE;
+    size_t stretch = p->n / sample.count;
+    for (size_t i = 0; i < sample.count; i++) {
+        sample.at[i] = i * stretch + (size_t)(next_random() % stretch);
+        for (int v = 0; v < 2; v++) {
+            sample.in[v][i] = random_input();
+            sample.want[v][i] = work_on_host(sample.in[v][i], p->work);
+        }
+        sample.now[i] = 0;
+        p->host_in[sample.at[i]] = sample.in[0][i];
     }
 }
 
 /* One run of kind 1 (the sequential version) or 2 (your pipeline), checked on CHECKED sampled
- * positions (*wrong counts the runs whose result was wrong); kind 0: the poisoning and the
- * check alone, no run. False: a CUDA call failed. */
+ * positions (*wrong counts the runs whose result was wrong); kind 0: the changes of input, the
+ * poisoning and the check alone, no run. False: a CUDA call failed. */
 static bool run_checked(const struct pipeline *p, int kind, long *wrong)
 {
     int pick[CHECKED], bad = 0;
     for (int i = 0; i < CHECKED; i++) {
-        pick[i] = (int)(next_random() % SAMPLE);
+        uint64_t r = next_random();
+        pick[i] = (int)((r >> 1) % sample.count);
+        sample.now[pick[i]] = (unsigned char)(r & 1);
+        p->host_in[sample.at[pick[i]]] = sample.in[r & 1][pick[i]];
         memset(&p->host_out[sample.at[pick[i]]], POISON, sizeof(float));
     }
     if (!checkRuntime(cudaMemset(p->dev_out, POISON, p->n * sizeof(float))) ||
@@ -319,34 +342,38 @@ static bool run_checked(const struct pipeline *p, int kind, long *wrong)
         !(kind == 0 || (kind == 2 ? counted_issue(p) : sequential(p))) ||
         !checkRuntime(cudaDeviceSynchronize()))
         return false;
-    for (int i = 0; i < CHECKED; i++)
-        bad += memcmp(&p->host_out[sample.at[pick[i]]], &sample.want[pick[i]], sizeof(float)) != 0;
+    for (int i = 0; i < CHECKED; i++) {
+        const float *want = &sample.want[sample.now[pick[i]]][pick[i]];
+        bad += memcmp(&p->host_out[sample.at[pick[i]]], want, sizeof(float)) != 0;
+    }
     *wrong += kind != 0 && bad != 0;
     return true;
 }
 
 /* Graded: the runs the grader times by its own clock (tests/exercises/04_streams_overlap.bats):
- * batches of `runs` checked runs (run_checked) of each kind, the poisoning and checks alone, the
- * sequential version, your pipeline, in turn, CLOCK_ROUNDS rounds, each batch between two marks
- * the grader stamps ("sequential0_begin", "sequential0_end", ...). A batch of sequential runs
- * takes about CLOCK_MS (t_seq: one run's time here). Reports "clocked RUNS WRONG" (the runs of
- * each batch, the runs found wrong). */
-static bool clocked_runs(const struct pipeline *p, uint32_t seed, double t_seq)
+ * batches of `runs` checked runs (run_checked) of each kind, the checks alone, the sequential
+ * version, your pipeline, in turn, CLOCK_ROUNDS rounds; each batch gets its own seed from the
+ * judge ("fresh KINDr", then its inputs are set), and runs between two moments the judge
+ * stamps ("at KINDr_begin", "at KINDr_end"). A batch of sequential runs takes about CLOCK_MS
+ * (t_seq: one run's time here). Reports "clocked RUNS WRONG" (the runs of each batch, the runs
+ * found wrong). */
+static bool clocked_runs(const struct pipeline *p, double t_seq)
 {
     static const char *const kind[3] = {"check", "sequential", "pipeline"};
     long runs = (long)(CLOCK_MS / (t_seq > 0.01 ? t_seq : 0.01)) + 1, wrong = 0;
     runs = runs < 10 ? 10 : runs > 2000 ? 2000 : runs;
-    sample_init(p, seed);
     for (int r = 0; r < CLOCK_ROUNDS; r++)
         for (int k = 0; k < 3; k++) {
-            char mark[40];
-            snprintf(mark, sizeof mark, "%s%d_begin", kind[k], r);
-            harness_mark(mark);
+            char name[40];
+            snprintf(name, sizeof name, "%s%d", kind[k], r);
+            sample_init(p, harness_fresh_seed(name));
+            snprintf(name, sizeof name, "%s%d_begin", kind[k], r);
+            harness_mark(name);
             for (long i = 0; i < runs; i++)
                 if (!run_checked(p, k, &wrong))
                     return false;
-            snprintf(mark, sizeof mark, "%s%d_end", kind[k], r);
-            harness_mark(mark);
+            snprintf(name, sizeof name, "%s%d_end", kind[k], r);
+            harness_mark(name);
         }
     harness_report("clocked", "%ld %ld", runs, wrong);
     return true;
@@ -508,7 +535,7 @@ int main(int argc, char **argv)
     double t_seq = 0;
     ok = ok && judge(&p, ref, &o, prop.name, engines, &t_seq);
     if (ok && graded)
-        ok = clocked_runs(&p, (uint32_t)o.seed, t_seq);
+        ok = clocked_runs(&p, t_seq);
     harness_report("copy_kinds", "%d %d", harness_observed.kinds_wrong,
                    harness_observed.kinds_checked);
     ok = clean_up(&p, ref, ok);

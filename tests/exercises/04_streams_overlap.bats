@@ -12,6 +12,17 @@
 setup() {
     load ../test_helper
     load harness
+    # the points the judge asks for, in the harness's order: the seed once its buffers and
+    # streams exist, then for each clocked batch (3 rounds of the checks alone, the sequential
+    # version, your pipeline) a seed of its own and the two moments it stamps
+    local r k
+    HARNESS_POINTS=seed
+    for ((r = 0; r < 3; r++)); do
+        for k in check sequential pipeline; do
+            HARNESS_POINTS+=" fresh:$k$r at:$k${r}_begin at:$k${r}_end"
+        done
+    done
+    export HARNESS_POINTS
 }
 
 # Runs exercise $1 with a fresh seed (and the options after it) and checks what every exercise
@@ -68,11 +79,13 @@ grade() {
 
 # clock_speedup: the speed-up by the grader's clock, from the last run_harness. The harness ran
 # batches of RUNS checked runs of each kind in turn (the poisoning and checks alone, the
-# sequential version, the pipeline: "clocked RUNS WRONG"), each between two marks that the
-# grader's side of the channel stamped (tests/exercises/channel.c, outside the program); the
-# fastest batch of each kind counts: (sequential - checks) / (pipeline - checks). Every run
-# must have been checked right (the device's buffers and 1024 sampled output positions
-# poisoned before it, the positions compared after). Sets $clock_x and $clock_why.
+# sequential version, the pipeline: "clocked RUNS WRONG"), each on inputs from a seed the judge
+# drew for that batch, between two moments the judge stamped (tests/exercises/channel.c,
+# outside the program, which asked for each in its order); the fastest batch of each kind
+# counts: (sequential - checks) / (pipeline - checks). Every run must have been checked right
+# (1024 input positions changed before it, their outputs and the device's buffers poisoned,
+# the outputs compared after with the results of this run's inputs: a kept result is wrong).
+# Sets $clock_x and $clock_why.
 clock_speedup() {
     local runs wrong r kind t0 t1
     read -r runs wrong <<<"$(harness_value clocked)" || return 1

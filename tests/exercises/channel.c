@@ -1,23 +1,32 @@
-/* tests/exercises/channel.c - the grader's side of the channel to an exercise program (built by
- * tests/exercises/harness.bash once per grader file, run outside the sandbox, in the grader's
- * own process, which the program under test cannot reach).
+/* tests/exercises/channel.c - the judge: the grader's side of the channel to an exercise program
+ * (built by tests/exercises/harness.bash once per grader file, run outside the sandbox, in the
+ * grader's own process, which the program under test cannot reach).
  *
- *   channel SEED FILE COMMAND [ARG...]
+ *   channel [--points LIST] SEED FILE COMMAND [ARG...]
  *
  * Runs COMMAND with its standard input on one end of a socket pair (nothing else of it changes)
- * and serves the other end: the harness (common/exercise_harness.h) asks for the seed when it
- * first needs its inputs ("seed?": answered with SEED), marks moments ("mark NAME": stamped here,
- * by this process's clock, CLOCK_MONOTONIC), asks for the device memory its process holds
- * ("measure NAME": stamped as a mark, then read here from NVML's list of compute processes while
- * the harness waits for the answer, "ok"), and at its end sends "report" and its report. FILE
- * gets SEED on its first line, then the report as it came; FILE.clock one line per stamp:
- * "seed_asked MS", "NAME MS" for each mark or measure, "closed MS" (the socket's end), MS in
- * milliseconds from the start of COMMAND; a line of anything else before the report: "protocol
- * LINE" (what the grader then refuses). FILE.memory one line per measure: "NAME MIB" (the
- * used_memory NVML lists for COMMAND and every process below it, summed over the GPUs), or
- * "NAME unseen WHY" (no nvidia-smi, none within 10 s, or NVML does not list the program: then
- * the point rests on what the harness saw inside). nvidia-smi is GRADER_NVIDIA_SMI where set (a
- * test's stand-in).
+ * and owns the conversation on the other end. The judge asks, the program answers: the judge
+ * writes "next" and reads exactly one line back, then answers that line, then asks again. The
+ * lines the program may give are the points of LIST, in LIST's order (each once), and last
+ * "report LEN" followed by exactly LEN bytes (at most REPORT_CAP), after which the judge writes
+ * "bye" and the program must say nothing more. A point is KIND:NAME (NAME of a-z, 0-9, _):
+ *   seed          the run's seed: the judge answers "go SEED"; "seed" alone means seed:seed
+ *   fresh:NAME    a seed the judge draws now, for what comes next (a timed batch): "go S",
+ *                 and FILE.seeds gets "NAME S"
+ *   at:NAME       a moment: stamped by the judge's clock when the line arrives, "go"
+ *   measure:NAME  stamped, then the device memory the program's processes hold is read from
+ *                 outside (NVML's list of compute processes, through nvidia-smi) while the
+ *                 program waits for its "go"; FILE.memory gets "NAME MIB" or "NAME unseen WHY"
+ * The program may end early: "report" answers any "next" (the points left are then not
+ * reached, and a grader that needs them fails). LIST defaults to "seed".
+ * Anything else ends the conversation with one line in FILE.broken, "WHAT" (a line the judge
+ * did not ask for, a point out of order or twice, a line or a report past its cap, a byte after
+ * the report): the grader then gives the run no point and flags it for review
+ * (tests/exercises/harness.bash). The judge then closes the channel, and ends COMMAND when it
+ * has not ended within BROKEN_GRACE_MS.
+ * FILE gets SEED on its first line, then the report; FILE.clock a line "NAME MS" per point
+ * (MS: milliseconds from the start of COMMAND, CLOCK_MONOTONIC, when its line arrived) and
+ * "closed MS". nvidia-smi is GRADER_NVIDIA_SMI where set (a test's stand-in).
  * Exits as COMMAND did (128 + N when a signal N ended it), 125 when COMMAND could not be started
  * here, 2 on a bad command line.
  */
@@ -158,68 +167,226 @@ static int good_name(const char *name)
     return name[0] && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(name);
 }
 
-/* Writes `text` on the socket (a protocol line when it could not: the run does not count). */
-static void answer(int sock, const char *text, FILE *clock_file)
-{
-    size_t n = strlen(text);
-    if (write(sock, text, n) != (ssize_t)n)
-        fprintf(clock_file, "protocol the answer could not be sent: %s\n", strerror(errno));
-}
 
-/* One control line (before "report"): answers "seed?", stamps "mark NAME", measures and
- * answers "measure NAME". */
-static void control(const char *line, const char *seed, int sock, FILE *clock_file,
-                    FILE *memory_file)
+enum {
+    LINE_CAP = 128,       /* a point's line, "next"'s answer */
+    REPORT_CAP = 65536,   /* the report's bytes */
+    POINTS_CAP = 128,     /* points in LIST */
+    BROKEN_GRACE_MS = 5000 /* how long a program whose conversation broke may take to end */
+};
+
+struct point {
+    char kind[8], name[64];
+};
+
+struct judge {
+    int sock;
+    const char *seed;
+    struct point points[POINTS_CAP];
+    int count, next;              /* the points of LIST; the next one due */
+    FILE *report, *clock, *memory, *seeds;
+    const char *broken_path;
+    int broken;
+};
+
+/* The conversation is over: WHAT goes into FILE.broken (the first reason only). */
+static void broken(struct judge *j, const char *fmt, const char *arg)
 {
-    double at = ms_since_start();
-    if (strcmp(line, "seed?") == 0) {
-        char text[32];
-        snprintf(text, sizeof text, "%s\n", seed);
-        answer(sock, text, clock_file);
-        fprintf(clock_file, "seed_asked %.3f\n", at);
-    } else if (strncmp(line, "mark ", 5) == 0 && good_name(line + 5)) {
-        fprintf(clock_file, "%s %.3f\n", line + 5, at);
-    } else if (strncmp(line, "measure ", 8) == 0 && good_name(line + 8)) {
-        fprintf(clock_file, "%s %.3f\n", line + 8, at);
-        measure(line + 8, memory_file);
-        answer(sock, "ok\n", clock_file);
-    } else {
-        fprintf(clock_file, "protocol %.80s\n", line);
+    if (j->broken)
+        return;
+    j->broken = 1;
+    FILE *f = fopen(j->broken_path, "we");
+    if (f) {
+        fprintf(f, fmt, arg);
+        fputc('\n', f);
+        fclose(f);
     }
 }
 
-/* Lines until "report", then the report's bytes as they come, until every holder of the
- * program's end of the socket has closed it. */
-static void serve(int sock, const char *seed, FILE *report, FILE *clock_file, FILE *memory_file)
+/* LIST into j->points: words KIND:NAME or "seed"; false when one is not of that form. */
+static int parse_points(struct judge *j, const char *list)
 {
-    char line[256];
-    size_t len = 0;
-    int in_report = 0;
-    for (;;) {
-        char buf[4096];
-        ssize_t got = read(sock, buf, sizeof buf);
-        if (got < 0 && errno == EINTR)
+    char copy[8192];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *w = strtok(copy, " ,\n"); w; w = strtok(NULL, " ,\n")) {
+        char *colon = strchr(w, ':');
+        const char *kind = colon ? w : "seed", *name = colon ? colon + 1 : "seed";
+        if (colon)
+            *colon = '\0';
+        if (j->count == POINTS_CAP || !good_name(name) || strlen(name) >= sizeof j->points[0].name ||
+            (strcmp(kind, "seed") != 0 && strcmp(kind, "fresh") != 0 && strcmp(kind, "at") != 0 &&
+             strcmp(kind, "measure") != 0) ||
+            (strcmp(kind, "seed") == 0 && strcmp(name, "seed") != 0))
+            return 0;
+        snprintf(j->points[j->count].kind, sizeof j->points[0].kind, "%s", kind);
+        snprintf(j->points[j->count].name, sizeof j->points[0].name, "%s", name);
+        j->count++;
+    }
+    return 1;
+}
+
+/* Writes `text` on the socket; false when it could not (broken, unless the program has
+ * closed its end). */
+static int say(struct judge *j, const char *text)
+{
+    size_t n = strlen(text), done = 0;
+    while (done < n) {
+        ssize_t w = write(j->sock, text + done, n - done);
+        if (w < 0 && errno == EINTR)
             continue;
-        if (got <= 0)
-            break;
-        for (ssize_t i = 0; i < got; i++) {
-            if (in_report) {
-                fwrite(buf + i, 1, (size_t)(got - i), report);
-                break;
-            }
-            if (buf[i] != '\n') {
-                if (len < sizeof line - 1)
-                    line[len++] = buf[i];
-                continue;
-            }
-            line[len] = '\0';
-            len = 0;
-            if (strcmp(line, "report") == 0)
-                in_report = 1;
-            else
-                control(line, seed, sock, clock_file, memory_file);
-            fflush(clock_file);
+        if (w <= 0) { /* the program has ended (EPIPE): no break, the conversation is over */
+            if (errno != EPIPE && errno != ECONNRESET)
+                broken(j, "the judge's answer could not be sent: %s", strerror(errno));
+            return 0;
         }
+        done += (size_t)w;
+    }
+    return 1;
+}
+
+/* Bytes waiting that the judge has not asked for: broken (their first line named). */
+static int unasked(struct judge *j)
+{
+    char text[81];
+    ssize_t n = recv(j->sock, text, sizeof text - 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    text[strcspn(text, "\n")] = '\0';
+    broken(j, "a line the judge did not ask for: '%s'", text);
+    return 1;
+}
+
+/* One line of at most LINE_CAP - 1 bytes into `line` (the newline dropped): 1; 0 at the end of
+ * the channel before any byte; -1 (broken) for a line too long or cut by the end. */
+static int read_line(struct judge *j, char *line)
+{
+    size_t len = 0;
+    for (;;) {
+        char c;
+        ssize_t n = read(j->sock, &c, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (len == 0)
+                return 0;
+            broken(j, "%s", "a line cut by the end of the channel");
+            return -1;
+        }
+        if (c == '\n')
+            break;
+        if (len == LINE_CAP - 1) {
+            broken(j, "a line longer than %s bytes", "127");
+            return -1;
+        }
+        line[len++] = c;
+    }
+    line[len] = '\0';
+    return 1;
+}
+
+/* "report LEN" and its LEN bytes into FILE; then "bye", and nothing more may come. */
+static void take_report(struct judge *j, const char *len_text)
+{
+    char *end = NULL;
+    long len = strtol(len_text, &end, 10);
+    if (!*len_text || *end || len < 0 || len > REPORT_CAP) {
+        broken(j, "a report of '%.40s' bytes (at most 65536)", len_text);
+        return;
+    }
+    char *text = malloc((size_t)len + 1);
+    long got = 0;
+    while (text && got < len) {
+        ssize_t n = read(j->sock, text + got, (size_t)(len - got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += n;
+    }
+    if (text && got == len) {
+        fwrite(text, 1, (size_t)len, j->report);
+        fflush(j->report);
+    }
+    free(text);
+    if (got != len) {
+        broken(j, "%s", "a report shorter than it said");
+        return;
+    }
+    if (!say(j, "bye\n"))
+        return;
+    char c;
+    ssize_t n;
+    while ((n = read(j->sock, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (n > 0)
+        broken(j, "%s", "a byte after the report");
+}
+
+/* A seed drawn now, 1 .. 2^31 - 2. */
+static unsigned long fresh_seed(void)
+{
+    unsigned int r = 0;
+    FILE *f = fopen("/dev/urandom", "re");
+    if (!f || fread(&r, sizeof r, 1, f) != 1) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        r = (unsigned int)(t.tv_nsec ^ (t.tv_sec << 20) ^ getpid());
+    }
+    if (f)
+        fclose(f);
+    return (unsigned long)(r % 2147483646u) + 1;
+}
+
+/* The point `line` ("KIND NAME"), checked against the one due, stamped and answered. */
+static void answer_point(struct judge *j, const char *line)
+{
+    double at = ms_since_start();
+    if (j->next >= j->count) {
+        broken(j, "a line the judge did not ask for: '%.80s'", line);
+        return;
+    }
+    const struct point *p = &j->points[j->next];
+    char want[80];
+    snprintf(want, sizeof want, "%s %s", p->kind, p->name);
+    if (strcmp(line, want) != 0) {
+        char why[200];
+        snprintf(why, sizeof why, "'%.80s' where the judge asked for '%s'", line, want);
+        broken(j, "%s", why);
+        return;
+    }
+    j->next++;
+    fprintf(j->clock, "%s %.3f\n", p->name, at);
+    fflush(j->clock);
+    char go[64] = "go\n";
+    if (strcmp(p->kind, "seed") == 0) {
+        snprintf(go, sizeof go, "go %s\n", j->seed);
+    } else if (strcmp(p->kind, "fresh") == 0) {
+        unsigned long s = fresh_seed();
+        fprintf(j->seeds, "%s %lu\n", p->name, s);
+        fflush(j->seeds);
+        snprintf(go, sizeof go, "go %lu\n", s);
+    } else if (strcmp(p->kind, "measure") == 0) {
+        measure(p->name, j->memory);
+    }
+    (void)say(j, go);
+}
+
+/* The conversation: "next", one line, its answer, until the report or the channel's end. */
+static void converse(struct judge *j)
+{
+    char line[LINE_CAP];
+    while (!j->broken) {
+        if (unasked(j) || !say(j, "next\n"))
+            return;
+        int got = read_line(j, line);
+        if (got <= 0)
+            return; /* the program ended (or broke the line): no report */
+        if (strncmp(line, "report ", 7) == 0) {
+            take_report(j, line + 7);
+            return;
+        }
+        answer_point(j, line);
     }
 }
 
@@ -244,40 +411,78 @@ static pid_t start_program(int sock, char **command)
     return child;
 }
 
+/* COMMAND's end: its exit status as the shell gives it. After a broken conversation it has
+ * BROKEN_GRACE_MS to end, then it is killed. */
+static int program_status(int was_broken)
+{
+    int status = 0;
+    for (int waited = 0;; waited += 10) {
+        pid_t r = waitpid(program, &status, was_broken ? WNOHANG : 0);
+        if (r == program)
+            break;
+        if (r < 0 && errno != EINTR)
+            return 125;
+        if (r == 0 && waited >= BROKEN_GRACE_MS)
+            kill(program, SIGKILL);
+        if (r == 0)
+            usleep(10000);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* FILE, FILE.clock, FILE.memory, FILE.seeds opened ("e": closed on exec, so that no program
+ * started here holds them); FILE.broken's path kept, the file made only when it breaks. */
+static int open_files(struct judge *j, const char *path, char names[4][4096])
+{
+    static const char *const ext[4] = {"clock", "memory", "seeds", "broken"};
+    for (int i = 0; i < 4; i++)
+        snprintf(names[i], 4096, "%s.%s", path, ext[i]);
+    unlink(names[3]);
+    j->broken_path = names[3];
+    j->report = fopen(path, "we");
+    j->clock = fopen(names[0], "we");
+    j->memory = fopen(names[1], "we");
+    j->seeds = fopen(names[2], "we");
+    return j->report && j->clock && j->memory && j->seeds;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 4 || strspn(argv[1], "0123456789") != strlen(argv[1]) || !argv[1][0]) {
-        fprintf(stderr, "usage: channel SEED FILE COMMAND [ARG...]\n");
+    static struct judge j = {.sock = -1};
+    char names[4][4096];
+    const char *list = "seed";
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--points") == 0) {
+        list = argv[2];
+        first = 3;
+    }
+    if (argc - first < 3 || !argv[first][0] ||
+        strspn(argv[first], "0123456789") != strlen(argv[first]) || !parse_points(&j, list)) {
+        fprintf(stderr, "usage: channel [--points 'seed fresh:NAME at:NAME measure:NAME ...'] "
+                        "SEED FILE COMMAND [ARG...]\n");
         return 2;
     }
-    const char *seed = argv[1], *path = argv[2];
-    char clock_path[4096], memory_path[4096];
-    snprintf(clock_path, sizeof clock_path, "%s.clock", path);
-    snprintf(memory_path, sizeof memory_path, "%s.memory", path);
-    /* "e": closed on exec, so that no program started here holds them */
-    FILE *report = fopen(path, "we"), *clock_file = fopen(clock_path, "we"),
-         *memory_file = fopen(memory_path, "we");
+    j.seed = argv[first];
     int sv[2];
-    if (!report || !clock_file || !memory_file ||
+    if (!open_files(&j, argv[first + 1], names) ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         fprintf(stderr, "channel: cannot set up the grader's channel: %s\n", strerror(errno));
         return 125;
     }
-    fprintf(report, "%s\n", seed);
-    fflush(report);
+    fprintf(j.report, "%s\n", j.seed);
+    fflush(j.report);
     signal(SIGPIPE, SIG_IGN);
     clock_gettime(CLOCK_MONOTONIC, &started);
-    program = start_program(sv[1], argv + 3);
+    program = start_program(sv[1], argv + first + 2);
     if (program < 0)
         return 125;
-    serve(sv[0], seed, report, clock_file, memory_file);
-    fprintf(clock_file, "closed %.3f\n", ms_since_start());
+    j.sock = sv[0];
+    converse(&j);
+    fprintf(j.clock, "closed %.3f\n", ms_since_start());
     close(sv[0]);
-    fclose(report);
-    fclose(clock_file);
-    fclose(memory_file);
-    int status = 0;
-    while (waitpid(program, &status, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    fclose(j.report);
+    fclose(j.clock);
+    fclose(j.memory);
+    fclose(j.seeds);
+    return program_status(j.broken);
 }

@@ -34,19 +34,21 @@ run_exercise_fresh() {
 # run_harness SEED PROGRAM ARG...: runs an exercise program (the teacher's harness around the
 # student's file) as run_exercise does, once per seed and arguments in a grader file, and reads
 # its report. The seed goes to the program on the grader's channel, never in argv or the
-# environment: its standard input is a socket whose other end is this grader's relay
-# (channel.c, built here, outside the sandbox), which answers the harness's "seed?" when the
-# harness first needs its inputs, stamps the harness's marks by its own clock, and keeps the
+# environment: its standard input is a socket whose other end is this grader's judge
+# (channel.c, built here, outside the sandbox), which asks the harness for the points
+# HARNESS_POINTS names, one at a time, in order: it gives the seed when the harness first needs
+# its inputs, stamps moments by its own clock, reads memory from outside, and last takes the
 # report the harness sends once, after the student's last call (common/exercise_harness.h).
 # The sandbox passes descriptors 0-2 only, and the student's file can reach none of the
 # channel's by name (common/check-object refuses write, dup, read, stdin, ...). Sets $output,
 # $status and $lines as run does (what the program printed: shown in failures, never judged
 # as a report), $report (the report's lines), $report_why (empty, or why the report cannot be
-# trusted), $clock (the relay's stamps: "NAME MS" lines, read by harness_clock) and $memory
-# (the device memory the relay read from NVML at the harness's measures: harness_memory).
+# trusted), $clock (the judge's stamps: "NAME MS" lines, read by harness_clock), $memory (the
+# device memory the judge read from NVML at the harness's measures: harness_memory) and $seeds
+# (the seeds it drew: harness_fresh).
 run_harness() {
     local kept
-    kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
+    kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "${HARNESS_POINTS:-seed}" "$@" | md5sum | cut -d' ' -f1)"
     if [ -f "$kept.status" ]; then
         run cat "$kept.out"
         status="$(cat "$kept.status")"
@@ -54,6 +56,7 @@ run_harness() {
         report_why="$(cat "$kept.why")"
         clock="$(cat "$kept.clock")"
         memory="$(cat "$kept.memory")"
+        seeds="$(cat "$kept.seeds")"
         HARNESS_CHANNEL=1
         return 0
     fi
@@ -63,6 +66,7 @@ run_harness() {
     printf '%s' "$report_why" >"$kept.why"
     printf '%s' "$clock" >"$kept.clock"
     printf '%s' "$memory" >"$kept.memory"
+    printf '%s' "$seeds" >"$kept.seeds"
     echo "$status" >"$kept.status"
 }
 
@@ -81,24 +85,39 @@ grader_program() {
 channel_program() { grader_program channel; }
 
 # run_harness_fresh SEED PROGRAM ARG...: a run of its own (never a kept one); see run_harness.
+# The judge (channel.c) asks for the points HARNESS_POINTS names, in that order (default
+# "seed": the seed, then the report); $seeds gets the seeds it drew for "fresh:NAME" points
+# ("NAME SEED" lines, harness_fresh), and a conversation it found broken makes $report_why
+# "protocol broken: WHAT" and is written to GRADE_REVIEW_FILE where the grading sets one (the
+# run scores nothing and is flagged for review, grading/grade).
 run_harness_fresh() {
     local seed="$1" chan relay
     shift
     relay="$(channel_program)" || {
-        report="" clock="" memory="" report_why="the grader could not build its channel (tests/exercises/channel.c with ${CC:-cc})"
+        report="" clock="" memory="" seeds="" report_why="the grader could not build its channel (tests/exercises/channel.c with ${CC:-cc})"
         HARNESS_CHANNEL=1 status=125 output="$report_why"
         return 0
     }
     chan="$(mktemp "$BATS_FILE_TMPDIR/channel.XXXXXX")"
-    run "$relay" "$seed" "$chan" ${SANDBOX:+"$SANDBOX"} "$@"
+    run "$relay" --points "${HARNESS_POINTS:-seed}" "$seed" "$chan" ${SANDBOX:+"$SANDBOX"} "$@"
     HARNESS_CHANNEL=1
     harness_read_report "$seed" "$chan"
-    clock="$(cat "$chan.clock" 2>/dev/null)"
-    memory="$(cat "$chan.memory" 2>/dev/null)"
-    if [ -z "$report_why" ] && grep -q '^protocol ' <<<"$clock"; then
-        report_why="the program wrote on the grader's channel what the harness never writes: $(grep -m1 '^protocol ' <<<"$clock" | cut -c10-90)"
+    clock="$(head -c 65536 "$chan.clock" 2>/dev/null)"
+    memory="$(head -c 65536 "$chan.memory" 2>/dev/null)"
+    seeds="$(head -c 65536 "$chan.seeds" 2>/dev/null)"
+    if [ -s "$chan.broken" ]; then
+        report_why="protocol broken: $(head -c 300 "$chan.broken" | head -n 1)"
+        [ -z "${GRADE_REVIEW_FILE:-}" ] || printf '%s\n' "$report_why" >>"$GRADE_REVIEW_FILE"
     fi
-    rm -f "$chan" "$chan.clock" "$chan.memory"
+    rm -f "$chan" "$chan.clock" "$chan.memory" "$chan.seeds" "$chan.broken"
+}
+
+# harness_fresh NAME: the seed the judge drew for the last run_harness's point fresh:NAME.
+harness_fresh() {
+    local v
+    v="$(relay_value "$seeds" "$1")"
+    [ -n "$v" ] || { fail "the judge drew no seed '$1' (seeds: $(printf '%s' "$seeds" | tr '\n' ' '))"; return 1; }
+    printf '%s\n' "$v"
 }
 
 # relay_value TEXT NAME: what follows "NAME " on the last such line of TEXT (one of the relay's
@@ -137,7 +156,7 @@ harness_read_report() {
     local seed="$1" file="$2" first dup
     report="" report_why=""
     first="$(head -n 1 "$file")"
-    report="$(tail -n +2 "$file")"
+    report="$(tail -n +2 "$file" | head -c 65536)"
     if [ "$first" != "$seed" ]; then
         report_why="the grader's channel was changed (its first line is not the seed)"
     elif [ -z "$report" ]; then
