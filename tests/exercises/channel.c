@@ -167,11 +167,10 @@ static int good_name(const char *name)
     return name[0] && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(name);
 }
 
-
 enum {
-    LINE_CAP = 128,       /* a point's line, "next"'s answer */
-    REPORT_CAP = 65536,   /* the report's bytes */
-    POINTS_CAP = 128,     /* points in LIST */
+    LINE_CAP = 128,        /* a point's line, "next"'s answer */
+    REPORT_CAP = 65536,    /* the report's bytes */
+    POINTS_CAP = 128,      /* points in LIST */
     BROKEN_GRACE_MS = 5000 /* how long a program whose conversation broke may take to end */
 };
 
@@ -183,7 +182,7 @@ struct judge {
     int sock;
     const char *seed;
     struct point points[POINTS_CAP];
-    int count, next;              /* the points of LIST; the next one due */
+    int count, next; /* the points of LIST; the next one due */
     FILE *report, *clock, *memory, *seeds;
     const char *broken_path;
     int broken;
@@ -213,7 +212,8 @@ static int parse_points(struct judge *j, const char *list)
         const char *kind = colon ? w : "seed", *name = colon ? colon + 1 : "seed";
         if (colon)
             *colon = '\0';
-        if (j->count == POINTS_CAP || !good_name(name) || strlen(name) >= sizeof j->points[0].name ||
+        if (j->count == POINTS_CAP || !good_name(name) ||
+            strlen(name) >= sizeof j->points[0].name ||
             (strcmp(kind, "seed") != 0 && strcmp(kind, "fresh") != 0 && strcmp(kind, "at") != 0 &&
              strcmp(kind, "measure") != 0) ||
             (strcmp(kind, "seed") == 0 && strcmp(name, "seed") != 0))
