@@ -68,6 +68,28 @@ static bool counted_issue(const struct pipeline *p)
  * copy of a NaN reproduces; no value the work gives from inputs in [-1, 1)). */
 #define POISON 0x7f
 
+/* Floats past the end of each device buffer that belong to nobody: poisoned before each timed
+ * run and read back after it (a chunk copied or computed past p->n shows there, where the
+ * result itself may still look right). 64 chunks of a block of 256 fit in it. */
+#define GUARD 65536
+static int guard_runs, guard_touched;
+
+/* Whether the GUARD floats past dev_in's and dev_out's end still hold only POISON bytes;
+ * false (and *touched set) when a run wrote there. False too when a CUDA call failed. */
+static bool guards_intact(const struct pipeline *p, bool *touched)
+{
+    static unsigned char back[GUARD * sizeof(float)];
+    float *dev[2] = {p->dev_in, p->dev_out};
+    *touched = false;
+    for (int b = 0; b < 2; b++) {
+        if (!checkRuntime(cudaMemcpy(back, dev[b] + p->n, sizeof back, cudaMemcpyDeviceToHost)))
+            return false;
+        for (size_t i = 0; i < sizeof back && !*touched; i++)
+            *touched = back[i] != POISON;
+    }
+    return true;
+}
+
 static void usage(FILE *to)
 {
     fprintf(to,
@@ -169,14 +191,19 @@ static bool model(struct pipeline *p, bool auto_work, int reps, int engines, dou
 static bool time_one(const struct pipeline *p, bool (*issue)(const struct pipeline *), double *ms)
 {
     memset(p->host_out, POISON, p->n * sizeof(float));
-    if (!checkRuntime(cudaMemset(p->dev_out, POISON, p->n * sizeof(float))) ||
-        !checkRuntime(cudaMemset(p->dev_in, POISON, p->n * sizeof(float))) ||
+    bool touched = false;
+    if (!checkRuntime(cudaMemset(p->dev_out, POISON, (p->n + GUARD) * sizeof(float))) ||
+        !checkRuntime(cudaMemset(p->dev_in, POISON, (p->n + GUARD) * sizeof(float))) ||
         !checkRuntime(cudaDeviceSynchronize()))
         return false;
     double t0 = host_ms();
     if (!issue(p) || !checkRuntime(cudaDeviceSynchronize()))
         return false;
     *ms = host_ms() - t0;
+    if (!guards_intact(p, &touched))
+        return false;
+    guard_runs++;
+    guard_touched += touched;
     return true;
 }
 
@@ -242,6 +269,7 @@ static void report_run(const struct pipeline *p, bool right, bool same, double t
     harness_report("returned_busy", "%d %d", issue_busy, issue_runs);
     harness_report("legacy_memsets", "%d %d", o->legacy_memsets, issue_runs * p->streams);
     harness_report("runs_different", "%d %d", differ, reps + 1);
+    harness_report("past_the_end", "%d %d", guard_touched, guard_runs);
 }
 
 /* The model, the sequential baseline, your pipeline, and the claims; *t_seq_out: the baseline's
@@ -440,8 +468,8 @@ static bool set_up(struct pipeline *p, float **ref)
     harness_observed.counting = 1;
     bool made = exercise_create_streams(p->stream, p->streams);
     harness_observed.counting = 0;
-    if (!checkRuntime(cudaMalloc((void **)&p->dev_in, bytes)) ||
-        !checkRuntime(cudaMalloc((void **)&p->dev_out, bytes)) ||
+    if (!checkRuntime(cudaMalloc((void **)&p->dev_in, bytes + GUARD * sizeof(float))) ||
+        !checkRuntime(cudaMalloc((void **)&p->dev_out, bytes + GUARD * sizeof(float))) ||
         !checkRuntime(cudaMalloc((void **)&p->dev_counter, sizeof(int))) ||
         !checkRuntime(cudaMemset(p->dev_counter, 0, sizeof(int))) || !made)
         return false;

@@ -35,6 +35,9 @@ grade() {
     local e="$1" seed speedup mark allowed
     shift
     seed="$(new_seed)"
+    if [ "${1:-}" = drawn ]; then # an odd size and stream count drawn from the seed
+        set -- --elements $((2000001 + 2 * (seed % 1000000))) --streams $((3 + seed % 14))
+    fi
     run_harness "$seed" "$EXERCISE_BIN/$e" "$@"
     echo "$output"
     assert_harness_end "$seed"
@@ -44,6 +47,8 @@ grade() {
     assert_harness streams "distinct $streams made" "the streams exercise_create_streams() made (none NULL, no two the same; how many it created)"
     assert_harness too_big NULL "exercise_host_alloc() of more memory than any machine has (4 EiB): NULL, as the header says"
     assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
+    read -r past runs_guarded <<<"$(harness_value past_the_end)"
+    [ "$past" = 0 ] || fail "$past of $runs_guarded runs wrote past the end of the device buffers (a chunk beyond p->n: clamp the last chunks to the buffer)"
     read -r kinds_wrong kinds_checked <<<"$(harness_value copy_kinds)"
     [ "$kinds_wrong" = 0 ] ||
         fail "$kinds_wrong of $kinds_checked runtime copies named a cudaMemcpyKind their pointers do not have (cudaPointerGetAttributes): undefined behaviour, even where unified addressing copies the right way; name the right kind, or cudaMemcpyDefault"
@@ -77,6 +82,56 @@ grade() {
         fail "speed-up ${clock_x}x by the grader's clock ($clock_why), more than the ${allowed}x the model allows: the runs were not alike"
 }
 
+# grade_right E ARG...: one graded run of exercise E with ARG (a fresh seed), judged for its
+# result only (no speed point: at these sizes the model allows too little overlap to tell):
+# every run right and identical to the sequential one, the judge's clocked runs right too, the
+# streams and buffers as promised, nothing left page-locked.
+grade_right() {
+    local e="$1" seed n s wrong runs
+    shift
+    seed="$(new_seed)"
+    run_harness "$seed" "$EXERCISE_BIN/$e" "$@"
+    echo "$output"
+    assert_harness_end "$seed"
+    assert_harness buffers distinct "the input and the output host buffers"
+    s="$(sed -n 's/.*--streams \([0-9]*\).*/\1/p' <<<"$*")"
+    assert_harness streams "distinct $s made" "the streams exercise_create_streams() made"
+    assert_harness result "right identical" "with $*: the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
+    read -r past runs <<<"$(harness_value past_the_end)"
+    [ "$past" = 0 ] || fail "with $*: $past of $runs runs wrote past the end of the device buffers (a chunk beyond p->n: clamp the last chunks to the buffer)"
+    read -r runs wrong <<<"$(harness_value clocked)"
+    [ "$wrong" = 0 ] || fail "with $*: $wrong of the runs the grader timed gave a wrong result"
+    read -r n _ <<<"$(harness_value copy_kinds)"
+    [ "$n" = 0 ] || fail "with $*: $n runtime copies named a cudaMemcpyKind their pointers do not have"
+    assert_harness host_buffers_kept 0 "host buffers still page-locked after exercise_host_free (a leak)"
+    assert_success
+}
+
+# grade_sizes E: the smallest size the harness allows in the most streams it allows (1024
+# floats in 64 streams: 16 a chunk), then an odd small size and stream count drawn from the seed.
+grade_sizes() {
+    require_gpu
+    [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
+    local seed
+    grade_right "$1" --elements 1024 --streams 64 --reps 1 || return 1
+    seed="$(new_seed)"
+    grade_right "$1" --elements $((1025 + 2 * (seed % 2000))) --streams $((2 + seed % 63)) --reps 1
+}
+
+# grade_big E: 2^30 floats (4 GiB each way) in 2 streams, where the GPU and the host have the
+# memory (else skipped, with the figures): each chunk's byte count is 2^31.
+grade_big() {
+    require_gpu
+    [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
+    local gpu_mib host_kib
+    gpu_mib="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits -i "${CUDA_VISIBLE_DEVICES%%,*}" 2>/dev/null | head -n 1)"
+    [ -n "$gpu_mib" ] || gpu_mib="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -n 1)"
+    host_kib="$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"
+    [ "${gpu_mib:-0}" -ge 10240 ] && [ "${host_kib:-0}" -ge $((16 << 20)) ] ||
+        skip "not tried here: 2^30 floats each way need about 9 GiB of GPU memory and 13 GiB of host memory (free: ${gpu_mib:-?} MiB on the GPU, $((${host_kib:-0} >> 10)) MiB on the host)"
+    grade_right "$1" --elements 1073741824 --streams 2 --reps 1 --work 1
+}
+
 # clock_speedup: the speed-up by the grader's clock, from the last run_harness. The harness ran
 # batches of RUNS checked runs of each kind in turn (the poisoning and checks alone, the
 # sequential version, the pipeline: "clocked RUNS WRONG"), each on inputs from a seed the judge
@@ -106,32 +161,56 @@ clock_speedup() {
     grade streams
 }
 
-@test "streams: the same at an odd size and stream count (3000017 floats, 7 streams)" {
-    grade streams --elements 3000017 --streams 7
+@test "streams: the same at an odd size and stream count drawn from the seed (2-4 M floats, 3-16 streams)" {
+    grade streams drawn
+}
+
+@test "streams: right at the smallest size, the most streams and an odd small size drawn from the seed" {
+    grade_sizes streams
 }
 
 @test "pinned: page-locked host buffers let the copies overlap the kernels" {
     grade pinned
 }
 
-@test "pinned: the same at an odd size and stream count (3000017 floats, 7 streams)" {
-    grade pinned --elements 3000017 --streams 7
+@test "pinned: the same at an odd size and stream count drawn from the seed (2-4 M floats, 3-16 streams)" {
+    grade pinned drawn
+}
+
+@test "pinned: right at the smallest size, the most streams and an odd small size drawn from the seed" {
+    grade_sizes pinned
 }
 
 @test "legacy: the streams overlap again despite the legacy-default-stream memset" {
     grade legacy
 }
 
-@test "legacy: the same at an odd size and stream count (3000017 floats, 7 streams)" {
-    grade legacy --elements 3000017 --streams 7
+@test "legacy: the same at an odd size and stream count drawn from the seed (2-4 M floats, 3-16 streams)" {
+    grade legacy drawn
+}
+
+@test "legacy: right at the smallest size, the most streams and an odd small size drawn from the seed" {
+    grade_sizes legacy
 }
 
 @test "driver: the Driver API's asynchronous copies in CU_STREAM_NON_BLOCKING streams overlap despite the legacy memset" {
     grade driver
 }
 
-@test "driver: the same at an odd size and stream count (3000017 floats, 7 streams)" {
-    grade driver --elements 3000017 --streams 7
+@test "driver: the same at an odd size and stream count drawn from the seed (2-4 M floats, 3-16 streams)" {
+    grade driver drawn
+}
+
+@test "driver: right at the smallest size, the most streams and an odd small size drawn from the seed" {
+    grade_sizes driver
+}
+
+@test "streams: right with 2 GiB chunks (2^30 floats in 2 streams: a byte count past 32 bits)" {
+    grade_big streams
+}
+
+@test "driver: right with 2 GiB chunks (2^30 floats in 2 streams: a byte count past 32 bits)" {
+    grade_big driver
 }
 
 @test "driver: the copies are the Driver API's (cuMemcpyHtoDAsync / cuMemcpyDtoHAsync), not the runtime's" {
