@@ -104,7 +104,8 @@ grade_right() {
     read -r n _ <<<"$(harness_value copy_kinds)"
     [ "$n" = 0 ] || fail "with $*: $n runtime copies named a cudaMemcpyKind their pointers do not have"
     assert_harness host_buffers_kept 0 "host buffers still page-locked after exercise_host_free (a leak)"
-    assert_success
+    # (the harness's own speed claim may fail at these sizes: exit 1 is expected, a crash is not)
+    [ "$status" -le 1 ] || fail "with $*: the program ended with status $status"
 }
 
 # grade_sizes E: the smallest size the harness allows in the most streams it allows (1024
@@ -124,8 +125,8 @@ grade_big() {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
     local gpu_mib host_kib
-    gpu_mib="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits -i "${CUDA_VISIBLE_DEVICES%%,*}" 2>/dev/null | head -n 1)"
-    [ -n "$gpu_mib" ] || gpu_mib="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null | head -n 1)"
+    # the smallest free figure of the GPUs this run may use (the first one visible is used)
+    gpu_mib="$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits ${CUDA_VISIBLE_DEVICES:+-i "${CUDA_VISIBLE_DEVICES%%,*}"} 2>/dev/null | grep -xE '[0-9]+' | sort -n | head -n 1)"
     host_kib="$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"
     [ "${gpu_mib:-0}" -ge 10240 ] && [ "${host_kib:-0}" -ge $((16 << 20)) ] ||
         skip "not tried here: 2^30 floats each way need about 9 GiB of GPU memory and 13 GiB of host memory (free: ${gpu_mib:-?} MiB on the GPU, $((${host_kib:-0} >> 10)) MiB on the host)"
