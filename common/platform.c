@@ -514,6 +514,19 @@ static void describe_link(const struct platform *p)
            below ? " (an idle link may slow down to save power and speed up under load)" : "");
 }
 
+/* The device address of registered and write-combined memory, as the attribute decides it. */
+static void describe_addresses(const struct platform *p)
+{
+    if (p->registered_ptr == 1)
+        printf("   registered and write-combined memory: every visible device reaches it at "
+               "its host pointer\n   (cudaDevAttrCanUseHostPointerForRegisteredMem 1), so "
+               "cudaHostGetDevicePointer gives that pointer\n");
+    else if (p->registered_ptr == 0)
+        printf("   registered and write-combined memory: a visible device cannot reach it at "
+               "its host pointer\n   (cudaDevAttrCanUseHostPointerForRegisteredMem 0), so "
+               "cudaHostGetDevicePointer gives a device address\n   of its own\n");
+}
+
 void platform_describe(const struct platform *p, unsigned facts)
 {
     char a[32], b[32];
@@ -563,16 +576,8 @@ void platform_describe(const struct platform *p, unsigned facts)
             printf("   the GPU cannot read pageable host memory: the driver stages copies from "
                    "it through pinned buffers\n");
     }
-    if (facts & PF_ADDRESSES) {
-        if (p->registered_ptr == 1)
-            printf("   registered and write-combined memory: every visible device reaches it at "
-                   "its host pointer\n   (cudaDevAttrCanUseHostPointerForRegisteredMem 1), so "
-                   "cudaHostGetDevicePointer gives that pointer\n");
-        else if (p->registered_ptr == 0)
-            printf("   registered and write-combined memory: a visible device cannot reach it at "
-                   "its host pointer\n   (cudaDevAttrCanUseHostPointerForRegisteredMem 0), so "
-                   "cudaHostGetDevicePointer gives a device address\n   of its own\n");
-    }
+    if (facts & PF_ADDRESSES)
+        describe_addresses(p);
     if (facts & PF_NUMA)
         describe_numa(p);
     if (facts & PF_THP)

@@ -378,7 +378,9 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
     done
     grep -qF 'cudaHostRegisterMapped' "$dir/core.c" || fail "core.c makes no mapped registered memory"
     grep -qF 'cudaHostAllocMapped' "$dir/core.c" || fail "core.c makes no mapped memory"
-    run grep -nE 'cudaHostRegister\(|cudaHostAlloc\(' "$dir/proof/step2_sweep.c" "$dir/proof/step5_zero_copy.c"
+    # (the calls' names in the strings the steps print do not count: strings left out)
+    run bash -c 'sed -E "s/\"([^\"\\\\]|\\\\.)*\"//g" "$@" | grep -nE "cudaHostRegister\(|cudaHostAlloc\("' _ \
+        "$dir/proof/step2_sweep.c" "$dir/proof/step5_zero_copy.c"
     assert_failure
     grep -qE 'time_copies\(' "$dir/proof/step2_sweep.c" || fail "step 2 does not time its copies through core.c"
     grep -qE 'timed_copies\(' "$dir/proof/measure.c" || fail "time_copies does not call core.c's timed_copies"
@@ -556,7 +558,7 @@ joined() {
     local d="$ROOT/03_pinned_memory"
     run joined "$d/proof/step5_zero_copy.c"
     assert_output --partial '"under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the CPU'"'"'s own address"'
-    refute_output --partial 'have a device address of their own'
+    refute_output --partial 'memory have a device address of their own'
     # registered and write-combined memory: decided by the attribute step 1 read (the platform's
     # registered_ptr), whichever way it came out
     assert_output --partial 'int same = L->platform.registered_ptr;'
