@@ -7,7 +7,6 @@
  *   look_at_contexts                  what the Driver API sees; its queries start nothing
  *   before_any_call                   1. the driver is not initialised: no context
  *   after_first_runtime_call          2. cudaGetDeviceCount initialises it, makes no context
- *   make_first_call                   2. which calls, made first, start the primary context
  *   after_first_call_that_needs_a_context   3. cudaSetDevice makes the primary context current
  *   primary_context_of                3. the Driver API's handle on the very same context
  *   read_versions                     4. the runtime's version, the driver's, the context's
@@ -15,13 +14,12 @@
  *   add_one_on_device                 6. a kernel launched from C, through kernel.cu
  *   change_live_schedule              8. flags set while the context is active
  *   library_borrows_primary_context, library_holds_primary_context   8. a library's reference
- *   reset_primary_context             8. the two resets; start_primary_context_again
- * The instrument calls CUDA by name where a step is one call: step 5's launches and
- * cudaGetLastError, step 7's cudaSetDevice on a new thread, step 8's cuDevicePrimaryCtxSetFlags,
- * cudaInitDevice and cuDevicePrimaryCtxRelease.
+ *   reset_primary_context             8. the two resets
+ * The instrument (proof/) calls CUDA by name where a step is one call: step 2's first calls in
+ * their child processes, step 5's launches and cudaGetLastError, step 7's cudaSetDevice on a
+ * new thread, step 8's cuDevicePrimaryCtxSetFlags, cudaInitDevice, cuDevicePrimaryCtxRelease,
+ * and after a reset cudaSetDevice, which starts the primary context again at once.
  */
-#include <string.h>
-
 #include "check.h"
 #include "core.h"
 
@@ -82,36 +80,6 @@ bool primary_context_of(CUdevice dev, CUcontext *ctx)
 {
     return checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)) &&
            checkDriver(cuDevicePrimaryCtxRelease(dev));
-}
-
-/* 2. Each of these, made first in a fresh process (proof/first_calls.c starts one per call).
- * The queries need no context; the calls that need one start the primary context. */
-cudaError_t make_first_call(const char *name, int device)
-{
-    int value = 0;
-    size_t free_bytes, total_bytes;
-    struct cudaDeviceProp prop;
-    if (strcmp(name, "cudaRuntimeGetVersion") == 0)
-        return cudaRuntimeGetVersion(&value);
-    if (strcmp(name, "cudaDriverGetVersion") == 0)
-        return cudaDriverGetVersion(&value);
-    if (strcmp(name, "cudaGetDeviceCount") == 0)
-        return cudaGetDeviceCount(&value);
-    if (strcmp(name, "cudaGetDeviceProperties") == 0)
-        return cudaGetDeviceProperties(&prop, device);
-    if (strcmp(name, "cudaDeviceGetAttribute") == 0)
-        return cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device);
-    if (strcmp(name, "cudaMemGetInfo") == 0)
-        return cudaMemGetInfo(&free_bytes, &total_bytes);
-    if (strcmp(name, "cudaFree(0)") == 0)
-        return cudaFree(0);
-    if (strcmp(name, "cudaSetDevice") == 0)
-        return cudaSetDevice(device);
-#if CUDART_VERSION >= 12000
-    if (strcmp(name, "cudaInitDevice") == 0) /* CUDA 12.0 */
-        return cudaInitDevice(device, 0, 0);
-#endif
-    return cudaErrorNotSupported;
 }
 
 /* 4. The runtime linked into the program, the newest CUDA the driver supports, and the
@@ -189,12 +157,4 @@ bool reset_primary_context(CUdevice dev, bool the_runtime_way)
     if (the_runtime_way)
         return checkRuntime(cudaDeviceReset());
     return checkDriver(cuDevicePrimaryCtxReset(dev));
-}
-
-/* After a reset the runtime's next call that needs a context starts a new primary context;
- * cudaFree(0) is such a call (cudaSetDevice of the device already set may only record it). */
-cudaError_t start_primary_context_again(int device)
-{
-    cudaError_t err = cudaSetDevice(device);
-    return err != cudaSuccess ? err : cudaFree(0);
 }

@@ -28,7 +28,6 @@ cudaError_t after_first_runtime_call(int device, int *count, struct context_view
 cudaError_t after_first_call_that_needs_a_context(int device, struct context_view *v,
                                                   CUcontext *retained);
 bool primary_context_of(CUdevice dev, CUcontext *ctx);
-cudaError_t make_first_call(const char *name, int device);
 
 /* 4: versions */
 struct versions {
@@ -46,7 +45,6 @@ bool change_live_schedule(CUdevice dev, unsigned int *after_runtime, unsigned in
 bool library_borrows_primary_context(CUdevice dev, CUcontext *ctx);
 bool library_holds_primary_context(CUdevice dev, CUcontext *ctx, CUdeviceptr *workspace);
 bool reset_primary_context(CUdevice dev, bool the_runtime_way);
-cudaError_t start_primary_context_again(int device);
 
 /* kernel.cu: the extern "C" launchers (C cannot write <<<>>>) */
 void launch_add_one(float *data, int n, int threads_per_block);

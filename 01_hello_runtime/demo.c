@@ -1,67 +1,94 @@
 /*
  * 01_hello_runtime/demo.c - the lesson on one page: no context before the first runtime call,
- * the device's primary context current after it (the very context cuDevicePrimaryCtxRetain
- * hands out), then a kernel launched from C, checked, its result verified on the host.
- * Build it by hand from this folder (README.md, "The code"):
- *   nvcc -I../common -o demo demo.c core.c kernel.cu ../common/check.c ../common/driver_loader.c
+ * none after cudaGetDeviceCount, the device's primary context current after cudaSetDevice (the
+ * very context cuDevicePrimaryCtxRetain hands out), then a kernel launched from C, its launch
+ * and its run checked, its result verified on the host. Build it from this folder alone:
+ *   nvcc -o demo demo.c kernel.cu -lcuda
  * Exit status: 0 every check passed, 1 one failed, 77 no usable GPU or driver here.
  */
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "core.h"
+#include "demo.h"
 
-int main(int argc, char **argv)
+void launch_add_one(float *data, int n, int threads_per_block); /* kernel.cu: add_one<<<>>> */
+
+/* Steps 1-3: which context is current, before and after the runtime's first calls. */
+static bool contexts(void)
 {
-    (void)argc;
-    lesson_init(argv[0]);
-    struct context_view before, counted, set;
-    int count = 0, device = 0;
-    CUcontext retained = NULL;
+    CUcontext ctx = (CUcontext)(uintptr_t)0x5eed, primary = NULL; /* a marker: was ctx written? */
+    CUdevice dev;
+    unsigned int flags;
+    int count = 0, active = -1;
+    CUresult before = cuCtxGetCurrent(&ctx);       /* 1. no CUDA call yet */
+    if (!checkRuntime(cudaGetDeviceCount(&count))) /* 2. the runtime's first call */
+        return false;
+    printf("before any CUDA call:     cuCtxGetCurrent -> %s\n",
+           before == CUDA_ERROR_NOT_INITIALIZED ? "CUDA_ERROR_NOT_INITIALIZED" : "another result");
+    claim(before == CUDA_ERROR_NOT_INITIALIZED && ctx == (CUcontext)(uintptr_t)0x5eed,
+          "no context before the first CUDA call");
+    if (!checkDriver(cuCtxGetCurrent(&ctx)))
+        return false;
+    if (!checkDriver(cuDeviceGet(&dev, 0)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
+        return false;
+    printf("after cudaGetDeviceCount: %d device(s), current context %s, primary active = %d\n",
+           count, ctx ? "not NULL" : "NULL", active);
+    claim(!ctx && !active, "cudaGetDeviceCount initialised the driver and made no context");
+    if (!checkRuntime(cudaSetDevice(0))) /* 3. the first call that needs a context */
+        return false;
+    if (!checkDriver(cuCtxGetCurrent(&ctx)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxRetain(&primary, dev)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxRelease(dev)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &active)))
+        return false;
+    printf("after cudaSetDevice(0):   current %p, cuDevicePrimaryCtxRetain %p, active = %d\n",
+           (void *)ctx, (void *)primary, active);
+    return claim(ctx && ctx == primary && active == 1,
+                 "cudaSetDevice made the device's primary context current");
+}
 
-    /* 1. Before any CUDA call: the driver is not initialised, no context can be current. */
-    CUresult r = before_any_call(&before);
-    if (r != CUDA_ERROR_NOT_INITIALIZED) { /* no driver library, the stub ...: exit 77 */
-        requireDriver(r);
-        return EXIT_CHECK;
-    }
-    printf("before any CUDA call:        cuCtxGetCurrent -> CUDA_ERROR_NOT_INITIALIZED\n");
-    claim(before.current == CONTEXT_MARKER, "no context before the first CUDA call");
+/* Step 6: a kernel launched from C; the launch is checked at once, its run at synchronisation. */
+static bool add_one(float *host, int n)
+{
+    float *data = NULL;
+    size_t bytes = (size_t)n * sizeof *host;
+    bool ok = false;
+    if (!checkRuntime(cudaMalloc((void **)&data, bytes)))
+        return false;
+    if (!checkRuntime(cudaMemcpy(data, host, bytes, cudaMemcpyHostToDevice)))
+        goto done;
+    launch_add_one(data, n, 256);
+    if (!checkRuntime(cudaGetLastError())) /* the launch: a bad configuration shows here */
+        goto done;
+    if (!checkRuntime(cudaDeviceSynchronize())) /* the kernel's run: a fault shows here */
+        goto done;
+    ok = checkRuntime(cudaMemcpy(host, data, bytes, cudaMemcpyDeviceToHost));
+done:
+    return checkRuntime(cudaFree(data)) && ok;
+}
 
-    /* 2. The runtime's first call initialises the driver and makes no context. */
-    if (!requireRuntime(after_first_runtime_call(device, &count, &counted)) || !counted.seen)
-        return EXIT_CHECK;
-    printf("after cudaGetDeviceCount:    %d device(s), current context %s, primary active = %d\n",
-           count, counted.current ? "not NULL" : "NULL", counted.active);
-    claim(counted.current == NULL && counted.active == 0,
-          "cudaGetDeviceCount initialised the driver and made no context");
-
-    /* 3. The first call that needs a context makes the primary context current. */
-    if (!requireRuntime(after_first_call_that_needs_a_context(device, &set, &retained)) ||
-        !set.seen)
-        return EXIT_CHECK;
-    printf("after cudaSetDevice(%d):      current %p, cuDevicePrimaryCtxRetain %p (%.1f ms)\n",
-           device, (void *)set.current, (void *)retained, set.call_ms);
-    claim(set.current != NULL && set.current == retained && set.active == 1,
-          "cudaSetDevice made the device's primary context current");
-
-    /* 4. A kernel launched from C (kernel.cu's launcher), checked, verified on the host. */
+int main(void)
+{
     enum { N = 1 << 20 };
     float *host = malloc(N * sizeof *host);
-    if (!host) {
-        fprintf(stderr, "%s: out of host memory\n", lesson_prog);
-        return EXIT_CHECK;
-    }
-    for (int i = 0; i < N; i++)
-        host[i] = (float)i;
-    bool launched = add_one_on_device(host, N, 256);
     int wrong = 0;
-    for (int i = 0; launched && i < N; i++)
+    bool ok = host && contexts();
+    for (int i = 0; ok && i < N; i++)
+        host[i] = (float)i;
+    ok = ok && add_one(host, N);
+    for (int i = 0; ok && i < N; i++)
         wrong += host[i] != (float)i + 1.0f;
+    if (ok)
+        printf("add_one<<<%d, 256>>>:     %d floats, %d wrong\n", N / 256, N, wrong);
+    if (ok)
+        claim(wrong == 0, "the kernel added one to every element");
+    if (!host)
+        fprintf(stderr, "demo: out of host memory\n");
     free(host);
-    if (launched)
-        printf("add_one<<<%d, 256>>>:        %d floats, %d wrong\n", N / 256, N, wrong);
-    claim(launched && wrong == 0, "the kernel added one to every element");
-    return verdict(launched);
+    return verdict(ok);
 }

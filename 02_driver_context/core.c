@@ -9,7 +9,8 @@
  *   2. create_context             cuCtxCreate, CUDA 13's form (12's where it differs)
  *   3. stack_depth                the context stack of one host thread
  *   4. alloc_in_context, read_in_context, free_in, kernel_in_context
- *                                 memory belongs to a context, but is not fenced off
+ *                                 cuMemAlloc's memory belongs to a context, but is not fenced
+ *                                 off (cuMemCreate's and the pools' belongs to none, cuda.h)
  *   5. runtime_alloc_owner, runtime_round_trip, primary_retain_release, runtime_primary,
  *      set_device_over_stack      the runtime works in the current context, else in the
  *                                 primary one, which it shares with the Driver API
@@ -27,15 +28,20 @@ bool describe_device(int ordinal, struct device_info *d)
 {
     if (!checkDriver(cuDeviceGet(&d->dev, ordinal)))
         return false;
-    return checkDriver(cuDeviceGetName(d->name, (int)sizeof d->name, d->dev)) &&
-           checkDriver(cuDeviceGetAttribute(&d->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                            d->dev)) &&
-           checkDriver(cuDeviceGetAttribute(&d->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                            d->dev)) &&
-           checkDriver(
-               cuDeviceGetAttribute(&d->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, d->dev)) &&
-           checkDriver(cuDeviceTotalMem(&d->total, d->dev)) &&
-           checkDriver(cuDeviceGetPCIBusId(d->bus, (int)sizeof d->bus, d->dev));
+    if (!checkDriver(cuDeviceGetName(d->name, (int)sizeof d->name, d->dev)))
+        return false;
+    if (!checkDriver(
+            cuDeviceGetAttribute(&d->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->dev)))
+        return false;
+    if (!checkDriver(
+            cuDeviceGetAttribute(&d->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->dev)))
+        return false;
+    if (!checkDriver(
+            cuDeviceGetAttribute(&d->compute_mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, d->dev)))
+        return false;
+    if (!checkDriver(cuDeviceTotalMem(&d->total, d->dev)))
+        return false;
+    return checkDriver(cuDeviceGetPCIBusId(d->bus, (int)sizeof d->bus, d->dev));
 }
 
 /* 2. A context of our own, pushed on this thread's stack: current at once. CUDA 13 put a
@@ -128,10 +134,13 @@ bool runtime_round_trip(void **p, CUcontext *owner, const unsigned int *in, unsi
                         int n)
 {
     size_t bytes = (size_t)n * sizeof *in;
-    return runtime_alloc_owner(p, bytes, owner) &&
-           checkRuntime(cudaMemcpy(*p, in, bytes, cudaMemcpyHostToDevice)) &&
-           checkRuntime(launch_add_one(*p, n)) && checkRuntime(cudaDeviceSynchronize()) &&
-           checkRuntime(cudaMemcpy(out, *p, bytes, cudaMemcpyDeviceToHost));
+    if (!runtime_alloc_owner(p, bytes, owner))
+        return false;
+    if (!checkRuntime(cudaMemcpy(*p, in, bytes, cudaMemcpyHostToDevice)))
+        return false;
+    if (!checkRuntime(launch_add_one(*p, n)) || !checkRuntime(cudaDeviceSynchronize()))
+        return false;
+    return checkRuntime(cudaMemcpy(out, *p, bytes, cudaMemcpyDeviceToHost));
 }
 
 /* 5a. The primary context through the Driver API: retaining it starts it (or counts one more
@@ -144,8 +153,9 @@ bool primary_retain_release(CUdevice dev, struct primary_life *s)
         return false;
     bool ok = checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_retained)) &&
               checkDriver(cuCtxGetCurrent(&s->current));
-    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok &&
-           checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_released));
+    if (!checkDriver(cuDevicePrimaryCtxRelease(dev)))
+        return false;
+    return checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_released)) && ok;
 }
 
 /* 5c. With no context current, cudaSetDevice starts the device's primary context and makes it
@@ -163,8 +173,9 @@ bool runtime_primary(int ordinal, CUdevice dev, struct runtime_primary *s)
         !checkDriver(cuDevicePrimaryCtxRetain(&s->retained, dev)))
         return false;
     bool ok = checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_ours));
-    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok &&
-           checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_back));
+    if (!checkDriver(cuDevicePrimaryCtxRelease(dev)))
+        return false;
+    return checkDriver(cuDevicePrimaryCtxGetState(dev, &flags, &s->active_back)) && ok;
 }
 
 /* 5d. cudaSetDevice does not push: it makes the primary context current with cuCtxSetCurrent,
@@ -172,8 +183,11 @@ bool runtime_primary(int ordinal, CUdevice dev, struct runtime_primary *s)
  * what is current then? */
 bool set_device_over_stack(CUcontext a, CUcontext b, int ordinal, struct replaced_top *s)
 {
-    return checkDriver(cuCtxPushCurrent(a)) && checkDriver(cuCtxPushCurrent(b)) &&
-           checkDriver(cuCtxGetCurrent(&s->after_push)) && checkRuntime(cudaSetDevice(ordinal)) &&
-           checkDriver(cuCtxGetCurrent(&s->after_set)) &&
-           checkDriver(cuCtxPopCurrent(&s->popped)) && checkDriver(cuCtxGetCurrent(&s->after_pop));
+    if (!checkDriver(cuCtxPushCurrent(a)) || !checkDriver(cuCtxPushCurrent(b)))
+        return false;
+    if (!checkDriver(cuCtxGetCurrent(&s->after_push)))
+        return false;
+    if (!checkRuntime(cudaSetDevice(ordinal)) || !checkDriver(cuCtxGetCurrent(&s->after_set)))
+        return false;
+    return checkDriver(cuCtxPopCurrent(&s->popped)) && checkDriver(cuCtxGetCurrent(&s->after_pop));
 }

@@ -29,7 +29,7 @@ CUresult create_context(CUcontext *ctx, CUdevice dev);
 /* 3. How many entries the calling thread's context stack holds (-1: a push back failed). */
 int stack_depth(void);
 
-/* 4. Memory belongs to the context current when it is made. */
+/* 4. cuMemAlloc's and cudaMalloc's memory belongs to the context current when it is made. */
 bool alloc_in_context(CUcontext ctx, CUdeviceptr *p, const void *host, size_t bytes);
 CUresult read_in_context(CUcontext ctx, void *host, CUdeviceptr p, size_t bytes);
 bool free_in(CUcontext ctx, CUdeviceptr *p);

@@ -1,72 +1,101 @@
 /*
  * 02_driver_context/demo.c - the lesson in one short program: cuInit, a context of our own next
  * to the runtime's primary context, the context stack, and cudaMalloc landing in whichever
- * context is current. make demo builds it (build/demo); README.md ("The code") shows the one
- * nvcc line that builds it by hand from this folder.
+ * context is current, where the kernel then runs. Build it from this folder alone:
+ *   nvcc -o demo demo.c kernel.cu -lcuda
  * Exit 0 when everything held, 1 when a call or a check failed, 77 when no GPU can be used.
  */
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "demo.h"
 
-int main(int argc, char **argv)
+cudaError_t launch_add_one(unsigned int *data, int n); /* kernel.cu: add_one<<<>>> */
+
+/* Steps 2 and 5: a context of our own (cuCtxCreate pushes it: current), popped; then the
+ * runtime's, which cudaSetDevice makes current when none is, and the Driver API retains. */
+static bool two_contexts(CUdevice dev, CUcontext *own, CUcontext *primary)
 {
-    (void)argc;
-    lesson_init(argv[0]);
+    CUcontext popped = NULL, current = NULL;
+#if CUDA_VERSION >= 13000
+    if (!checkDriver(cuCtxCreate(own, NULL, 0, dev))) /* CUDA 13: CUctxCreateParams *, flags */
+#else
+    if (!checkDriver(cuCtxCreate(own, 0, dev))) /* CUDA 12: flags, device */
+#endif
+        return false;
+    if (!checkDriver(cuCtxPopCurrent(&popped)))
+        return false;
+    if (!checkRuntime(cudaSetDevice(0)))
+        return false;
+    if (!checkDriver(cuCtxGetCurrent(&current)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxRetain(primary, dev)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxRelease(dev))) /* the runtime keeps its own reference */
+        return false;
+    printf("cuCtxCreate -> %p; cudaSetDevice(0) -> current %p, cuDevicePrimaryCtxRetain %p\n",
+           (void *)*own, (void *)current, (void *)*primary);
+    return claim(popped == *own && current == *primary && *own != *primary,
+                 "the created context is not the primary one; cudaSetDevice made the primary "
+                 "one current");
+}
+
+/* Steps 4 and 5: the runtime in the current context: cudaMalloc's buffer is that context's
+ * (the driver names the owner), and add_one<<<>>> runs there; then the buffer is freed. */
+static bool runtime_in_current(unsigned int *host, int n, CUcontext *owner)
+{
+    unsigned int *data = NULL;
+    size_t bytes = (size_t)n * sizeof *host;
+    bool ok = false;
+    if (!checkRuntime(cudaMalloc((void **)&data, bytes)))
+        return false;
+    if (!checkDriver(cuPointerGetAttribute(owner, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                           (CUdeviceptr)(uintptr_t)data)))
+        goto done;
+    if (!checkRuntime(cudaMemcpy(data, host, bytes, cudaMemcpyHostToDevice)))
+        goto done;
+    if (!checkRuntime(launch_add_one(data, n)))
+        goto done;
+    if (!checkRuntime(cudaDeviceSynchronize()))
+        goto done;
+    ok = checkRuntime(cudaMemcpy(host, data, bytes, cudaMemcpyDeviceToHost));
+done:
+    return checkRuntime(cudaFree(data)) && ok;
+}
+
+int main(void)
+{
     enum { N = 1 << 20 };
-    size_t bytes = N * sizeof(unsigned int);
-    struct device_info d = {0};
-    if (!requireDriver(cuInit(0)) || !describe_device(0, &d)) /* no context needed yet */
-        return EXIT_CHECK;
-    printf("cuInit, then device 0: %s\n", d.name);
-
-    /* A context of our own (pushed: current), popped; then the runtime's primary context. */
-    CUcontext own = NULL, popped = NULL, owner_own = NULL, owner_primary = NULL;
-    struct runtime_primary rp = {0};
-    void *in_own = NULL, *in_primary = NULL;
-    unsigned int *host = malloc(bytes), *back = calloc(N, sizeof *back);
-    bool ok = host && back && checkDriver(create_context(&own, d.dev)) &&
-              checkDriver(cuCtxPopCurrent(&popped)) && runtime_primary(0, d.dev, &rp);
-    if (!ok)
-        goto done;
-    printf("cuCtxCreate -> %p; cudaSetDevice(0) -> primary %p (cuDevicePrimaryCtxRetain: %p)\n",
-           (void *)own, (void *)rp.current, (void *)rp.retained);
-    bool held = own != rp.current && rp.retained == rp.current;
-
-    /* Push ours over the primary: the runtime now works in it, kernel included. */
-    for (int i = 0; i < N; i++)
-        host[i] = (unsigned int)i;
-    ok = checkDriver(cuCtxPushCurrent(own)) &&
-         runtime_round_trip(&in_own, &owner_own, host, back, N) &&
-         checkDriver(cuCtxPopCurrent(&popped));
-    if (!ok)
-        goto done;
+    CUdevice dev;
+    CUcontext own = NULL, primary = NULL, popped = NULL, in_own = NULL, in_primary = NULL;
+    unsigned int *host = calloc(N, sizeof *host);
     int wrong = 0;
-    for (int i = 0; i < N; i++)
-        wrong += back[i] != (unsigned int)i + 1u;
-    printf("pushed ours: cudaMalloc's buffer belongs to %s; add_one<<<>>>: %d of %d words wrong\n",
-           owner_own == own ? "our context" : "another context", wrong, N);
-
-    /* Popped: the primary context is current again, and so is where cudaMalloc lands. */
-    ok = runtime_alloc_owner(&in_primary, bytes, &owner_primary);
-    if (ok)
-        printf("popped (%s): cudaMalloc's buffer belongs to %s\n",
-               popped == own ? "ours came off" : "another came off",
-               owner_primary == rp.current ? "the primary context" : "another context");
-    held = held && owner_own == own && popped == own && wrong == 0 && owner_primary == rp.current;
-    ok = ok && held;
-
-done: /* everything freed in its own context; ours destroyed (the runtime keeps the primary) */
-    if (in_primary)
-        ok = checkRuntime(cudaFree(in_primary)) && ok;
-    if (in_own && checkDriver(cuCtxPushCurrent(own)))
-        ok = checkRuntime(cudaFree(in_own)) && checkDriver(cuCtxPopCurrent(&popped)) && ok;
-    if (own)
-        ok = checkDriver(cuCtxDestroy(own)) && ok;
+    bool ok = false;
+    if (!checkDriver(cuInit(0)) || !host)
+        goto done;
+    if (!checkDriver(cuDeviceGet(&dev, 0)))
+        goto done;
+    if (!two_contexts(dev, &own, &primary))
+        goto done;
+    if (!checkDriver(cuCtxPushCurrent(own))) /* ours over the primary: the runtime works in it */
+        goto done;
+    if (!runtime_in_current(host, N, &in_own))
+        goto done;
+    if (!checkDriver(cuCtxPopCurrent(&popped))) /* the primary context is current again */
+        goto done;
+    ok = runtime_in_current(host, N, &in_primary);
+    for (int i = 0; ok && i < N; i++)
+        wrong += host[i] != 2u; /* add_one ran twice, once in each context */
+    printf("cudaMalloc with ours pushed: owner %p; popped: owner %p; %d of %d words wrong\n",
+           (void *)in_own, (void *)in_primary, wrong, N);
+    claim(in_own == own, "with our context pushed, cudaMalloc's buffer belongs to ours");
+    claim(popped == own && in_primary == primary,
+          "popped, the runtime allocates in the primary context again");
+    claim(ok && wrong == 0, "add_one<<<>>> ran in each context, every word checked");
+done:
+    if (!host)
+        fprintf(stderr, "demo: out of host memory\n");
+    ok = (!own || checkDriver(cuCtxDestroy(own))) && ok; /* the runtime keeps the primary */
     free(host);
-    free(back);
-    printf("RESULT: %s\n",
-           ok ? "PASS - two contexts, one stack, memory where the current one is" : "FAIL");
-    return ok ? EXIT_OK : EXIT_CHECK;
+    return verdict(ok);
 }

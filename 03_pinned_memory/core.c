@@ -4,8 +4,9 @@
  * timed with a pair of events. The GPU's copy engines read and write pinned memory directly
  * (DMA), at the link's rate; from pageable memory the driver first copies the data through a
  * pinned buffer of its own (it "stages" it), and the call may keep the host until it is done.
- *   host_alloc, host_free       the four kinds of host memory (step 2; the demo uses two)
- *   copy_ms                     one copy between two events: its time on the GPU (the demo)
+ *   host_alloc, host_free       the four kinds of host memory the sweep copies (step 2)
+ *   mapped_alloc                mapped memory: pinned or registered, with its device address
+ *   timed_copies, copies_ms     copies between two events: their time on the GPU (step 2)
  *   call_ms                     how long cudaMemcpyAsync keeps the host (step 4)
  *   mapped_pass, explicit_pass  a kernel over mapped host memory (zero-copy) against copy in,
  *                               the kernel, copy out (step 5)
@@ -14,6 +15,7 @@
  * The instrument in proof/ measures, checks and judges: it calls these, and CUDA by its names. */
 #define _GNU_SOURCE /* posix_memalign */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "core.h"
@@ -21,41 +23,76 @@
 /* ---- the four kinds of host memory ---------------------------------------------------------- */
 
 /* New host memory of one kind. The page-locked kinds come from the CUDA runtime, which makes the
- * pages real and locks them inside the call; pageable memory from the C library, its pages made
- * real at the first touch. Registered memory starts pageable: cudaHostRegister locks it where it
- * is, and cudaHostUnregister must release it before host_free. */
-cudaError_t host_alloc(enum kind k, size_t bytes, void **p)
+ * pages real and locks them inside the call; pageable memory from the C library (page-aligned,
+ * as cudaHostRegister prefers), its pages made real at the first touch. Registered memory starts
+ * pageable: touched, then cudaHostRegister locks it where it is; host_free unregisters it.
+ * `flags`: cudaHostAlloc's or cudaHostRegister's beyond the kind's own (0, or mapped_alloc's). */
+cudaError_t host_alloc(enum kind k, size_t bytes, unsigned int flags, void **p)
 {
     *p = NULL;
-    if (k == PINNED) /* the same as cudaHostAlloc(p, bytes, cudaHostAllocDefault) */
-        return cudaMallocHost(p, bytes);
+    if (k == PINNED) /* cudaMallocHost is cudaHostAlloc with cudaHostAllocDefault */
+        return flags ? cudaHostAlloc(p, bytes, flags) : cudaMallocHost(p, bytes);
     if (k == WRITE_COMBINED) /* pinned, and not cached by the CPU */
-        return cudaHostAlloc(p, bytes, cudaHostAllocWriteCombined);
-    if (posix_memalign(p, 4096, bytes) == 0) /* page-aligned, as cudaHostRegister prefers */
-        return cudaSuccess;
-    *p = NULL;
-    return cudaErrorMemoryAllocation; /* the C library had none */
+        return cudaHostAlloc(p, bytes, cudaHostAllocWriteCombined | flags);
+    if (posix_memalign(p, 4096, bytes) != 0 || k == PAGEABLE)
+        return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+    memset(*p, 0, bytes); /* registered: its pages made real, then locked where they are */
+    cudaError_t err = cudaHostRegister(*p, bytes, cudaHostRegisterDefault | flags);
+    if (err != cudaSuccess) {
+        free(*p);
+        *p = NULL;
+    }
+    return err;
 }
 
 cudaError_t host_free(enum kind k, void *p)
 {
     if (k == PINNED || k == WRITE_COMBINED)
         return cudaFreeHost(p);
-    free(p); /* pageable, or registered memory after cudaHostUnregister */
-    return cudaSuccess;
+    cudaError_t err = k == REGISTERED && p ? cudaHostUnregister(p) : cudaSuccess;
+    free(p);
+    return err;
+}
+
+/* Mapped memory (step 5): page-locked host memory a kernel reaches across the link, at the device
+ * address cudaHostGetDevicePointer gives: cudaHostAlloc with cudaHostAllocMapped (PINNED or
+ * WRITE_COMBINED), or malloc'd memory registered with cudaHostRegisterMapped (REGISTERED). That
+ * address is the host pointer where every visible device can use host pointers for registered
+ * memory (cudaDevAttrCanUseHostPointerForRegisteredMem), and one of its own where one cannot.
+ * host_free(k, *host) frees it. */
+cudaError_t mapped_alloc(enum kind k, size_t bytes, void **host, void **dev)
+{
+    cudaError_t err =
+        host_alloc(k, bytes, k == REGISTERED ? cudaHostRegisterMapped : cudaHostAllocMapped, host);
+    if (err == cudaSuccess && (err = cudaHostGetDevicePointer(dev, *host, 0)) != cudaSuccess) {
+        (void)host_free(k, *host);
+        *host = NULL;
+    }
+    return err;
 }
 
 /* ---- a copy, timed ---------------------------------------------------------------------------- */
 
-/* One copy in stream s between two events, as the bandwidth sample times it: the GPU stamps each
- * event when the stream reaches it, so stop - start is the copy's time on the GPU, whatever the
- * host did meanwhile. The same call for every kind of host memory. */
-bool copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
-             cudaEvent_t start, cudaEvent_t stop, float *ms)
+/* `count` copies of `bytes` in stream s, direction d, between two events, as the bandwidth sample
+ * times them: the GPU stamps each event when the stream reaches it, so stop - start is the
+ * copies' time on the GPU, whatever the host did meanwhile. The same calls for every kind of host
+ * memory; step 2's sweep times each of its copies so (count 1), and its batches (count 10). */
+bool timed_copies(void *host, void *dev, size_t bytes, enum dir d, int count, cudaStream_t s,
+                  cudaEvent_t start, cudaEvent_t stop)
 {
-    return checkRuntime(cudaEventRecord(start, s)) &&
-           checkRuntime(cudaMemcpyAsync(dst, src, bytes, kind, s)) &&
-           checkRuntime(cudaEventRecord(stop, s)) && checkRuntime(cudaEventSynchronize(stop)) &&
+    if (!checkRuntime(cudaEventRecord(start, s)))
+        return false;
+    for (int i = 0; i < count; i++)
+        if (!checkRuntime(d == H2D ? cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)
+                                   : cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s)))
+            return false;
+    return checkRuntime(cudaEventRecord(stop, s));
+}
+
+/* The time between the two events, in ms, once the stream has passed `stop`. */
+bool copies_ms(cudaEvent_t start, cudaEvent_t stop, float *ms)
+{
+    return checkRuntime(cudaEventSynchronize(stop)) &&
            checkRuntime(cudaEventElapsedTime(ms, start, stop));
 }
 
@@ -125,10 +162,8 @@ CUresult driver_host_alloc(void **p, size_t bytes, unsigned int flags, bool in_p
     *p = NULL;
     if (!in_place)
         return cuMemHostAlloc(p, bytes, flags);
-    if (posix_memalign(p, 4096, bytes) != 0) {
-        *p = NULL;
+    if (host_alloc(PAGEABLE, bytes, 0, p) != cudaSuccess)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     CUresult r = cuMemHostRegister(*p, bytes, flags);
     if (r != CUDA_SUCCESS) {
         free(*p);

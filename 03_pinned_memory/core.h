@@ -13,13 +13,16 @@
 enum kind { PAGEABLE, PINNED, WRITE_COMBINED, REGISTERED, KINDS };
 enum dir { H2D, D2H, DIRS };
 
-/* the four kinds of host memory (REGISTERED: malloc'd memory, for cudaHostRegister to pin) */
-cudaError_t host_alloc(enum kind k, size_t bytes, void **p);
-cudaError_t host_free(enum kind k, void *p); /* REGISTERED: after cudaHostUnregister */
+/* the four kinds of host memory (REGISTERED: malloc'd, touched, then pinned by cudaHostRegister),
+ * and mapped memory (cudaHostAllocMapped, cudaHostRegisterMapped) with its device address */
+cudaError_t host_alloc(enum kind k, size_t bytes, unsigned int flags, void **p); /* flags: 0 */
+cudaError_t host_free(enum kind k, void *p); /* REGISTERED: cudaHostUnregister, then free */
+cudaError_t mapped_alloc(enum kind k, size_t bytes, void **host, void **dev); /* not PAGEABLE */
 
-/* one copy between two events, timed on the GPU; how long the call keeps the host */
-bool copy_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
-             cudaEvent_t start, cudaEvent_t stop, float *ms);
+/* copies between two events, timed on the GPU; how long the call keeps the host */
+bool timed_copies(void *host, void *dev, size_t bytes, enum dir d, int count, cudaStream_t s,
+                  cudaEvent_t start, cudaEvent_t stop);
+bool copies_ms(cudaEvent_t start, cudaEvent_t stop, float *ms);
 bool call_ms(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s,
              double *returned_ms, double *done_ms);
 

@@ -1,69 +1,88 @@
 /* 03_pinned_memory/demo.c - the lesson in one short program: the same 64 MiB copied to the GPU
  * and back, from pageable memory (malloc) and from pinned memory (cudaMallocHost), each copy
- * timed with a pair of events (core.c's copy_ms), the data checked on the host. From this folder:
- *   nvcc -I../common -o demo demo.c core.c kernels.cu ../common/check.c ../common/driver_loader.c -ldl
- * The lesson's program (make run) measures the same with medians, sizes and claims. */
-#include <stdio.h>
+ * timed with a pair of events, the data checked on the host. Build it from this folder alone:
+ *   nvcc -o demo demo.c
+ * The lesson's program (make run) measures the same with medians, sizes, more kinds and claims. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "core.h"
-#include "pattern.h"
+#include "demo.h"
 
-int main(int argc, char **argv)
+/* The same round trip for both kinds of memory, each copy in stream s between two events, as
+ * NVIDIA's bandwidth sample times them (the GPU stamps an event when the stream reaches it):
+ * fill, a warm-up copy, the timed copy to the GPU, clear, the timed copy back, every word checked.
+ * ms: [to the GPU, back]. */
+static bool round_trip(uint32_t *host, void *dev, size_t bytes, cudaStream_t s, cudaEvent_t start,
+                       cudaEvent_t stop, float ms[2], size_t *wrong)
 {
-    (void)argc;
-    lesson_init(argv[0]);
-    const size_t bytes = (size_t)64 << 20, words = bytes / 4;
-    const char *name[2] = {"pageable (malloc)", "pinned (cudaMallocHost)"};
-    const enum kind kinds[2] = {PAGEABLE, PINNED};
-    void *host[2] = {NULL, NULL}, *dev = NULL;
+    for (size_t i = 0; i < bytes / 4; i++)
+        host[i] = (uint32_t)i * 2654435761u;
+    if (!checkRuntime(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice))) /* the warm-up */
+        return false;
+    if (!checkRuntime(cudaEventRecord(start, s)))
+        return false;
+    if (!checkRuntime(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)))
+        return false;
+    if (!checkRuntime(cudaEventRecord(stop, s)))
+        return false;
+    if (!checkRuntime(cudaEventSynchronize(stop)))
+        return false;
+    if (!checkRuntime(cudaEventElapsedTime(&ms[0], start, stop)))
+        return false;
+    memset(host, 0, bytes); /* so that only the copy back can bring the data home */
+    if (!checkRuntime(cudaEventRecord(start, s)))
+        return false;
+    if (!checkRuntime(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s)))
+        return false;
+    if (!checkRuntime(cudaEventRecord(stop, s)))
+        return false;
+    if (!checkRuntime(cudaEventSynchronize(stop)))
+        return false;
+    if (!checkRuntime(cudaEventElapsedTime(&ms[1], start, stop)))
+        return false;
+    for (size_t i = 0; i < bytes / 4; i++)
+        *wrong += host[i] != (uint32_t)i * 2654435761u;
+    return true;
+}
+
+int main(void)
+{
+    const size_t bytes = (size_t)64 << 20;
+    uint32_t *host[2] = {malloc(bytes), NULL}, *dev = NULL; /* host: [0] pageable, [1] pinned */
     cudaStream_t s = NULL;
     cudaEvent_t start = NULL, stop = NULL;
-    double rate[2][2] = {{0, 0}, {0, 0}}; /* [pageable, pinned][to the GPU, back] in GB/s */
+    float ms[2][2] = {{0}}; /* [pageable, pinned][to the GPU, back] */
     size_t wrong = 0;
-
-    if (!requireRuntime(cudaSetDevice(0))) /* no usable GPU or driver: exit 77 with the reason */
-        return EXIT_CHECK;
-    bool ok = checkRuntime(cudaMalloc(&dev, bytes)) && checkRuntime(cudaStreamCreate(&s)) &&
-              checkRuntime(cudaEventCreate(&start)) && checkRuntime(cudaEventCreate(&stop));
-    for (int k = 0; ok && k < 2; k++) /* the one difference: where the host buffer comes from */
-        ok = checkRuntime(host_alloc(kinds[k], bytes, &host[k]));
-
-    for (int k = 0; ok && k < 2; k++) {
-        uint32_t *h = host[k];
-        for (size_t i = 0; i < words; i++) /* the same bytes from both kinds of memory */
-            h[i] = pattern_word(i, 7);
-        float ms[2] = {0, 0}, warm;
-        ok = copy_ms(dev, h, bytes, cudaMemcpyHostToDevice, s, start, stop, &warm) && /* warm-up */
-             copy_ms(dev, h, bytes, cudaMemcpyHostToDevice, s, start, stop, &ms[0]);
-        memset(h, 0, bytes); /* so that only the copy back can bring the data home */
-        ok = ok && copy_ms(h, dev, bytes, cudaMemcpyDeviceToHost, s, start, stop, &ms[1]);
-        for (size_t i = 0; ok && i < words; i++)
-            wrong += h[i] != pattern_word(i, 7);
-        for (int d = 0; ok && d < 2; d++)
-            rate[k][d] = (double)bytes / (ms[d] * 1e6);
-        if (ok)
-            printf("%-24s to the GPU %5.1f GB/s, back %5.1f GB/s\n", name[k], rate[k][0],
-                   rate[k][1]);
+    bool ok = false;
+    if (!checkRuntime(cudaSetDevice(0)) || !host[0]) /* !host[0]: malloc had no memory */
+        goto done;
+    if (!checkRuntime(cudaMallocHost((void **)&host[1], bytes))) /* page-locked */
+        goto done;
+    if (!checkRuntime(cudaMalloc((void **)&dev, bytes)))
+        goto done;
+    if (!checkRuntime(cudaStreamCreate(&s)))
+        goto done;
+    if (!checkRuntime(cudaEventCreate(&start)))
+        goto done;
+    if (!checkRuntime(cudaEventCreate(&stop)))
+        goto done;
+    for (int k = 0; k < 2; k++) { /* the same calls for both: only the host memory differs */
+        if (!round_trip(host[k], dev, bytes, s, start, stop, ms[k], &wrong))
+            goto done;
+        printf("%-24s to the GPU %5.1f GB/s, back %5.1f GB/s\n",
+               k ? "pinned (cudaMallocHost)" : "pageable (malloc)",
+               (double)bytes / (ms[k][0] * 1e6), (double)bytes / (ms[k][1] * 1e6));
     }
-    for (int d = 0; ok && d < 2; d++)
-        printf("%s: %s is faster, %.1fx\n", d ? "back" : "to the GPU",
-               rate[1][d] > rate[0][d] ? "pinned" : "pageable",
-               rate[1][d] > rate[0][d] ? rate[1][d] / rate[0][d] : rate[0][d] / rate[1][d]);
-    if (ok)
-        claim(wrong == 0, "the data came back intact from both (%zu wrong words of %zu)", wrong,
-              2 * words);
-    for (int k = 0; k < 2; k++)
-        if (host[k])
-            ok = checkRuntime(host_free(kinds[k], host[k])) && ok;
-    if (stop)
-        ok = checkRuntime(cudaEventDestroy(stop)) && ok;
-    if (start)
-        ok = checkRuntime(cudaEventDestroy(start)) && ok;
-    if (s)
-        ok = checkRuntime(cudaStreamDestroy(s)) && ok;
-    if (dev)
-        ok = checkRuntime(cudaFree(dev)) && ok;
+    ok = true;
+    claim(ms[1][0] < ms[0][0] && ms[1][1] < ms[0][1], "pinned copies are faster, both ways");
+    claim(wrong == 0, "the data came back intact from both kinds of memory");
+done:
+    ok = checkRuntime(cudaFree(dev)) && ok; /* cudaFree(NULL) and cudaFreeHost(NULL) do nothing */
+    ok = checkRuntime(cudaFreeHost(host[1])) && ok;
+    ok = (!start || checkRuntime(cudaEventDestroy(start))) && ok;
+    ok = (!stop || checkRuntime(cudaEventDestroy(stop))) && ok;
+    ok = (!s || checkRuntime(cudaStreamDestroy(s))) && ok;
+    free(host[0]);
     return verdict(ok);
 }

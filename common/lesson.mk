@@ -55,8 +55,10 @@ PROOF := proof
 LESSON_SRCS := $(filter-out demo.c,$(wildcard *.c *.cu)) $(wildcard $(PROOF)/*.c $(PROOF)/*.cu)
 # The demo (make demo, build/demo): demo.c with the core and the kernels, nothing of proof/, as
 # the README's one nvcc line builds it by hand (a lesson's Makefile may set DEMO_SRCS before the
-# include; common/ is linked as for every program).
+# include; common/ is linked as for every program). A demo that needs only its own folder (its
+# demo.h) sets DEMO_COMMON empty and DEMO_LDLIBS to what its README's line links (-lcuda).
 DEMO_SRCS ?= demo.c core.c $(wildcard *.cu)
+DEMO_COMMON ?= $(COMMON_OBJS)
 DEMO := $(if $(wildcard demo.c),$(BUILD)/demo)
 EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
 SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
@@ -145,8 +147,8 @@ $(BIN): $(call obj,$(LESSON_SRCS)) $(COMMON_OBJS)
 	$(call progress,$@)
 
 ifneq ($(DEMO),)
-$(DEMO): $(call obj,$(DEMO_SRCS)) $(COMMON_OBJS)
-	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
+$(DEMO): $(call obj,$(DEMO_SRCS)) $(DEMO_COMMON)
+	$(NVCC) $(LINK_FLAGS) -o $(call q,$@) $(call qall,$^) $(or $(DEMO_LDLIBS),$(LDLIBS))
 	$(call progress,$@)
 else
 demo:

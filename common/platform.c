@@ -354,6 +354,27 @@ static void read_nvml(struct platform *p)
     }
 }
 
+/* Whether every visible device reaches registered memory at its host pointer: only then does
+ * cudaHostGetDevicePointer / cuMemHostGetDevicePointer give that pointer back (cuda.h and
+ * cuda_runtime_api.h: "If all devices visible to the application have a non-zero value for the
+ * device attribute, the device pointer returned ... will match the original pointer"). */
+static int host_pointer_registered(void)
+{
+    int count = 0, all = 1;
+    if (cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1)
+        return -1;
+    for (int i = 0; i < count; i++) {
+        CUdevice d;
+        int v = -1;
+        if (cuDeviceGet(&d, i) != CUDA_SUCCESS ||
+            cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM,
+                                 d) != CUDA_SUCCESS)
+            return -1;
+        all = all && v == 1;
+    }
+    return all;
+}
+
 CUresult platform_read(int ordinal, struct platform *p)
 {
     memset(p, 0, sizeof *p);
@@ -361,6 +382,7 @@ CUresult platform_read(int ordinal, struct platform *p)
     p->built_with = CUDA_VERSION;
     p->compute_mode = p->async_engines = p->integrated = p->pageable_access = -1;
     p->host_page_tables = p->mig = p->numa_node = p->cpus_allowed = p->cpus_near = -1;
+    p->registered_ptr = -1;
     p->link_gen = p->link_width = p->link_gen_max = p->link_width_max = -1;
     p->nvml_lists_self = p->others = -1;
     p->pid_namespace = platform_pid_namespace();
@@ -395,6 +417,7 @@ CUresult platform_read(int ordinal, struct platform *p)
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         if (cuDeviceGetAttribute(attrs[i].v, attrs[i].a, dev) != CUDA_SUCCESS)
             *attrs[i].v = -1;
+    p->registered_ptr = host_pointer_registered();
     size_t total = 0;
     if (cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS)
         p->mem_total = total;
@@ -491,6 +514,19 @@ static void describe_link(const struct platform *p)
            below ? " (an idle link may slow down to save power and speed up under load)" : "");
 }
 
+/* The device address of registered and write-combined memory, as the attribute decides it. */
+static void describe_addresses(const struct platform *p)
+{
+    if (p->registered_ptr == 1)
+        printf("   registered and write-combined memory: every visible device reaches it at "
+               "its host pointer\n   (cudaDevAttrCanUseHostPointerForRegisteredMem 1), so "
+               "cudaHostGetDevicePointer gives that pointer\n");
+    else if (p->registered_ptr == 0)
+        printf("   registered and write-combined memory: a visible device cannot reach it at "
+               "its host pointer\n   (cudaDevAttrCanUseHostPointerForRegisteredMem 0), so "
+               "cudaHostGetDevicePointer gives a device address\n   of its own\n");
+}
+
 void platform_describe(const struct platform *p, unsigned facts)
 {
     char a[32], b[32];
@@ -531,13 +567,17 @@ void platform_describe(const struct platform *p, unsigned facts)
             printf("   integrated GPU: it shares the host's memory; a copy moves data within "
                    "the same memory\n");
         if (p->pageable_access == 1)
-            printf("   the GPU reads pageable host memory itself (%s): a copy from malloc'd "
-                   "memory need not be staged through a pinned buffer\n",
-                   p->host_page_tables == 1 ? "through the host's page tables" : "HMM");
+            printf(
+                "   the GPU reads pageable host memory itself (%s): its kernels may use "
+                "malloc'd memory\n   without cudaHostRegister (cudaDevAttrPageableMemoryAccess); "
+                "that says nothing of copies\n",
+                p->host_page_tables == 1 ? "through the host's page tables" : "HMM");
         else if (p->pageable_access == 0)
             printf("   the GPU cannot read pageable host memory: the driver stages copies from "
                    "it through pinned buffers\n");
     }
+    if (facts & PF_ADDRESSES)
+        describe_addresses(p);
     if (facts & PF_NUMA)
         describe_numa(p);
     if (facts & PF_THP)

@@ -66,6 +66,8 @@ struct platform {
     int integrated;           /* 1: the GPU shares the host's memory (Jetson, ...) */
     int pageable_access;      /* 1: the GPU reads pageable host memory itself (HMM, ATS) */
     int host_page_tables;     /* 1: ... through the host's page tables (Grace Hopper) */
+    int registered_ptr;       /* 1: every visible device reaches registered memory at its host
+                                 pointer, which cudaHostGetDevicePointer then gives; 0 not */
     int mig;                  /* 1: the GPU is split into MIG instances; 0 not; -1 unknown */
     int numa_node;            /* the node the GPU hangs off (/sys); -1 none or unknown */
     int numa_nodes;           /* NUMA nodes in this machine (1: nothing to choose) */
@@ -91,11 +93,12 @@ enum platform_facts {
     PF_MIG = 1 << 3,
     PF_PAGEABLE = 1 << 4, /* integrated, pageable memory access */
     PF_NUMA = 1 << 5,
-    PF_THP = 1 << 6,       /* transparent huge pages */
-    PF_LINK = 1 << 7,      /* PCIe link now and at most */
-    PF_MEMORY = 1 << 8,    /* free / total GPU memory */
-    PF_PROCESSES = 1 << 9, /* other processes; a PID namespace that hides them */
-    PF_ALL = (1 << 10) - 1
+    PF_THP = 1 << 6,        /* transparent huge pages */
+    PF_LINK = 1 << 7,       /* PCIe link now and at most */
+    PF_MEMORY = 1 << 8,     /* free / total GPU memory */
+    PF_PROCESSES = 1 << 9,  /* other processes; a PID namespace that hides them */
+    PF_ADDRESSES = 1 << 10, /* the device address of registered and write-combined memory */
+    PF_ALL = (1 << 11) - 1
 };
 
 void platform_describe(const struct platform *p, unsigned facts);

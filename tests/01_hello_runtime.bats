@@ -287,26 +287,60 @@ setup() {
     require_gpu
     run "$ROOT/01_hello_runtime/build/demo"
     assert_success
-    assert_line "before any CUDA call:        cuCtxGetCurrent -> CUDA_ERROR_NOT_INITIALIZED"
+    assert_line "before any CUDA call:     cuCtxGetCurrent -> CUDA_ERROR_NOT_INITIALIZED"
     assert_line "  [ok]   no context before the first CUDA call"
-    assert_line --regexp '^after cudaGetDeviceCount: +[0-9]+ device\(s\), current context NULL, primary active = 0$'
+    assert_line --regexp '^after cudaGetDeviceCount: [0-9]+ device\(s\), current context NULL, primary active = 0$'
     assert_line "  [ok]   cudaGetDeviceCount initialised the driver and made no context"
+    assert_line --regexp '^after cudaSetDevice\(0\):   current 0x[0-9a-f]+, cuDevicePrimaryCtxRetain 0x[0-9a-f]+, active = 1$'
     assert_line "  [ok]   cudaSetDevice made the device's primary context current"
-    assert_line --regexp '^add_one<<<4096, 256>>>: +1048576 floats, 0 wrong$'
+    assert_line --regexp '^add_one<<<4096, 256>>>:     1048576 floats, 0 wrong$'
     assert_line "  [ok]   the kernel added one to every element"
     # the two handles printed are the same, and not NULL
     local handles
-    handles="$(sed -n -E 's/^after cudaSetDevice\(0\): +current (0x[0-9a-f]+), cuDevicePrimaryCtxRetain (0x[0-9a-f]+) .*/\1 \2/p' <<<"$output")"
+    handles="$(sed -n -E 's/^after cudaSetDevice\(0\): +current (0x[0-9a-f]+), cuDevicePrimaryCtxRetain (0x[0-9a-f]+), .*/\1 \2/p' <<<"$output")"
     [ -n "$handles" ] && [ "${handles% *}" = "${handles#* }" ] || fail "current and retained differ: $handles"
     assert_line --regexp '^RESULT: PASS - all 4 checks passed$'
+    # demo.h: no visible device stops the demo at its first call, exit 77 with the reason
+    run_with_no_visible_device "$ROOT/01_hello_runtime/build/demo"
 }
 
 # ---- anywhere: no GPU, no driver, bad command lines -----------------------------------
 
-@test "the demo: without a usable driver it exits 77 with the reason (the stub, no driver)" {
+@test "the demo: the stub driver exits 77 with the reason; linked with -lcuda, without a driver it cannot start" {
     run_with_stub_driver "$ROOT/01_hello_runtime/build/demo"
     refute_output --partial "[ok]"
-    run_with_no_driver "$ROOT/01_hello_runtime/build/demo"
+    # the README says why there is no exit 77 without the driver: the loader needs libcuda.so.1
+    run readelf -d "$ROOT/01_hello_runtime/build/demo"
+    assert_output --partial "Shared library: [libcuda.so.1]"
+    grep -qF 'the system'"'"'s loader stops it before `main` (`libcuda.so.1: cannot open shared object file`)' \
+        "$ROOT/01_hello_runtime/README.md" || fail "README.md does not say why the demo cannot start without the driver"
+}
+
+@test "the demo builds by README.md's nvcc line from a copy of the lesson folder alone (no ../common)" {
+    command -v nvcc >/dev/null || skip "no nvcc"
+    local line copy="$BATS_TEST_TMPDIR/alone/01_hello_runtime"
+    line="$(awk '/^```sh$/ { sh = 1; next } /^```/ { sh = 0 } sh && /^nvcc / { print; exit }' "$ROOT/01_hello_runtime/README.md")"
+    assert_equal "$line" "nvcc -o demo demo.c kernel.cu -lcuda"
+    mkdir -p "$copy"
+    (cd "$ROOT/01_hello_runtime" && tar cf - --exclude=build --exclude='build-*' .) | (cd "$copy" && tar xf -)
+    run bash -c "cd '$copy' && $line"
+    assert_success
+    [ -x "$copy/demo" ] || fail "no demo built"
+}
+
+@test "after a reset cudaSetDevice makes the primary context active at once: cuda_runtime_api.h says so, the lesson says nothing else" {
+    local h="${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime_api.h"
+    [ -f "$h" ] || skip "no $h"
+    # the header's sentence (on two lines there), which IN_DEPTH.md and proof/child.c quote
+    run grep -c "This function will also immediately initialize the runtime state on the primary context" "$h"
+    assert_output 1
+    grep -qF '"will also immediately initialize the runtime state on the primary context"' "$ROOT/01_hello_runtime/IN_DEPTH.md" ||
+        fail "IN_DEPTH.md does not quote the header"
+    grep -qF '"will also immediately initialize the runtime state on the primary context"' "$ROOT/01_hello_runtime/proof/child.c" ||
+        fail "proof/child.c does not quote the header"
+    # the old sentence is gone everywhere, and no cudaFree(0) follows cudaSetDevice after a reset
+    run grep -rn "may only record it\|start_primary_context_again" "$ROOT/01_hello_runtime" --include='*.c' --include='*.h' --include='*.md'
+    assert_failure
 }
 
 # ---- CUDA's own switches: step 0 names each variable that is set, with what it changes here

@@ -304,16 +304,24 @@ one_device_view() {
     require_gpu
     run "$ROOT/02_driver_context/build/demo"
     assert_success
-    assert_line --regexp '^cuInit, then device 0: .+'
-    assert_line --regexp '^cuCtxCreate -> 0x[0-9a-f]+; cudaSetDevice\(0\) -> primary 0x[0-9a-f]+ \(cuDevicePrimaryCtxRetain: 0x[0-9a-f]+\)$'
-    assert_line "pushed ours: cudaMalloc's buffer belongs to our context; add_one<<<>>>: 0 of 1048576 words wrong"
-    assert_line "popped (ours came off): cudaMalloc's buffer belongs to the primary context"
-    assert_line "RESULT: PASS - two contexts, one stack, memory where the current one is"
-    # the two contexts printed differ, and the retained one is the runtime's
-    local own primary retained
-    read -r own primary retained < <(sed -nE 's/^cuCtxCreate -> (0x[0-9a-f]+); cudaSetDevice\(0\) -> primary (0x[0-9a-f]+) \(cuDevicePrimaryCtxRetain: (0x[0-9a-f]+)\)$/\1 \2 \3/p' <<<"$output")
-    [ "$own" != "$primary" ] || fail "ours and the primary context are the same: $own"
-    assert_equal "$retained" "$primary"
+    assert_line --regexp '^cuCtxCreate -> 0x[0-9a-f]+; cudaSetDevice\(0\) -> current 0x[0-9a-f]+, cuDevicePrimaryCtxRetain 0x[0-9a-f]+$'
+    assert_line "  [ok]   the created context is not the primary one; cudaSetDevice made the primary one current"
+    assert_line --regexp '^cudaMalloc with ours pushed: owner 0x[0-9a-f]+; popped: owner 0x[0-9a-f]+; 0 of 1048576 words wrong$'
+    assert_line "  [ok]   with our context pushed, cudaMalloc's buffer belongs to ours"
+    assert_line "  [ok]   popped, the runtime allocates in the primary context again"
+    assert_line "  [ok]   add_one<<<>>> ran in each context, every word checked"
+    assert_line "RESULT: PASS - all 4 checks passed"
+    # the two contexts printed differ, the retained one is the runtime's, and each buffer's
+    # owner is the context that was current
+    local own current retained in_own in_primary
+    read -r own current retained < <(sed -nE 's/^cuCtxCreate -> (0x[0-9a-f]+); cudaSetDevice\(0\) -> current (0x[0-9a-f]+), cuDevicePrimaryCtxRetain (0x[0-9a-f]+)$/\1 \2 \3/p' <<<"$output")
+    read -r in_own in_primary < <(sed -nE 's/^cudaMalloc with ours pushed: owner (0x[0-9a-f]+); popped: owner (0x[0-9a-f]+);.*/\1 \2/p' <<<"$output")
+    [ "$own" != "$current" ] || fail "ours and the primary context are the same: $own"
+    assert_equal "$retained" "$current"
+    assert_equal "$in_own" "$own"
+    assert_equal "$in_primary" "$current"
+    # demo.h: no visible device stops the demo at cuInit, exit 77 with the reason
+    run_with_no_visible_device "$ROOT/02_driver_context/build/demo"
 }
 
 # (--device on every device, each run ending PASS: tests/regimes-02_driver_context.bats's
@@ -384,12 +392,47 @@ GRADER_02_MEMORY='^context_leak: (the tasks destroy their contexts and give thei
     run_with_no_driver "$BIN"
 }
 
-@test "the demo without a usable driver: the stub gives exit 77, no visible device exit 77" {
+@test "the demo without a usable driver: the stub gives exit 77 (no visible device: the GPU test)" {
     local demo="$ROOT/02_driver_context/build/demo"
     [ -x "$demo" ] || fail "$demo is not built: run make first"
     run_with_stub_driver "$demo"
     refute_output --partial "RESULT:"
-    run_with_no_visible_device "$demo"
+}
+
+@test "the demo builds by README.md's nvcc line from a copy of the lesson folder alone (no ../common)" {
+    command -v nvcc >/dev/null || skip "no nvcc"
+    local line copy="$BATS_TEST_TMPDIR/alone/02_driver_context"
+    line="$(awk '/^```sh$/ { sh = 1; next } /^```/ { sh = 0 } sh && /^nvcc / { print; exit }' "$ROOT/02_driver_context/README.md")"
+    assert_equal "$line" "nvcc -o demo demo.c kernel.cu -lcuda"
+    mkdir -p "$copy"
+    (cd "$ROOT/02_driver_context" && tar cf - --exclude=build --exclude='build-*' .) | (cd "$copy" && tar xf -)
+    run bash -c "cd '$copy' && $line"
+    assert_success
+    [ -x "$copy/demo" ] || fail "no demo built"
+}
+
+@test "core.c chains at most three calls with && (one call a line where more are made in turn)" {
+    run awk '{ text = text $0 "\n" }
+        END {
+            gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, "", text)    # comments out
+            n = split(text, st, /[;{}]/)
+            for (i = 1; i <= n; i++) if (gsub(/&&/, "&&", st[i]) > 2) { print "a chain of more than three: " st[i]; bad = 1 }
+            exit bad
+        }' "$ROOT/02_driver_context/core.c"
+    assert_success
+}
+
+@test "what the README says of memory and contexts is what cuda.h says: cuMemCreate and the pools' memory belongs to no context" {
+    local h="${CUDA_PATH:-/usr/local/cuda}/include/cuda.h"
+    [ -f "$h" ] || skip "no $h"
+    run grep -c "These memory allocations are not associated with any CUDA context and need to" "$h"
+    assert_output 1
+    grep -q "cuMemCreate" <(sed -n '/brief Destroy a CUDA context/,/CUresult CUDAAPI cuCtxDestroy/p' "$h") || fail "cuCtxDestroy's note names no cuMemCreate"
+    run grep -c "whichever API" "$ROOT/02_driver_context/README.md" "$ROOT/02_driver_context/IN_DEPTH.md"
+    assert_output --regexp ':0$'
+    refute_output --regexp ':[1-9]'
+    grep -qF '(`cuMemCreate` and the stream-ordered pools'"'"' memory belongs to none, cuda.h says)' "$ROOT/02_driver_context/README.md" || fail "README.md does not say which memory belongs to no context"
+    grep -qF '"are not associated with any CUDA context and need to' "$ROOT/02_driver_context/IN_DEPTH.md" || fail "IN_DEPTH.md does not quote cuda.h"
 }
 
 @test "--help prints the usage on stdout and exits 0" {

@@ -216,6 +216,9 @@ shim03() {
     refute_regex "$LESSON_OUT" 'might be synchronous'
     refute_regex "$LESSON_OUT" 'returns once the copy has completed' 
     assert_claim "pageable host-to-device copies of 4 KiB returned at once"
+    # "staged" is checked, not inferred from the time: the host buffer was overwritten as soon as
+    # the call returned, and the GPU still got the data as it was at the call
+    assert_regex "$LESSON_OUT" 'returned at once \([0-9.]+ ms\), and the GPU got the data as it was at the call, though the host buffer was overwritten as soon as the call returned \(0 words differ\): the driver staged the data and queued the DMA'
     assert_claim "pageable host-to-device copies of 16 MiB waited for the kernel ahead"
 }
 
@@ -233,7 +236,19 @@ shim03() {
 
 # bats test_tags=gpu
 @test "GPU: zero-copy: same address, right results, faster than unpipelined copies; the pipelined estimate names the winner" {
-    assert_claim "under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the CPU's own address (write-combined and registered memory have a device address of their own: cuda_runtime_api.h, \"Exceptions, Disjoint Addressing\")"
+    assert_claim "under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the CPU's own address"
+    # registered and write-combined memory: the address the attribute decides (step 1 prints it)
+    local kind
+    if grep -qF "every visible device reaches it at its host pointer" <<<"$LESSON_OUT"; then
+        for kind in registered write-combined; do
+            assert_claim "$kind memory's device address is its host pointer (cudaDevAttrCanUseHostPointerForRegisteredMem 1 on every visible device: cuda_runtime_api.h, cudaHostRegister)"
+        done
+    else
+        grep -qF "a visible device cannot reach it at its host pointer" <<<"$LESSON_OUT" || fail "step 1 does not say which address registered memory has"
+        for kind in registered write-combined; do
+            assert_claim "$kind memory's device address is one of its own (cudaDevAttrCanUseHostPointerForRegisteredMem 0 on a visible device: cuda_runtime_api.h, cudaHostRegister)"
+        done
+    fi
     assert_claim "the kernel's results in host memory are right (0 wrong words)"
     assert_claim "the explicit way gives the same results (0 wrong words)"
     assert_claim "for one pass over the data, zero-copy is faster than copy in + kernel + copy out one after the other"
@@ -355,8 +370,21 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
     run grep -nE '(^|[^a-z_])(pin_in_place|unpin|start_timing|stop_timing|elapsed_ms|host_alloc_mapped|mapped_pointer|kernel_pass|driver_pin_in_place|driver_mapped_pointer|driver_unpin)\(' \
         "$dir"/core.c "$dir"/core.h "$dir"/proof/*.c "$dir"/proof/*.h "$dir"/demo.c
     assert_failure
-    grep -qE 'cudaHostRegister\(' "$dir/proof/step2_sweep.c" || fail "step 2 does not call cudaHostRegister by name"
-    grep -qE 'cudaHostGetDevicePointer\(' "$dir/proof/step5_zero_copy.c" || fail "step 5 does not call cudaHostGetDevicePointer by name"
+    # every kind of host memory the README lists is made in core.c: registered (cudaHostRegister,
+    # and mapped with cudaHostRegisterMapped) and mapped (cudaHostAllocMapped) included, and the
+    # sweep's copies are timed there (timed_copies, copies_ms), which step 2 calls
+    for c in cudaHostRegister cudaHostUnregister; do
+        grep -qE "$c\(" "$dir/core.c" || fail "core.c does not call $c"
+    done
+    grep -qF 'cudaHostRegisterMapped' "$dir/core.c" || fail "core.c makes no mapped registered memory"
+    grep -qF 'cudaHostAllocMapped' "$dir/core.c" || fail "core.c makes no mapped memory"
+    # (the calls' names in the strings the steps print do not count: strings left out)
+    run bash -c 'sed -E "s/\"([^\"\\\\]|\\\\.)*\"//g" "$@" | grep -nE "cudaHostRegister\(|cudaHostAlloc\("' _ \
+        "$dir/proof/step2_sweep.c" "$dir/proof/step5_zero_copy.c"
+    assert_failure
+    grep -qE 'time_copies\(' "$dir/proof/step2_sweep.c" || fail "step 2 does not time its copies through core.c"
+    grep -qE 'timed_copies\(' "$dir/proof/measure.c" || fail "time_copies does not call core.c's timed_copies"
+    grep -qE 'mapped_alloc\(' "$dir/proof/step5_zero_copy.c" || fail "step 5 does not make its mapped memory with core.c's mapped_alloc"
 }
 
 @test "the claim on registered and write-combined memory states the tolerances its check uses" {
@@ -386,7 +414,8 @@ GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two dir
     # the lesson says the same, and no longer that every buffer is mapped whatever its flags
     run cat "$ROOT/03_pinned_memory/proof/step7_driver_api.c" "$ROOT/03_pinned_memory/IN_DEPTH.md" "$ROOT/tests/expected/03_pinned_memory.out"
     assert_output --partial "PORTABLE and DEVICEMAP or not, at its host pointer unless it is WRITECOMBINED;"
-    assert_output --partial 'which cuMemHostGetDevicePointer gives: \"Exceptions, Disjoint Addressing\")'
+    assert_output --partial 'which cuMemHostGetDevicePointer gives: \"Exceptions, Disjoint Addressing\";'
+    refute_output --partial "write-combined and registered memory have a device address of their own"
     refute_output --partial "mapped and pinned for every context"
     refute_output --partial "the device pointer of mapped memory is the host pointer itself"
 }
@@ -528,7 +557,14 @@ joined() {
 @test "W-a: step 5's address claim is made for the buffer it checks, with the documented exceptions" {
     local d="$ROOT/03_pinned_memory"
     run joined "$d/proof/step5_zero_copy.c"
-    assert_output --partial 'under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the CPU'"'"'s own address (write-combined and registered memory have a device address of their own: cuda_runtime_api.h, \"Exceptions, Disjoint Addressing\")'
+    assert_output --partial '"under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the CPU'"'"'s own address"'
+    refute_output --partial 'memory have a device address of their own'
+    # registered and write-combined memory: decided by the attribute step 1 read (the platform's
+    # registered_ptr), whichever way it came out
+    assert_output --partial 'int same = L->platform.registered_ptr;'
+    assert_output --partial 'claim(same ? dev == host : dev != host,'
+    run grep -c "PF_ADDRESSES" "$d/proof/step1_device.c"
+    assert_output 1
     refute_output --partial 'the very same address as the CPU'
     # what it rests on, in the toolkit's own header
     local inc="${CUDA_PATH:-/usr/local/cuda}/include"
@@ -536,6 +572,41 @@ joined() {
     run sed -n '/Exceptions, Disjoint Addressing/,/\*\//p' "$inc/cuda_runtime_api.h"
     assert_output --partial "are host memory registered using ::cudaHostRegister() and host memory"
     assert_output --partial "allocated using the flag ::cudaHostAllocWriteCombined"
+}
+
+@test "registered and write-combined addresses: what the lesson decides is what cuda_runtime_api.h says of the attribute" {
+    local inc="${CUDA_PATH:-/usr/local/cuda}/include"
+    [ -f "$inc/cuda_runtime_api.h" ] || skip "no CUDA headers in $inc"
+    # cudaHostRegister's and cudaHostGetDevicePointer's documentation: all visible devices with
+    # the attribute: the host pointer; any without: another address
+    run grep -c "If all devices visible to the application have a non-zero value for the" "$inc/cuda_runtime_api.h"
+    assert_output --regexp '^[2-9]$'
+    run grep -c "has a zero value for the device attribute, the device pointer returned by" "$inc/cuda_runtime_api.h"
+    assert_output --regexp '^[2-9]$'
+    grep -q "cudaDevAttrCanUseHostPointerForRegisteredMem *= 91" "$inc/driver_types.h" || fail "no attribute 91 in driver_types.h"
+    # the lesson's words for the two outcomes (step 1, step 5, step 7), in the programs' sources
+    run joined "$ROOT/common/platform.c"
+    assert_output --partial "registered and write-combined memory: every visible device reaches it at its host pointer"
+    assert_output --partial "registered and write-combined memory: a visible device cannot reach it at its host pointer"
+    run joined "$ROOT/03_pinned_memory/proof/step7_driver_api.c"
+    assert_output --partial "write-combined and registered memory may have a device address of their own"
+    assert_output --partial "here it is their host pointer, as every visible device has"
+    assert_output --partial "here it is one of their own, as a visible device lacks"
+}
+
+@test "statements that had no ground are gone: the T4's 78%, 'at full speed at once', 'need not be staged'; one figure for the link's share" {
+    local d="$ROOT/03_pinned_memory"
+    run grep -rn -e "about 78%" -e "reaches about 78" -e "full speed at once" -e "full speed at$" \
+        "$d/README.md" "$d/IN_DEPTH.md" "$d/proof" "$d/exercises" "$d/solutions"
+    assert_failure
+    run grep -n "need not be staged" "$ROOT/common/platform.c" "$ROOT/tools/doctor" "$d/proof"/*.c
+    assert_failure
+    # the link's share: step 1 says what step 2's claim holds it to (70-100%), nothing else
+    run bash -c 'cat "$1"/README.md "$1"/IN_DEPTH.md "$1"/proof/*.c "$2" | grep -c "75-90"' _ "$d" "$ROOT/tests/expected/03_pinned_memory.out"
+    assert_output 0
+    grep -qF 'claim(f >= 0.70 && g->fastest <= theory,' "$d/proof/step2_sweep.c" || fail "the link claim's bar changed: update step 1's sentence and this test"
+    run joined "$d/proof/step1_device.c"
+    assert_output --partial "step 2 expects large pinned copies\\n   to reach 70-100%% of it"
 }
 
 @test "W-b: one copy engine is the smallest (1g) MIG slices; WSL2's is what users report" {

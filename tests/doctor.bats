@@ -76,6 +76,12 @@ doctor_with_shim() {
     assert_line --partial "[note]  1 asynchronous engine(s): copies to and from the GPU take turns"
 }
 
+@test "HMM (pageable memory access): the note says the attribute is about kernels, not copies" {
+    doctor_with_shim CUDA_SHIM_PAGEABLE=1
+    assert_output --partial "the GPU reads pageable host memory itself (HMM or ATS): its kernels may use malloc'd memory without cudaHostRegister (cudaDevAttrPageableMemoryAccess); that is about kernels, not copies"
+    refute_output --partial "need not be staged"
+}
+
 @test "exclusive-process mode with the GPU held by another process, and prohibited mode: something to fix, exit 1" {
     need_shims
     local held="$BATS_TEST_TMPDIR/held" i

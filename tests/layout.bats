@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The layout a student walks (issue 41), CPU only: each lesson's README within its budget and
 # order with its second document, at most 6 sources at the top and the instrument in proof/,
-# demo.c short with only main(), built by the README's own nvcc line, lesson 04's loop writing
+# demo.c short (main() of 40 lines at most, two story functions beside it), built by the README's own nvcc line, lesson 04's loop writing
 # its three calls, the functions' lengths, and a FIXME marker wherever a student works (the
 # core's limits, rename wrappers and includes: tests/code.bats runs tools/check-core on each
 # lesson). Each check is proven first on a toy lesson that keeps the contract, and on copies of
@@ -11,11 +11,12 @@ load test_helper
 
 # ---- the checks, each on one lesson folder (they print what is wrong; status 1 then) ---------
 
-# layout_sources DIR: at most 6 sources (.c .h .cu .cuh) at DIR's top level, the instrument in
-# DIR/proof/, and no other folder but exercises/, solutions/, harness/ and the build output.
+# layout_sources DIR: at most 6 sources (.c .h .cu .cuh) at DIR's top level (demo.h, the demo's
+# own small header, not counted), the instrument in DIR/proof/, and no other folder but
+# exercises/, solutions/, harness/ and the build output.
 layout_sources() {
     local dir="$1" n bad=0 d
-    n=$(find "$dir" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | wc -l)
+    n=$(find "$dir" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) ! -name demo.h | wc -l)
     [ "$n" -le 6 ] || { echo "$dir: $n source files at the top level (6 at most: the instrument goes in proof/)"; bad=1; }
     [ -d "$dir/proof" ] || { echo "$dir: no proof/ folder (the instrument: main.c, the steps, measuring, reports)"; bad=1; }
     for d in "$dir"/*/; do
@@ -28,16 +29,22 @@ layout_sources() {
     return "$bad"
 }
 
-# layout_demo DIR: DIR/demo.c has at most 80 lines and defines main() and no other function.
+# layout_demo DIR: DIR/demo.c has at most 120 lines, a main() of at most 40, and at most two
+# other functions (the story's parts, in the order main calls them).
 layout_demo() {
     local f="$1/demo.c" n
     [ -f "$f" ] || { echo "$1: no demo.c"; return 1; }
     n=$(wc -l <"$f")
-    [ "$n" -le 80 ] || { echo "$f: $n lines (80 at most)"; return 1; }
+    [ "$n" -le 120 ] || { echo "$f: $n lines (120 at most)"; return 1; }
     awk -v file="$f" '
-        /^\{/ { fns++; if (prev !~ /(^|[^A-Za-z0-9_])main[ \t]*\(/) { print file ":" NR ": a function other than main(): " prev; bad = 1 } }
+        /^\{/ { start = NR; if (prev ~ /(^|[^A-Za-z0-9_])main[ \t]*\(/) main = NR; else { others++; last = prev } }
+        /^\}/ && start { if (start == main && NR - start + 2 > 40) { print file ":" start - 1 ": main() is " NR - start + 2 " lines (40 at most)"; bad = 1 } start = 0 }
         { if ($0 ~ /^[A-Za-z]/) prev = $0 }
-        END { if (fns == 0) { print file ": no main()"; bad = 1 } exit bad }' "$f"
+        END {
+            if (!main) { print file ": no main()"; bad = 1 }
+            if (others > 2) { print file ": " others " functions besides main() (2 at most), the last: " last; bad = 1 }
+            exit bad
+        }' "$f"
 }
 
 # demo_nvcc_line README: the README's nvcc line for the demo: the first line that starts "nvcc "
@@ -272,20 +279,29 @@ setup() {
     assert_line "$L: a folder steps/ at the top level (only proof/, exercises/, solutions/, harness/)"
 }
 
-@test "layout checks on the toy: demo.c of 81 lines, with a second function, with no main" {
-    for i in $(seq 65); do echo "/* $i */"; done >>"$L/demo.c"
+@test "layout checks on the toy: demo.c of 121 lines, a main of 41 lines, three other functions, no main" {
+    for i in $(seq 105); do echo "/* $i */"; done >>"$L/demo.c"
     run layout_demo "$L"
     assert_failure
-    assert_output "$L/demo.c: 81 lines (80 at most)"
+    assert_output "$L/demo.c: 121 lines (120 at most)"
     head -n 16 "$L/demo.c" >"$L/d" && mv "$L/d" "$L/demo.c"
+    # main of 41 lines: 31 more lines in its body
+    awk '{ print } /^    int host\[4\]/ { for (i = 0; i < 31; i++) print "    host[0] = 1;" }' "$L/demo.c" >"$L/d" && mv "$L/d" "$L/demo.c"
+    run layout_demo "$L"
+    assert_failure
+    assert_output "$L/demo.c:7: main() is 41 lines (40 at most)"
+    sed -i '/^    host\[0\] = 1;$/d' "$L/demo.c"
+    for fn in one two; do printf 'static int %s(void)\n{\n    return 0;\n}\n' "$fn" >>"$L/demo.c"; done
+    run layout_demo "$L"
+    assert_success # two story functions beside main are allowed
     printf 'static int helper(void)\n{\n    return 0;\n}\n' >>"$L/demo.c"
     run layout_demo "$L"
     assert_failure
-    assert_output "$L/demo.c:18: a function other than main(): static int helper(void)"
+    assert_output "$L/demo.c: 3 functions besides main() (2 at most), the last: static int helper(void)"
     sed -i 's/^int main(void)$/int start(void)/' "$L/demo.c"
     run layout_demo "$L"
     assert_failure
-    assert_line --partial "a function other than main(): int start(void)"
+    assert_line "$L/demo.c: no main()"
 }
 
 @test "the README's nvcc line builds the toy's demo by hand; a line that cannot build fails" {
@@ -489,7 +505,7 @@ setup() {
     [ -z "$bad" ] || fail "$bad"
 }
 
-@test "each lesson: demo.c of at most 80 lines with only main()" {
+@test "each lesson: demo.c of at most 120 lines, main() of at most 40 and two other functions at most" {
     local d bad=""
     for d in $(list_lessons "$ROOT"); do
         run layout_demo "$ROOT/$d"

@@ -83,6 +83,30 @@ stub_shim() {
     assert_line "compute_mode=2"
 }
 
+@test "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM 1 and 0: platform_read reads it, and the words lesson 03's step 1 prints say which address registered memory has" {
+    stub_shim "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "registered_ptr=1"
+    assert_line "   registered and write-combined memory: every visible device reaches it at its host pointer"
+    assert_line "   (cudaDevAttrCanUseHostPointerForRegisteredMem 1), so cudaHostGetDevicePointer gives that pointer"
+    stub_shim CUDA_SHIM_HOST_POINTER_REGISTERED=1 "$PLATFORM_PROBE" facts
+    assert_line "registered_ptr=1"
+    stub_shim CUDA_SHIM_HOST_POINTER_REGISTERED=0 "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "registered_ptr=0"
+    assert_line "   registered and write-combined memory: a visible device cannot reach it at its host pointer"
+    assert_line "   (cudaDevAttrCanUseHostPointerForRegisteredMem 0), so cudaHostGetDevicePointer gives a device address"
+    refute_line --partial "every visible device reaches it at its host pointer"
+}
+
+@test "HMM (pageable memory access without the host's page tables): the words say what the attribute is about, kernels, not copies" {
+    stub_shim CUDA_SHIM_PAGEABLE=1 "$PLATFORM_PROBE" facts
+    assert_success
+    assert_line "   the GPU reads pageable host memory itself (HMM): its kernels may use malloc'd memory"
+    assert_line "   without cudaHostRegister (cudaDevAttrPageableMemoryAccess); that says nothing of copies"
+    refute_output --partial "need not be staged"
+}
+
 @test "exclusive-process mode: a second process's context is refused while the first holds one" {
     local held="$BATS_TEST_TMPDIR/held"
     stub_shim CUDA_SHIM_COMPUTE_MODE=exclusive_process sh -c '

@@ -205,9 +205,9 @@ bool give_back_context_for_child(struct lesson *L)
     return true;
 }
 
-/* ... and after the child, the runtime's next call starts a new primary context
- * (start_primary_context_again); the steps that follow compare with L->primary, so it is read
- * again and checked. */
+/* ... and after the child, cudaSetDevice starts a new primary context at once (cuda_runtime_api.h:
+ * it "will also immediately initialize the runtime state on the primary context"); the steps
+ * that follow compare with L->primary, so it is read again and checked. */
 bool take_context_again(struct lesson *L)
 {
     if (child_plan_for(L->compute_mode) != CHILDREN_ONE_AT_A_TIME)
@@ -215,12 +215,12 @@ bool take_context_again(struct lesson *L)
     CUcontext retained = NULL;
     unsigned int flags = 0;
     int active = -1;
-    if (!requireRuntime(start_primary_context_again(L->device)) ||
-        !checkDriver(cuCtxGetCurrent(&L->primary)) || !primary_context_of(L->cu_dev, &retained) ||
+    if (!requireRuntime(cudaSetDevice(L->device)) || !checkDriver(cuCtxGetCurrent(&L->primary)) ||
+        !primary_context_of(L->cu_dev, &retained) ||
         !checkDriver(cuDevicePrimaryCtxGetState(L->cu_dev, &flags, &active)))
         return false;
-    printf("      (cudaSetDevice(%d), cudaFree(0): the runtime started a new primary context for "
-           "the steps\n"
+    printf("      (cudaSetDevice(%d): the runtime started a new primary context at once, for the "
+           "steps\n"
            "      that follow: current %p, cuDevicePrimaryCtxRetain %p, active = %d)\n",
            L->device, (void *)L->primary, (void *)retained, active);
     claim(L->primary == retained && active == 1,

@@ -4,7 +4,7 @@
  * process (this program again, with --first-call NAME). The children run side by side, or
  * one at a time on a GPU that lets one process at a time use it (EXCLUSIVE_PROCESS); a child
  * that got no context (the GPU taken, or its memory full with the others' contexts) is tried
- * again alone. The calls themselves are made by core.c's make_first_call.
+ * again alone. make_first_call below makes the child's one call.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -34,6 +34,36 @@ enum { N_CALLS = sizeof calls / sizeof calls[0] };
 
 /* What a child reports, as its exit status: FIRST_CALL_SEEN plus these bits. */
 enum { DRIVER_INITIALISED = 1, PRIMARY_ACTIVE = 2, CONTEXT_CURRENT = 4, FIRST_CALL_SEEN = 100 };
+
+/* Each of these, made first in a fresh process (the child, below). The queries need no
+ * context; the calls that need one start the primary context. */
+static cudaError_t make_first_call(const char *name, int device)
+{
+    int value = 0;
+    size_t free_bytes, total_bytes;
+    struct cudaDeviceProp prop;
+    if (strcmp(name, "cudaRuntimeGetVersion") == 0)
+        return cudaRuntimeGetVersion(&value);
+    if (strcmp(name, "cudaDriverGetVersion") == 0)
+        return cudaDriverGetVersion(&value);
+    if (strcmp(name, "cudaGetDeviceCount") == 0)
+        return cudaGetDeviceCount(&value);
+    if (strcmp(name, "cudaGetDeviceProperties") == 0)
+        return cudaGetDeviceProperties(&prop, device);
+    if (strcmp(name, "cudaDeviceGetAttribute") == 0)
+        return cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device);
+    if (strcmp(name, "cudaMemGetInfo") == 0)
+        return cudaMemGetInfo(&free_bytes, &total_bytes);
+    if (strcmp(name, "cudaFree(0)") == 0)
+        return cudaFree(0);
+    if (strcmp(name, "cudaSetDevice") == 0)
+        return cudaSetDevice(device);
+#if CUDART_VERSION >= 12000
+    if (strcmp(name, "cudaInitDevice") == 0) /* CUDA 12.0 */
+        return cudaInitDevice(device, 0, 0);
+#endif
+    return cudaErrorNotSupported;
+}
 
 /* The child (--first-call NAME): the one runtime call, then a look through the Driver API
  * (whose calls start nothing). */

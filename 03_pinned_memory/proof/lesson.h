@@ -136,6 +136,10 @@ typedef bool (*enqueue_fn)(struct lesson *L, void *arg);
 /* `warmups` untimed repetitions, then `reps` repetitions, each between L->start and L->stop
  * recorded in L->stream: ms[r] is the r-th repetition's time in milliseconds (events). */
 bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void *arg, double *ms);
+/* The same for `count` copies of `bytes` between host and L->dev, direction d, timed by core.c
+ * (timed_copies, copies_ms): step 2's sweep. */
+bool time_copies(struct lesson *L, int warmups, int reps, void *host, size_t bytes, enum dir d,
+                 int count, double *ms);
 
 /* The median of v[0..n-1] (sorted in place), and *spread = (max-min)/median. */
 double median_spread(double *v, int n, double *spread);

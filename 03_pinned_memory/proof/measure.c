@@ -36,6 +36,23 @@ bool time_events(struct lesson *L, int warmups, int reps, enqueue_fn work, void 
     return true;
 }
 
+bool time_copies(struct lesson *L, int warmups, int reps, void *host, size_t bytes, enum dir d,
+                 int count, double *ms)
+{
+    for (int r = -warmups; r < reps; r++) {
+        float f = 0;
+        bool ok = (L->ungated || gate_hold(&L->gate, L->stream)) &&
+                  timed_copies(host, L->dev, bytes, d, count, L->stream, L->start, L->stop);
+        gate_release(&L->gate);
+        if (!ok || !copies_ms(L->start, L->stop, &f))
+            return false;
+        gate_check(&L->gate);
+        if (r >= 0)
+            ms[r] = f;
+    }
+    return true;
+}
+
 bool time_median5_spread(struct lesson *L, enqueue_fn work, void *arg, double *median_ms,
                          double *spread)
 {
@@ -285,8 +302,8 @@ bool alloc_kind(enum kind k, size_t bytes, void **p)
 {
     static const char *const call[KINDS] = {"malloc (posix_memalign)", "cudaMallocHost",
                                             "cudaHostAlloc(cudaHostAllocWriteCombined)",
-                                            "malloc (posix_memalign)"};
-    return ALLOC(host_alloc(k, bytes, p), call[k], bytes);
+                                            "malloc (posix_memalign) + cudaHostRegister"};
+    return ALLOC(host_alloc(k, bytes, 0, p), call[k], bytes);
 }
 
 bool free_kind(enum kind k, void *p)

@@ -71,7 +71,8 @@ bool step_1_platform(struct lesson *L)
     if (!checkRuntime(cudaGetDeviceProperties(&L->prop, (int)L->opt.device)) ||
         !checkDriver(platform_read((int)L->opt.device, p)))
         return false;
-    platform_describe(p, PF_COPY_ENGINES | PF_PAGEABLE | PF_NUMA | PF_THP | PF_MEMORY);
+    platform_describe(p,
+                      PF_COPY_ENGINES | PF_PAGEABLE | PF_ADDRESSES | PF_NUMA | PF_THP | PF_MEMORY);
     if (L->prop.asyncEngineCount < 2)
         printf("   so here the two copies of step 6 take turns, and step 5's pipeline adds its "
                "copies\n");
@@ -136,7 +137,7 @@ bool step_1_link(struct lesson *L)
                "generation\n"
                "   speeds up under load; one that trained lower, in a slower slot, stays there)\n",
                L->link_max_gbps);
-    printf("   (packet headers and flow control take their share on top: DMA reaches about 75-90%% "
-           "of it)\n");
+    printf("   (packet headers and flow control take their share on top: step 2 expects large "
+           "pinned copies\n   to reach 70-100%% of it)\n");
     return true;
 }

@@ -1,6 +1,7 @@
 /* 03_pinned_memory/proof/step2_sweep.c - step 2: the bandwidth of host<->device copies over a
- * sweep of sizes, for four kinds of host memory (core.c's host_alloc), taken round by round,
- * every copy's data verified, and the claims on it. */
+ * sweep of sizes, for four kinds of host memory (core.c's host_alloc), each copy timed by core.c
+ * (timed_copies, copies_ms, through time_copies), taken round by round, every copy's data
+ * verified, and the claims on it. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -13,26 +14,18 @@
 struct host_buf {
     enum kind kind;
     void *p;
-    bool registered;
 };
 
 /* `bytes` of one kind of host memory, every page in place: pageable memory touched (memset
- * makes its pages real, on this thread's NUMA node); the page-locked kinds come resident;
- * registered memory is malloc'd memory, touched, then page-locked where it is. */
+ * makes its pages real, on this thread's NUMA node); the page-locked kinds come resident
+ * (registered memory: core.c's host_alloc touches it, then page-locks it where it is). */
 static bool buf_alloc(struct host_buf *b, enum kind kind, size_t bytes)
 {
     b->kind = kind;
-    b->registered = false;
     if (!alloc_kind(kind, bytes, &b->p))
         return false;
-    if (kind == PAGEABLE || kind == REGISTERED)
+    if (kind == PAGEABLE)
         memset(b->p, 0, bytes);
-    if (kind == REGISTERED) {
-        if (!ALLOC(cudaHostRegister(b->p, bytes, cudaHostRegisterDefault), "cudaHostRegister",
-                   bytes))
-            return false;
-        b->registered = true;
-    }
     return true;
 }
 
@@ -40,8 +33,7 @@ static bool buf_free(struct host_buf *b)
 {
     if (!b->p)
         return true;
-    bool ok = !b->registered || checkRuntime(cudaHostUnregister(b->p));
-    ok = free_kind(b->kind, b->p) && ok;
+    bool ok = free_kind(b->kind, b->p); /* registered: cudaHostUnregister, then free */
     b->p = NULL;
     return ok;
 }
@@ -58,23 +50,6 @@ static int reps_for(const struct lesson *L, size_t bytes)
 static uint32_t seed_for(int kind, int dir, size_t bytes)
 {
     return 0x9e3779b9u * (uint32_t)(dir == H2D ? 2 * kind + 1 : 2) ^ (uint32_t)(bytes >> 2);
-}
-
-/* `count` copies back to back, all between one pair of events. */
-struct copies {
-    void *host;
-    size_t bytes;
-    enum dir d;
-    int count;
-};
-
-static bool enqueue_copies(struct lesson *L, void *arg)
-{
-    const struct copies *c = arg;
-    for (int i = 0; i < c->count; i++)
-        if (!checkRuntime(copy_dir(c->host, L->dev, c->bytes, c->d, L->stream)))
-            return false;
-    return true;
 }
 
 /* Check what the last copy of one size, kind and direction delivered. */
@@ -126,9 +101,8 @@ static bool one_round(struct lesson *L, struct host_buf b[KINDS], size_t bytes, 
     double unused;
     bool ok = true;
     for (int k = 0; ok && k < KINDS; k++) {
-        struct copies one = {b[k].p, bytes, d, 1};
         L->ungated = k == PAGEABLE; /* its copies wait on the stream to be staged */
-        ok = time_events(L, r < 0, r >= 0, enqueue_copies, &one, r < 0 ? &unused : &ms[k][r]);
+        ok = time_copies(L, r < 0, r >= 0, b[k].p, bytes, d, 1, r < 0 ? &unused : &ms[k][r]);
         L->ungated = false;
         if (ok && r == reps - 1 && d == H2D)
             ok = verify(L, &b[k], bytes, d);
@@ -149,12 +123,12 @@ static bool measure(struct lesson *L, struct host_buf b[KINDS], int si, enum dir
     static double ms[KINDS][1000];
     double batch[3];
     bool batched = bytes >= LARGE;
-    struct copies many = {b[PINNED].p, bytes, d, BATCH};
     bool ok = prepare(L, b, bytes, d) && one_round(L, b, bytes, d, -1, reps, ms);
     for (int r = 0; ok && r < rounds; r++) {
         ok = r >= reps || one_round(L, b, bytes, d, r, reps, ms);
         bool batch_now = batched && (r + 1) * 3 / rounds > r * 3 / rounds; /* three times */
-        ok = ok && (!batch_now || time_events(L, 0, 1, enqueue_copies, &many, &batch[batches++]));
+        ok = ok &&
+             (!batch_now || time_copies(L, 0, 1, b[PINNED].p, bytes, d, BATCH, &batch[batches++]));
     }
     for (int k = 0; ok && d == D2H && k < KINDS; k++)
         ok = verify(L, &b[k], bytes, d);
@@ -174,15 +148,22 @@ static bool measure(struct lesson *L, struct host_buf b[KINDS], int si, enum dir
 
 /* A size where write-combined or registered memory strayed from pinned in the sweep (by more
  * than 10%) is timed again, a copy from pinned and a copy from that kind in turn, IN_TURN
- * times each, right after one another (time_in_turn): a second look at the same buffers.
- * *ratio gets that kind's rate over pinned's. */
+ * times each, right after one another (after a warm-up of each): a second look at the same
+ * buffers. *ratio gets that kind's rate over pinned's (their medians). */
 static bool side_by_side(struct lesson *L, struct host_buf b[KINDS], enum kind k, int si,
                          enum dir d, double *ratio)
 {
-    double pin_ms = 0, other_ms = 0;
-    struct copies a = {b[PINNED].p, L->sizes[si], d, 1}, o = {b[k].p, L->sizes[si], d, 1};
-    if (!time_in_turn(L, 1, enqueue_copies, &a, enqueue_copies, &o, &pin_ms, &other_ms))
+    double pin[IN_TURN], other[IN_TURN], unused, spread;
+    size_t bytes = L->sizes[si];
+    bool ok = time_copies(L, 1, 0, b[PINNED].p, bytes, d, 1, &unused) &&
+              time_copies(L, 1, 0, b[k].p, bytes, d, 1, &unused);
+    for (int r = 0; ok && r < IN_TURN; r++)
+        ok = time_copies(L, 0, 1, b[PINNED].p, bytes, d, 1, &pin[r]) &&
+             time_copies(L, 0, 1, b[k].p, bytes, d, 1, &other[r]);
+    if (!ok)
         return false;
+    double pin_ms = median_spread(pin, IN_TURN, &spread);
+    double other_ms = median_spread(other, IN_TURN, &spread);
     *ratio = other_ms > 0 ? pin_ms / other_ms : 0; /* rate over rate */
     return true;
 }
@@ -269,7 +250,9 @@ static bool judge_kinds(struct lesson *L, struct host_buf b[KINDS])
         return true;
     }
     if (L->pageable_direct)
-        not_judged("this GPU reaches pageable memory itself, so pageable copies need not be staged",
+        not_judged("this GPU reaches pageable memory itself (through the host's page tables, or "
+                   "in the memory it shares with the host): how the driver copies from it there "
+                   "is not documented",
                    "%s (%.1fx here)", faster, least);
     else
         claim(least > 1.0, "%s, both directions: at least %.1fx", faster, least);

@@ -117,28 +117,54 @@ static bool two_ways(struct lesson *L, struct pass *mapped, struct pass *explici
     return true;
 }
 
-/* The mapped buffers and the address the GPU uses for them. Under unified addressing, memory
- * from cudaMallocHost and cudaHostAlloc is reached at its host pointer; write-combined and
- * registered memory are the exceptions (cuda_runtime_api.h, "Automatic Mapping of Host Allocated
- * Host Memory" and "Exceptions, Disjoint Addressing"). The check covers this one buffer. */
+/* The mapped buffers (core.c's mapped_alloc) and the address the GPU uses for them. Under unified
+ * addressing, memory from cudaMallocHost and cudaHostAlloc is reached at its host pointer
+ * (cuda_runtime_api.h, "Automatic Mapping of Host Allocated Host Memory"). The check covers this
+ * one buffer; registered and write-combined memory: registered_addresses, below. */
 static bool mapped_buffers(struct lesson *L, size_t bytes, uint32_t **in, uint32_t **out)
 {
-    void *din = NULL;
-    if (!ALLOC(cudaHostAlloc((void **)in, bytes, cudaHostAllocMapped),
-               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
-        !ALLOC(cudaHostAlloc((void **)out, bytes, cudaHostAllocMapped),
-               "cudaHostAlloc(cudaHostAllocMapped)", bytes) ||
-        !checkRuntime(cudaHostGetDevicePointer(&din, *in, 0)))
+    void *din = NULL, *dout = NULL;
+    if (!ALLOC(mapped_alloc(PINNED, bytes, (void **)in, &din), "cudaHostAlloc(cudaHostAllocMapped)",
+               bytes) ||
+        !ALLOC(mapped_alloc(PINNED, bytes, (void **)out, &dout),
+               "cudaHostAlloc(cudaHostAllocMapped)", bytes))
         return false;
     printf("   cudaHostAlloc(cudaHostAllocMapped) -> host pointer %p; cudaHostGetDevicePointer -> "
            "%p\n",
            (void *)*in, din);
     if (L->prop.unifiedAddressing)
-        claim(din == *in,
-              "under unified addressing the GPU reaches this mapped cudaHostAlloc buffer at the "
-              "CPU's own address (write-combined and registered memory have a device address of "
-              "their own: cuda_runtime_api.h, \"Exceptions, Disjoint Addressing\")");
+        claim(din == *in, "under unified addressing the GPU reaches this mapped cudaHostAlloc "
+                          "buffer at the CPU's own address");
     return true;
+}
+
+/* Registered and write-combined memory are the exceptions of "Exceptions, Disjoint Addressing"
+ * (cuda_runtime_api.h): they may have a device address of their own. Which they have is the
+ * visible devices' to say: where every one has cudaDevAttrCanUseHostPointerForRegisteredMem,
+ * cudaHostGetDevicePointer gives the host pointer back; where one has it 0, another address
+ * (cudaHostRegister and cudaHostGetDevicePointer, same header). Step 1 printed the attribute. */
+static bool registered_addresses(struct lesson *L)
+{
+    static const enum kind kinds[2] = {REGISTERED, WRITE_COMBINED};
+    static const char *const how[2] = {
+        "cudaHostRegister(cudaHostRegisterMapped)",
+        "cudaHostAlloc(cudaHostAllocWriteCombined | cudaHostAllocMapped)"};
+    int same = L->platform.registered_ptr;
+    bool ok = true;
+    for (int i = 0; ok && i < 2; i++) {
+        void *host = NULL, *dev = NULL;
+        ok = ALLOC(mapped_alloc(kinds[i], 64 * KiB, &host, &dev), how[i], 64 * KiB);
+        if (ok)
+            printf("   %s -> host pointer %p; cudaHostGetDevicePointer -> %p\n", how[i], host, dev);
+        if (ok && same >= 0)
+            claim(same ? dev == host : dev != host,
+                  "%s memory's device address is %s (cudaDevAttrCanUseHostPointerForRegisteredMem "
+                  "%s: cuda_runtime_api.h, cudaHostRegister)",
+                  kind_name[kinds[i]], same ? "its host pointer" : "one of its own",
+                  same ? "1 on every visible device" : "0 on a visible device");
+        ok = ok && free_kind(kinds[i], host);
+    }
+    return ok;
 }
 
 bool step_5_zero_copy(struct lesson *L)
@@ -148,7 +174,7 @@ bool step_5_zero_copy(struct lesson *L)
            fmt_size(bytes));
     uint32_t *in = NULL, *out = NULL;
     double zc_ms, explicit_ms;
-    bool ok = mapped_buffers(L, bytes, &in, &out);
+    bool ok = mapped_buffers(L, bytes, &in, &out) && registered_addresses(L);
     struct pass mapped = {in, out, words}, on_device = {L->dev, L->dev2, words},
                 explicit = {in, out, words};
     if (ok) {

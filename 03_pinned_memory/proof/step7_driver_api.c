@@ -268,8 +268,16 @@ static bool flags_and_mapping(struct lesson *L, void *portable, size_t bytes)
         printf("   (cuda.h, \"Automatic Mapping of Host Allocated Host Memory\": under unified\n"
                "   addressing every cuMemHostAlloc buffer is reachable from every context,\n"
                "   PORTABLE and DEVICEMAP or not, at its host pointer unless it is WRITECOMBINED;\n"
-               "   write-combined and registered memory have a device address of their own,\n"
-               "   which cuMemHostGetDevicePointer gives: \"Exceptions, Disjoint Addressing\")\n");
+               "   write-combined and registered memory may have a device address of their own,\n"
+               "   which cuMemHostGetDevicePointer gives: \"Exceptions, Disjoint Addressing\";\n"
+               "   %s)\n",
+               L->platform.registered_ptr == 1
+                   ? "here it is their host pointer, as every visible device has\n"
+                     "   CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM (step 1)"
+               : L->platform.registered_ptr == 0
+                   ? "here it is one of their own, as a visible device lacks\n"
+                     "   CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM (step 1)"
+                   : "which, here, is not known (step 1)");
     }
     return true;
 }

@@ -28,14 +28,16 @@ static int facts(int ordinal)
         return EXIT_CHECK;
     printf("name=%s\nbus_id=%s\ncc=%d.%d\ndriver_version=%d\nbuilt_with=%d\ncan_jit=%d\n"
            "compute_mode=%d\nasync_engines=%d\nintegrated=%d\npageable_access=%d\n"
-           "host_page_tables=%d\nmig=%d\nnuma_node=%d\nnuma_nodes=%d\ncpus_allowed=%d\n"
+           "host_page_tables=%d\nregistered_ptr=%d\nmig=%d\nnuma_node=%d\nnuma_nodes=%"
+           "d\ncpus_allowed=%d\n"
            "cpus_near=%d\nthp=%s\nlink=%d %d\nlink_max=%d %d\nmem_total=%llu\nmem_free=%llu\n"
            "pid_namespace=%d\nnvml_lists_self=%d\nothers=%d\n",
            p.name, p.bus_id, p.cc_major, p.cc_minor, p.driver_version, p.built_with,
            platform_driver_can_jit(&p), p.compute_mode, p.async_engines, p.integrated,
-           p.pageable_access, p.host_page_tables, p.mig, p.numa_node, p.numa_nodes, p.cpus_allowed,
-           p.cpus_near, p.thp, p.link_gen, p.link_width, p.link_gen_max, p.link_width_max,
-           p.mem_total, p.mem_free, p.pid_namespace, p.nvml_lists_self, p.others);
+           p.pageable_access, p.host_page_tables, p.registered_ptr, p.mig, p.numa_node,
+           p.numa_nodes, p.cpus_allowed, p.cpus_near, p.thp, p.link_gen, p.link_width,
+           p.link_gen_max, p.link_width_max, p.mem_total, p.mem_free, p.pid_namespace,
+           p.nvml_lists_self, p.others);
     platform_describe(&p, PF_ALL);
     return EXIT_OK;
 }

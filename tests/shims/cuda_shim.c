@@ -27,6 +27,8 @@
  *                                  major version, as it would with that driver)
  *   CUDA_SHIM_INTEGRATED=0|1, CUDA_SHIM_PAGEABLE=0|1 (pageable memory access),
  *   CUDA_SHIM_HOST_PAGE_TABLES=0|1  the device attributes of those names
+ *   CUDA_SHIM_HOST_POINTER_REGISTERED=0|1  CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_
+ *                                  REGISTERED_MEM (over the stub 1, as on x86-64 Linux GPUs)
  *   CUDA_SHIM_MIG=1g.10gb          the device name gets " MIG 1g.10gb" (as a MIG slice's does)
  *                                  and one asynchronous engine unless CUDA_SHIM_ASYNC_ENGINES
  *   CUDA_SHIM_BURST=FROM:COUNT:FACTOR   a burst of noise in the timings: the FROM-th to the
@@ -89,6 +91,7 @@ enum {
     ATTR_CC_MAJOR = 75,
     ATTR_CC_MINOR = 76,
     ATTR_PAGEABLE = 88,
+    ATTR_HOST_POINTER_REGISTERED = 91,
     ATTR_HOST_PAGE_TABLES = 100,
 };
 
@@ -233,6 +236,10 @@ static void override_attribute(int *v, int attr)
         if ((n = env_long("CUDA_SHIM_HOST_PAGE_TABLES", -1)) >= 0)
             *v = (int)n;
         break;
+    case ATTR_HOST_POINTER_REGISTERED:
+        if ((n = env_long("CUDA_SHIM_HOST_POINTER_REGISTERED", -1)) >= 0)
+            *v = (int)n;
+        break;
     default: break;
     }
 }
@@ -250,6 +257,7 @@ static int fake_attribute(int attr)
     case 19: return 1;   /* can map host memory */
     case 31: return 1;   /* concurrent kernels */
     case 41: return 1;   /* unified addressing */
+    case ATTR_HOST_POINTER_REGISTERED: return 1;
     default: return 0;
     }
 }

@@ -5,8 +5,9 @@
  * a download of the same size from pinned memory; it calls both_ways_begin() once,
  * both_ways_issue() in several rounds, and both_ways_end() at the end. As given, both copies go
  * into ONE stream, w->s1, so the second waits for the first and the pair takes as long as the
- * two directions one after the other. A PCIe link carries both directions at full speed at
- * once, and the GPU has separate copy engines for them (step 6 of the lesson).
+ * two directions one after the other. A PCIe link carries both directions at once, and a GPU
+ * with two or more copy engines (asyncEngineCount) runs the two copies side by side: the pair
+ * then takes less time than one after the other, though not always half (step 6 of the lesson).
  * The harness times, from its own clock, each direction alone, both in two streams of its own
  * (what the copy engines allow on this card), and your both_ways_issue(), in turns.
  *   FIXME 1: in both_ways_begin(), create a second stream (keep it in w->mine[0]);
