@@ -31,8 +31,8 @@ extern char **environ;
 int one_queue_child(int chunks)
 {
     struct run *seq = new_run(1, PER_STREAM, PINNED, true, false);
-    struct pipeline once = lesson_pipeline(1, PINNED, L.stream); /* the reference result first */
-    if (!pipeline_sequential(&once, NULL) || !checkRuntime(cudaDeviceSynchronize()))
+    struct pipeline once = lesson_pipeline(L.n, 1, PINNED, L.stream); /* the reference first */
+    if (!pipeline_sequential(&once) || !checkRuntime(cudaDeviceSynchronize()))
         return EXIT_CHECK;
     memcpy(L.ref, L.h_out, L.bytes);
     struct run *ps = new_run(chunks, PER_STREAM, PINNED, false, false);
