@@ -19,8 +19,7 @@
  * and makes the events, the gate that holds each timed repetition (common/gate.h) and the
  * cudaMemset that poisons the output before a check.
  */
-#include "core.h"
-#include "work.h"
+#include "core.h" /* and work.h: launch_work, the kernel's launcher */
 
 /* The four buffers of a job of p->n floats; what was made is set even when a call failed. */
 bool buffers_alloc(struct pipeline *p)
@@ -35,8 +34,7 @@ bool buffers_alloc(struct pipeline *p)
 /* What buffers_alloc made (a NULL pointer was not made); false when a release failed. */
 bool buffers_free(struct pipeline *p)
 {
-    bool ok = true;
-    ok = (!p->dev_out || checkRuntime(cudaFree(p->dev_out))) && ok;
+    bool ok = !p->dev_out || checkRuntime(cudaFree(p->dev_out));
     ok = (!p->dev_in || checkRuntime(cudaFree(p->dev_in))) && ok;
     ok = (!p->host_out || checkRuntime(cudaFreeHost(p->host_out))) && ok;
     ok = (!p->host_in || checkRuntime(cudaFreeHost(p->host_in))) && ok;
@@ -85,49 +83,44 @@ bool pipeline_sequential(const struct pipeline *p)
  * blocking stream, and their later work waits for it, so the chunks run one after another. */
 bool pipeline_per_stream(const struct pipeline *p)
 {
-    for (int i = 0; i < p->streams; i++) {
+    bool ok = true;
+    for (int i = 0; ok && i < p->streams; i++) {
         size_t at = chunk_first(p, i), n = chunk_size(p, i), bytes = n * sizeof(float);
         float *h_in = p->host_in + at, *d_in = p->dev_in + at;
         float *h_out = p->host_out + at, *d_out = p->dev_out + at;
         cudaStream_t s = p->stream[i];
         /* copy in */
-        if (!checkRuntime(cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice, s)))
-            return false;
-        /* compute: work_kernel<<<blocks, 256, 0, s>>> (kernel.cu) */
-        if (!checkRuntime(launch_work(d_in, d_out, n, p->work, s)))
-            return false;
+        ok = checkRuntime(cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice, s));
+        /* compute: work_kernel<<<blocks, 256, 0, s>>> (work.cuh) */
+        ok = ok && checkRuntime(launch_work(d_in, d_out, n, p->work, s));
         /* copy out */
-        if (!checkRuntime(cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, s)))
-            return false;
-        if (p->dev_counter && i + 1 < p->streams &&
-            !checkRuntime(cudaMemsetAsync(p->dev_counter, 0, sizeof(int), 0)))
-            return false;
+        ok = ok && checkRuntime(cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, s));
+        if (ok && p->dev_counter && i + 1 < p->streams)
+            ok = checkRuntime(cudaMemsetAsync(p->dev_counter, 0, sizeof(int), 0));
     }
-    return true;
+    return ok;
 }
 
 /* Step 3, "by stage": the same calls in the same streams, issued in another order: every copy
  * in, then every kernel, then every copy out. */
 bool pipeline_by_stage(const struct pipeline *p)
 {
-    for (int i = 0; i < p->streams; i++) { /* copy in */
+    bool ok = true;
+    for (int i = 0; ok && i < p->streams; i++) { /* copy in */
         size_t at = chunk_first(p, i), bytes = chunk_size(p, i) * sizeof(float);
-        if (!checkRuntime(cudaMemcpyAsync(p->dev_in + at, p->host_in + at, bytes,
-                                          cudaMemcpyHostToDevice, p->stream[i])))
-            return false;
+        ok = checkRuntime(cudaMemcpyAsync(p->dev_in + at, p->host_in + at, bytes,
+                                          cudaMemcpyHostToDevice, p->stream[i]));
     }
-    for (int i = 0; i < p->streams; i++) { /* compute */
+    for (int i = 0; ok && i < p->streams; i++) { /* compute */
         size_t at = chunk_first(p, i), n = chunk_size(p, i);
-        if (!checkRuntime(launch_work(p->dev_in + at, p->dev_out + at, n, p->work, p->stream[i])))
-            return false;
+        ok = checkRuntime(launch_work(p->dev_in + at, p->dev_out + at, n, p->work, p->stream[i]));
     }
-    for (int i = 0; i < p->streams; i++) { /* copy out */
+    for (int i = 0; ok && i < p->streams; i++) { /* copy out */
         size_t at = chunk_first(p, i), bytes = chunk_size(p, i) * sizeof(float);
-        if (!checkRuntime(cudaMemcpyAsync(p->host_out + at, p->dev_out + at, bytes,
-                                          cudaMemcpyDeviceToHost, p->stream[i])))
-            return false;
+        ok = checkRuntime(cudaMemcpyAsync(p->host_out + at, p->dev_out + at, bytes,
+                                          cudaMemcpyDeviceToHost, p->stream[i]));
     }
-    return true;
+    return ok;
 }
 
 /* Step 8: pipeline_per_stream through the Driver API, in streams from streams_create(...,
@@ -135,24 +128,21 @@ bool pipeline_by_stage(const struct pipeline *p)
  * the library's legacy-stream memset after each chunk but the last, as in step 5b. */
 bool pipeline_driver_api(const struct pipeline *p, CUfunction kernel)
 {
-    for (int i = 0; i < p->streams; i++) {
+    bool ok = true;
+    for (int i = 0; ok && i < p->streams; i++) {
         size_t at = chunk_first(p, i), n = chunk_size(p, i), bytes = n * sizeof(float);
         CUstream s = p->stream[i];
         CUdeviceptr d_in = (uintptr_t)(p->dev_in + at), d_out = (uintptr_t)(p->dev_out + at);
         void *params[] = {&d_in, &d_out, &n, (void *)&p->work}; /* the kernel's parameters */
         unsigned blocks = (unsigned)((n + 255) / 256);
         /* copy in */
-        if (!checkDriver(cuMemcpyHtoDAsync(d_in, p->host_in + at, bytes, s)))
-            return false;
+        ok = checkDriver(cuMemcpyHtoDAsync(d_in, p->host_in + at, bytes, s));
         /* compute */
-        if (!checkDriver(cuLaunchKernel(kernel, blocks, 1, 1, 256, 1, 1, 0, s, params, NULL)))
-            return false;
+        ok = ok && checkDriver(cuLaunchKernel(kernel, blocks, 1, 1, 256, 1, 1, 0, s, params, NULL));
         /* copy out */
-        if (!checkDriver(cuMemcpyDtoHAsync(p->host_out + at, d_out, bytes, s)))
-            return false;
-        if (p->dev_counter && i + 1 < p->streams &&
-            !checkRuntime(cudaMemsetAsync(p->dev_counter, 0, sizeof(int), 0)))
-            return false;
+        ok = ok && checkDriver(cuMemcpyDtoHAsync(p->host_out + at, d_out, bytes, s));
+        if (ok && p->dev_counter && i + 1 < p->streams)
+            ok = checkRuntime(cudaMemsetAsync(p->dev_counter, 0, sizeof(int), 0));
     }
-    return true;
+    return ok;
 }

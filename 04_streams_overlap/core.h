@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "check.h"
+#include "work.h" /* launch_work: work_kernel<<<blocks, 256, 0, stream>>> (work.cuh) */
 
 #define PIPELINE_MAX_STREAMS 64
 

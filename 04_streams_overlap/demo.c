@@ -20,14 +20,14 @@ static bool timed(int chunks, const cudaStream_t *s, float *ms)
     size_t n = N / chunks, bytes = n * sizeof(float);
     if (!checkRuntime(cudaEventRecord(start, 0)))
         return false;
-    for (int i = 0; i < chunks; i++) {
-        size_t at = (size_t)i * n;
-        if (!checkRuntime(cudaMemcpyAsync(d_in + at, in + at, bytes, cudaMemcpyHostToDevice, s[i])))
+    for (int i = 0; i < chunks; i++) { /* copy in, compute, copy out: chunk i in stream s[i] */
+        float *h_in = in + (size_t)i * n, *h_out = out + (size_t)i * n;
+        float *dev_in = d_in + (size_t)i * n, *dev_out = d_out + (size_t)i * n;
+        if (!checkRuntime(cudaMemcpyAsync(dev_in, h_in, bytes, cudaMemcpyHostToDevice, s[i])))
             return false;
-        if (!checkRuntime(launch_work(d_in + at, d_out + at, n, WORK, s[i])))
+        if (!checkRuntime(launch_work(dev_in, dev_out, n, WORK, s[i])))
             return false;
-        if (!checkRuntime(
-                cudaMemcpyAsync(out + at, d_out + at, bytes, cudaMemcpyDeviceToHost, s[i])))
+        if (!checkRuntime(cudaMemcpyAsync(h_out, dev_out, bytes, cudaMemcpyDeviceToHost, s[i])))
             return false;
     }
     if (!checkRuntime(cudaEventRecord(stop, 0)))

@@ -11,11 +11,12 @@ load test_helper
 
 # ---- the checks, each on one lesson folder (they print what is wrong; status 1 then) ---------
 
-# layout_sources DIR: at most 6 sources (.c .h .cu .cuh) at DIR's top level, the instrument in
-# DIR/proof/, and no other folder but exercises/, solutions/, harness/ and the build output.
+# layout_sources DIR: at most 6 sources (.c .h .cu .cuh) at DIR's top level besides demo.h (the
+# demo's header, the same file in every lesson), the instrument in DIR/proof/, and no other
+# folder but exercises/, solutions/, harness/ and the build output.
 layout_sources() {
     local dir="$1" n bad=0 d
-    n=$(find "$dir" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | wc -l)
+    n=$(find "$dir" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) ! -name demo.h | wc -l)
     [ "$n" -le 6 ] || { echo "$dir: $n source files at the top level (6 at most: the instrument goes in proof/)"; bad=1; }
     [ -d "$dir/proof" ] || { echo "$dir: no proof/ folder (the instrument: main.c, the steps, measuring, reports)"; bad=1; }
     for d in "$dir"/*/; do
@@ -28,16 +29,18 @@ layout_sources() {
     return "$bad"
 }
 
-# layout_demo DIR: DIR/demo.c has at most 80 lines and defines main() and no other function.
+# layout_demo DIR: DIR/demo.c has at most 110 lines, a main() of at most 40 lines, and at most
+# two other functions (the story's parts: NVIDIA's async.cu is 165 lines in all).
 layout_demo() {
     local f="$1/demo.c" n
     [ -f "$f" ] || { echo "$1: no demo.c"; return 1; }
     n=$(wc -l <"$f")
-    [ "$n" -le 80 ] || { echo "$f: $n lines (80 at most)"; return 1; }
+    [ "$n" -le 110 ] || { echo "$f: $n lines (110 at most)"; return 1; }
     awk -v file="$f" '
-        /^\{/ { fns++; if (prev !~ /(^|[^A-Za-z0-9_])main[ \t]*\(/) { print file ":" NR ": a function other than main(): " prev; bad = 1 } }
+        /^\{/ { start = NR; ismain = prev ~ /(^|[^A-Za-z0-9_])main[ \t]*\(/; if (ismain) mains++; else if (++others > 2) { print file ":" NR ": a third function other than main(): " prev; bad = 1 } }
+        /^\}/ && start { if (ismain && NR - start + 2 > 40) { print file ": main() is " NR - start + 2 " lines (40 at most)"; bad = 1 } start = 0 }
         { if ($0 ~ /^[A-Za-z]/) prev = $0 }
-        END { if (fns == 0) { print file ": no main()"; bad = 1 } exit bad }' "$f"
+        END { if (mains == 0) { print file ": no main()"; bad = 1 } exit bad }' "$f"
 }
 
 # demo_nvcc_line README: the README's nvcc line for the demo: the first line that starts "nvcc "
@@ -272,20 +275,28 @@ setup() {
     assert_line "$L: a folder steps/ at the top level (only proof/, exercises/, solutions/, harness/)"
 }
 
-@test "layout checks on the toy: demo.c of 81 lines, with a second function, with no main" {
-    for i in $(seq 65); do echo "/* $i */"; done >>"$L/demo.c"
+@test "layout checks on the toy: demo.c of 111 lines, a main of 41, a third function, no main" {
+    for i in $(seq $((111 - $(wc -l <"$L/demo.c")))); do echo "/* $i */"; done >>"$L/demo.c"
     run layout_demo "$L"
     assert_failure
-    assert_output "$L/demo.c: 81 lines (80 at most)"
+    assert_output "$L/demo.c: 111 lines (110 at most)"
     head -n 16 "$L/demo.c" >"$L/d" && mv "$L/d" "$L/demo.c"
-    printf 'static int helper(void)\n{\n    return 0;\n}\n' >>"$L/demo.c"
+    printf 'static int part%s(void)\n{\n    return 0;\n}\n' 1 2 >>"$L/demo.c"
+    run layout_demo "$L"
+    assert_success
+    printf 'static int part3(void)\n{\n    return 0;\n}\n' >>"$L/demo.c"
     run layout_demo "$L"
     assert_failure
-    assert_output "$L/demo.c:18: a function other than main(): static int helper(void)"
+    assert_output "$L/demo.c:26: a third function other than main(): static int part3(void)"
+    head -n 16 "$L/demo.c" >"$L/d" && mv "$L/d" "$L/demo.c"
+    sed -i 's/^    int host\[4\] = {1, 1, 1, 1};$/&\n'"$(printf '    host[0] = 1;\\n%.0s' $(seq 30))"'/' "$L/demo.c"
+    run layout_demo "$L"
+    assert_failure
+    assert_output "$L/demo.c: main() is 41 lines (40 at most)"
     sed -i 's/^int main(void)$/int start(void)/' "$L/demo.c"
     run layout_demo "$L"
     assert_failure
-    assert_line --partial "a function other than main(): int start(void)"
+    assert_line "$L/demo.c: no main()"
 }
 
 @test "the README's nvcc line builds the toy's demo by hand; a line that cannot build fails" {
@@ -489,7 +500,7 @@ setup() {
     [ -z "$bad" ] || fail "$bad"
 }
 
-@test "each lesson: demo.c of at most 80 lines with only main()" {
+@test "each lesson: demo.c of at most 110 lines, main() of at most 40, two other functions at most" {
     local d bad=""
     for d in $(list_lessons "$ROOT"); do
         run layout_demo "$ROOT/$d"
