@@ -53,7 +53,7 @@ static bool call_behind_kernel(const struct findings *f, cudaStream_t s, int op,
     /* one chunk of `bytes`, at the buffers' start */
     struct pipeline copy =
         lesson_pipeline(bytes / sizeof(float), 1, pageable ? PAGEABLE : PINNED, L.stream);
-    float *snapshot = L.h_out;      /* free here: not the pageable copy's own buffer */
+    float *snapshot = L.h_out; /* free here: not the pageable copy's own buffer */
     bool check = landed && op == OP_D2H && copy.host_out != snapshot;
     if (landed)
         *landed = check;

@@ -64,7 +64,7 @@ static bool issue_run(const struct run *r)
     struct pipeline p = lesson_pipeline(r->n, r->streams, r->memory, L.stream);
     if (r->legacy_between)
         p.dev_counter = L.d_flag; /* a library's memset in the legacy stream between chunks */
-    watch_begin(&L.ev); /* an event at each stage of core.c's calls (watch.c) */
+    watch_begin(&L.ev);           /* an event at each stage of core.c's calls (watch.c) */
     bool ok = r->sequential            ? pipeline_sequential(&p)
               : r->order == PER_STREAM ? pipeline_per_stream(&p)
                                        : pipeline_by_stage(&p);
