@@ -466,6 +466,55 @@ struct_fields04() {
     fi
 }
 
+# watch04 HOW CHUNKS: core.c and proof/watch.c linked as the program is, over stand-ins for
+# CUDA that print each call (tests/common/watch04_probe.c); one call a line.
+watch04() {
+    local probe="$BATS_FILE_TMPDIR/watch04" cuda
+    if [ ! -x "$probe" ]; then
+        cuda="$(cuda_root)"
+        cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" -I"$ROOT/$LESSON" \
+            -I"$ROOT/$LESSON/proof" "$ROOT/tests/common/watch04_probe.c" "$ROOT/$LESSON/core.c" \
+            "$ROOT/$LESSON/proof/watch.c" -Wl,--wrap=cudaMemcpyAsync -Wl,--wrap=launch_work \
+            -o "$probe" >"$probe.log" 2>&1 || fail "the probe did not build: $(cat "$probe.log")"
+    fi
+    run "$probe" "$@"
+}
+
+@test "the watched pipelines (CPU, stand-ins for CUDA): each event where the hooks between the calls were, in the call's stream" {
+    local want="" i
+    # per stream, 3 chunks: before the copy in, after each stage, chunk i in stream i + 1
+    for i in 0 1 2; do
+        want+="event $i 0 stream $((i + 1))"$'\n'"H2D $i stream $((i + 1))"$'\n'"event $i 1 stream $((i + 1))"$'\n'
+        want+="K $i stream $((i + 1))"$'\n'"event $i 2 stream $((i + 1))"$'\n'
+        want+="D2H $i stream $((i + 1))"$'\n'"event $i 3 stream $((i + 1))"$'\n'
+    done
+    watch04 per-stream 3
+    assert_success
+    assert_output "${want%$'\n'}"
+    # step 5b: the library's memset after a chunk's last event, before the next chunk's first
+    watch04 legacy 2
+    assert_success
+    assert_line --index 6 "event 0 3 stream 1"
+    assert_line --index 7 "memset stream 0"
+    assert_line --index 8 "event 1 0 stream 2"
+    [ "${#lines[@]}" -eq 15 ]
+    # by stage: every copy in with its two events, every kernel, every copy out
+    watch04 by-stage 2
+    assert_success
+    assert_output "$(printf '%s\n' 'event 0 0 stream 1' 'H2D 0 stream 1' 'event 0 1 stream 1' 'event 1 0 stream 2' \
+        'H2D 1 stream 2' 'event 1 1 stream 2' 'K 0 stream 1' 'event 0 2 stream 1' 'K 1 stream 2' \
+        'event 1 2 stream 2' 'D2H 0 stream 1' 'event 0 3 stream 1' 'D2H 1 stream 2' 'event 1 3 stream 2')"
+    # the sequential run: one chunk in the legacy stream
+    watch04 sequential 1
+    assert_success
+    assert_output "$(printf '%s\n' 'event 0 0 stream 0' 'H2D 0 stream 0' 'event 0 1 stream 0' 'K 0 stream 0' \
+        'event 0 2 stream 0' 'D2H 0 stream 0' 'event 0 3 stream 0')"
+    # not watched: the calls alone
+    watch04 unwatched 2
+    assert_success
+    assert_output "$(printf '%s\n' 'H2D 0 stream 1' 'K 0 stream 1' 'D2H 0 stream 1' 'H2D 1 stream 2' 'K 1 stream 2' 'D2H 1 stream 2')"
+}
+
 @test "p.n is set once: lesson_pipeline takes the floats, no pipeline's n is set after it" {
     run grep -nE '\.n = [^=]' "$ROOT/$LESSON"/proof/*.c
     refute_output --regexp 'p\.n =|one\.n =|copy\.n ='
