@@ -1,6 +1,6 @@
 /*
- * 04_streams_overlap/core.h - the pipeline the lesson teaches (core.c), as demo.c and the
- * instrument (proof/) call it. struct pipeline has the fields, in the same order, of the one the
+ * 04_streams_overlap/core.h - the pipeline the lesson teaches (core.c), as the instrument
+ * (proof/) calls it. struct pipeline has the fields, in the same order, of the one the
  * exercises fill (harness/harness.h; a CPU test keeps the two alike), so a reference solution's
  * exercise_issue() and pipeline_per_stream() below read the same.
  */
@@ -11,10 +11,11 @@
 #include <stddef.h>
 
 #include "check.h"
+#include "work.h" /* launch_work: work_kernel<<<blocks, 256, 0, stream>>> (work.cuh) */
 
 #define PIPELINE_MAX_STREAMS 64
 
-enum { OP_H2D, OP_KERNEL, OP_D2H, OPS }; /* a chunk's three operations, in their order */
+enum { OP_H2D, OP_KERNEL, OP_D2H, OPS }; /* a chunk's three stages: copy in, compute, copy out */
 
 /* One job: n floats copied in, computed, copied out; cut into `streams` chunks, chunk i in
  * stream[i]. */
@@ -29,21 +30,6 @@ struct pipeline {
     int *dev_counter;     /* one int on the device for a library's memset (NULL: no memset) */
     cudaStream_t *stream; /* `streams` streams (stream[0] == 0: the legacy default stream) */
 };
-
-/* Where a pipeline lets an observer look: before chunk i's copy in, after each operation. */
-enum mark { BEFORE_COPY_IN, AFTER_COPY_IN, AFTER_KERNEL, AFTER_COPY_OUT };
-
-/* What the instrument (proof/) hands a pipeline to watch it: `at` is called at each mark, in the
- * chunk's stream, as the calls are issued (the instrument records an event there). NULL: nothing
- * watches, and observe() does nothing. */
-struct observer {
-    bool (*at)(struct observer *self, int chunk, enum mark mark, cudaStream_t stream);
-};
-
-static inline bool observe(struct observer *o, int chunk, enum mark mark, cudaStream_t stream)
-{
-    return !o || o->at(o, chunk, mark, stream);
-}
 
 /* cudaStreamCreate; cudaStreamCreateWithFlags(cudaStreamNonBlocking); cuStreamCreate with
  * CU_STREAM_NON_BLOCKING (step 8). */
@@ -75,12 +61,9 @@ bool buffers_alloc(struct pipeline *p);
 bool buffers_free(struct pipeline *p);
 bool streams_create(cudaStream_t *s, int n, enum stream_kind kind);
 bool streams_destroy(cudaStream_t *s, int n, enum stream_kind kind);
-bool pipeline_sequential(const struct pipeline *p, struct observer *obs);
-bool pipeline_per_stream(const struct pipeline *p, struct observer *obs);
-bool pipeline_by_stage(const struct pipeline *p, struct observer *obs);
-bool pipeline_driver_api(const struct pipeline *p, CUfunction kernel, struct observer *obs);
-int copy_engines(void);
-bool time_on_gpu(bool (*issue)(const struct pipeline *, struct observer *),
-                 const struct pipeline *p, float *ms);
+bool pipeline_sequential(const struct pipeline *p);
+bool pipeline_per_stream(const struct pipeline *p);
+bool pipeline_by_stage(const struct pipeline *p);
+bool pipeline_driver_api(const struct pipeline *p, CUfunction kernel);
 
 #endif

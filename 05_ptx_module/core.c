@@ -7,13 +7,12 @@
  *   2. load_module_with_log: cuModuleLoadDataEx with JIT options (logs, wall time)
  *   3. function_attributes; launch_axpy (kernelParams); launch_axpy_with_extra (`extra`)
  *   4. nvrtc_compile (nvrtcCreateProgram, nvrtcCompileProgram), nvrtc_output (its PTX, cubin)
- *   5. launch_empty, launch_empty_runtime_n, launch_and_wait; capture_graph_runtime,
- *      capture_graph_driver, replay_graph_runtime, replay_graph_driver, destroy_graphs
+ *   5. launch_empty, launch_empty_runtime_n, launch_and_wait
  *   7. load_library (cuLibraryLoadData, cuLibraryGetKernel); runtime_library_axpy
- *   8. green_context
  * Not here, on purpose: the <<<>>> itself (C has none: kernels.cu's launch_empty_runtime_on);
- * step 1's cuInit and primary context, the contexts of step 7, the data's cuMemAlloc and
- * cuMemcpy*, the waits (cuCtxSynchronize) and step 5's streams: lessons 01-04 teach those. */
+ * what the instrument measures beside the idea (step 5's CUDA graphs, step 8's green context:
+ * proof/); step 1's cuInit and primary context, the contexts of step 7, the data's cuMemAlloc
+ * and cuMemcpy*, the waits (cuCtxSynchronize) and step 5's streams: lessons 01-04 teach those. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +43,13 @@ CUresult load_module_with_log(CUmodule *mod, const void *image, struct jit_log *
 /* What the loaded function needs, and the PTX and SASS versions it was made from. */
 bool function_attributes(CUfunction f, struct fn_attrs *a)
 {
-    return checkDriver(cuFuncGetAttribute(&a->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f)) &&
-           checkDriver(cuFuncGetAttribute(&a->shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f)) &&
-           checkDriver(cuFuncGetAttribute(&a->local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f)) &&
-           checkDriver(
-               cuFuncGetAttribute(&a->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)) &&
-           checkDriver(cuFuncGetAttribute(&a->ptx_version, CU_FUNC_ATTRIBUTE_PTX_VERSION, f)) &&
+    bool ok = checkDriver(cuFuncGetAttribute(&a->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+    ok = ok && checkDriver(cuFuncGetAttribute(&a->shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+    ok = ok && checkDriver(cuFuncGetAttribute(&a->local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
+    ok = ok && checkDriver(
+                   cuFuncGetAttribute(&a->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+    ok = ok && checkDriver(cuFuncGetAttribute(&a->ptx_version, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
+    return ok &&
            checkDriver(cuFuncGetAttribute(&a->binary_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
 }
 
@@ -94,19 +94,22 @@ bool nvrtc_output(nvrtcProgram *prog, char **log, char **ptx, char **cubin, size
 {
     size_t size = 0;
     bool ok = true;
-    if (log)
-        ok = checkNvrtc(nvrtcGetProgramLogSize(*prog, &size)) &&
-             (*log = malloc(size + 1)) != NULL && checkNvrtc(nvrtcGetProgramLog(*prog, *log));
-    if (ok && ptx) /* the size NVRTC gives counts the NUL at the end */
-        ok = checkNvrtc(nvrtcGetPTXSize(*prog, &size)) && (*ptx = malloc(size)) != NULL &&
-             checkNvrtc(nvrtcGetPTX(*prog, *ptx));
-    if (ok && cubin)
-        ok = checkNvrtc(nvrtcGetCUBINSize(*prog, cubin_size)) &&
-             (*cubin = malloc(*cubin_size)) != NULL && checkNvrtc(nvrtcGetCUBIN(*prog, *cubin));
+    if (log) {
+        ok = checkNvrtc(nvrtcGetProgramLogSize(*prog, &size)) && (*log = malloc(size + 1));
+        ok = ok && checkNvrtc(nvrtcGetProgramLog(*prog, *log));
+    }
+    if (ok && ptx) { /* the size NVRTC gives counts the NUL at the end */
+        ok = checkNvrtc(nvrtcGetPTXSize(*prog, &size)) && (*ptx = malloc(size));
+        ok = ok && checkNvrtc(nvrtcGetPTX(*prog, *ptx));
+    }
+    if (ok && cubin) {
+        ok = checkNvrtc(nvrtcGetCUBINSize(*prog, cubin_size)) && (*cubin = malloc(*cubin_size));
+        ok = ok && checkNvrtc(nvrtcGetCUBIN(*prog, *cubin));
+    }
     return checkNvrtc(nvrtcDestroyProgram(prog)) && ok;
 }
 
-/* ---- 5. What a launch costs; a CUDA graph ---------------------------------------------- */
+/* ---- 5. What a launch costs ------------------------------------------------------------ */
 /* n launches of `empty` on stream s, one after another: each is queued, and the call returns.
  * The first failure, if any. */
 CUresult launch_empty(CUfunction f, long n, CUstream s)
@@ -141,47 +144,6 @@ CUresult launch_and_wait(CUfunction f, long n)
     return first;
 }
 
-/* A graph, the runtime's way: n <<<>>> launches on a capturing stream are recorded, not run;
- * the graph is instantiated once, and each replay is one call. */
-bool capture_graph_runtime(long n, cudaStream_t s, cudaGraph_t *g, cudaGraphExec_t *ge)
-{
-    if (!checkRuntime(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal)))
-        return false;
-    launch_empty_runtime_n(n, s);
-    bool ok = checkRuntime(cudaGetLastError());
-    ok = checkRuntime(cudaStreamEndCapture(s, g)) && ok;
-    return ok && checkRuntime(cudaGraphInstantiate(ge, *g, 0));
-}
-
-/* The Driver API's way: the same with cuLaunchKernel on a CUstream. */
-bool capture_graph_driver(CUfunction f, long n, CUstream s, CUgraph *g, CUgraphExec *ge)
-{
-    if (!checkDriver(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL)))
-        return false;
-    bool ok = checkDriver(launch_empty(f, n, s));
-    ok = checkDriver(cuStreamEndCapture(s, g)) && ok;
-    return ok && checkDriver(cuGraphInstantiate(ge, *g, 0));
-}
-
-/* Replay a graph (all n kernels, one call) and wait for it. */
-bool replay_graph_runtime(cudaGraphExec_t ge, cudaStream_t s)
-{
-    return checkRuntime(cudaGraphLaunch(ge, s)) && checkRuntime(cudaStreamSynchronize(s));
-}
-
-bool replay_graph_driver(CUgraphExec ge, CUstream s)
-{
-    return checkDriver(cuGraphLaunch(ge, s)) && checkDriver(cuStreamSynchronize(s));
-}
-
-bool destroy_graphs(cudaGraph_t rg, cudaGraphExec_t rge, CUgraph dg, CUgraphExec dge)
-{
-    bool ok = !dge || checkDriver(cuGraphExecDestroy(dge));
-    ok = (!dg || checkDriver(cuGraphDestroy(dg))) && ok;
-    ok = (!rge || checkRuntime(cudaGraphExecDestroy(rge))) && ok;
-    return (!rg || checkRuntime(cudaGraphDestroy(rg))) && ok;
-}
-
 /* ---- 7. One load for every context ----------------------------------------------------- */
 #if CUDA_VERSION >= 12000
 /* b) A library (CUDA 12.0): loaded once, for every context, those that exist and those made
@@ -204,42 +166,11 @@ bool runtime_library_axpy(const void *image, const char *name, float a, CUdevice
     void *args[] = {&a, &x, &y, &n};
     dim3 grid = {(n + BLOCK - 1) / BLOCK, 1, 1}, block = {BLOCK, 1, 1};
     bool ok = checkRuntime(cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0)) &&
-              checkRuntime(cudaLibraryGetKernel(&kernel, lib, name)) &&
-              checkRuntime(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, NULL)) &&
-              checkRuntime(cudaDeviceSynchronize()); /* done with it before it is unloaded */
+              checkRuntime(cudaLibraryGetKernel(&kernel, lib, name));
+    ok = ok && checkRuntime(cudaLaunchKernel((const void *)kernel, grid, block, args, 0, NULL));
+    ok = ok && checkRuntime(cudaDeviceSynchronize()); /* done with it before it is unloaded */
     return (!lib || checkRuntime(cudaLibraryUnload(lib))) && ok;
 }
-#endif
-
-#if CUDART_VERSION >= 12010
-#endif
-
-/* ---- 8. A part of the GPU -------------------------------------------------------------- */
-#if CUDA_VERSION >= 12040
-/* A green context (CUDA 12.4) on a group of at least a quarter of the device's SMs: the SMs
- * (a resource), a group split off them, a descriptor, the green context, and a CUcontext for
- * it to make current. Its kernels get those SMs, never fewer (more in the cases the Driver
- * API's "Green Contexts" section names: MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, a 9.x GPU
- * once a module using dynamic parallelism is loaded). The first failure is returned (where
- * green contexts are not to be had: an older driver, MIG, a tool). */
-CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
-                       CUcontext *ctx)
-{
-    CUdevResource all = {0}, part = {0};
-    CUdevResourceDesc desc;
-    unsigned groups = 1;
-    CUresult r = cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM);
-    if (r == CUDA_SUCCESS) {
-        *all_sms = all.sm.smCount;
-        r = cuDevSmResourceSplitByCount(&part, &groups, &all, NULL, 0, all.sm.smCount / 4);
-    }
-    if (r == CUDA_SUCCESS && (r = cuDevResourceGenerateDesc(&desc, &part, 1)) == CUDA_SUCCESS &&
-        (r = cuGreenCtxCreate(green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM)) == CUDA_SUCCESS)
-        r = cuCtxFromGreenCtx(ctx, *green);
-    *part_sms = part.sm.smCount;
-    return r;
-}
-
 #endif
 
 bool check_nvrtc_(nvrtcResult r, const char *call, const char *file, int line)

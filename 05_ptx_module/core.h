@@ -54,15 +54,10 @@ nvrtcResult nvrtc_compile(nvrtcProgram *prog, const char *source, const char *na
                           const char *arch_opt);
 bool nvrtc_output(nvrtcProgram *prog, char **log, char **ptx, char **cubin, size_t *cubin_size);
 
-/* 5. What a launch costs; a graph of launches. */
+/* 5. What a launch costs (the graphs of launches are the instrument's: proof/). */
 CUresult launch_empty(CUfunction f, long n, CUstream s);
 void launch_empty_runtime_n(long n, cudaStream_t s);
 CUresult launch_and_wait(CUfunction f, long n);
-bool capture_graph_runtime(long n, cudaStream_t s, cudaGraph_t *g, cudaGraphExec_t *ge);
-bool capture_graph_driver(CUfunction f, long n, CUstream s, CUgraph *g, CUgraphExec *ge);
-bool replay_graph_runtime(cudaGraphExec_t ge, cudaStream_t s);
-bool replay_graph_driver(CUgraphExec ge, CUstream s);
-bool destroy_graphs(cudaGraph_t rg, cudaGraphExec_t rge, CUgraph dg, CUgraphExec dge);
 
 /* 7. One load for every context; the runtime's side. */
 #if CUDA_VERSION >= 12000
@@ -71,12 +66,6 @@ bool load_library(CUlibrary *lib, CUkernel *kernel, const void *image, const cha
 #if CUDART_VERSION >= 12080
 bool runtime_library_axpy(const void *image, const char *name, float a, CUdeviceptr x,
                           CUdeviceptr y, int n);
-#endif
-
-/* 8. A part of the GPU. */
-#if CUDA_VERSION >= 12040
-CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms, CUgreenCtx *green,
-                       CUcontext *ctx);
 #endif
 
 /* kernels.cu: <<<1, 1, 0, s>>> of `empty`, the runtime's launch; axpy's host-side symbol. */

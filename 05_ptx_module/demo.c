@@ -1,22 +1,80 @@
-/* 05_ptx_module/demo.c - the idea in one page: PTX text made by `nvcc -ptx`, loaded by the
- * driver (which compiles it for this GPU), the kernel looked up by name, launched with
- * cuLaunchKernel, the result checked on the host. Usage: demo [FILE.ptx] (default kernels.ptx, else
- * build/kernels.ptx, the one make writes).
- * Exit 0 right, 1 a CUDA call or the check failed, 2 no PTX file, 77 no GPU here. */
-#include <stdio.h>
-#include <stdlib.h>
+/* 05_ptx_module/demo.c - the idea on one page: PTX text that `nvcc -ptx` wrote, handed to the
+ * driver, which compiles it for this GPU (cuModuleLoadData); the kernel found by its name
+ * (cuModuleGetFunction) and launched (cuLaunchKernel); the result checked on the host. It builds
+ * from this folder alone (README.md):
+ *   nvcc -ptx -o kernels.ptx kernels.cu && nvcc -o demo demo.c -lcuda
+ * Usage: demo [FILE.ptx] (default kernels.ptx, else build/kernels.ptx, the one make writes).
+ * Exit 0 right, 1 a CUDA call or a check failed, 2 no PTX file, 77 no GPU here (demo.h). */
+#include "demo.h"
 
-#include "core.h"
+enum { N = 1 << 16 };
+static char ptx[1 << 20]; /* PTX is text: cuModuleLoadData wants it NUL-terminated */
+static float x[N], y[N];
+static CUdevice dev;
+static CUcontext ctx;   /* the device's primary context */
+static CUmodule mod;    /* the PTX, compiled for this GPU */
+static CUfunction axpy; /* its kernel */
+static CUdeviceptr dx, dy;
 
-enum { N_DEMO = 1 << 16 };
+/* The device's primary context made current; the PTX loaded into it, which is when the driver's
+ * JIT compiles it for this GPU; `axpy` found in it by its name; the SASS it runs as, against the
+ * GPU's compute capability. */
+static bool load(void)
+{
+    int ptx_version = 0, sass_version = 0, maj = 0, min = 0;
+    if (!checkDriver(cuInit(0)))
+        return false;
+    if (!checkDriver(cuDeviceGet(&dev, 0)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
+        return false;
+    if (!checkDriver(cuCtxSetCurrent(ctx)))
+        return false;
+    if (!checkDriver(cuModuleLoadData(&mod, ptx))) /* the JIT compiles it, here */
+        return false;
+    if (!checkDriver(cuModuleGetFunction(&axpy, mod, "axpy"))) /* its extern "C" name */
+        return false;
+    if (!checkDriver(cuFuncGetAttribute(&ptx_version, CU_FUNC_ATTRIBUTE_PTX_VERSION, axpy)))
+        return false;
+    if (!checkDriver(cuFuncGetAttribute(&sass_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION, axpy)))
+        return false;
+    if (!checkDriver(cuDeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)))
+        return false;
+    if (!checkDriver(cuDeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)))
+        return false;
+    printf("axpy: PTX version %d, SASS for sm_%d; the GPU: compute capability %d.%d\n", ptx_version,
+           sass_version, maj, min);
+    return claim(sass_version == 10 * maj + min,
+                 "cuModuleLoadData compiled the PTX into this GPU's own SASS");
+}
+
+/* y = 2 * x + y on the GPU: the data in, one cuLaunchKernel with a pointer to each argument, the
+ * result out (main frees the buffers). */
+static bool run_axpy(void)
+{
+    float a = 2.0f;
+    int n = N;
+    void *args[] = {&a, &dx, &dy, &n}; /* axpy(float a, const float *x, float *y, int n) */
+    if (!checkDriver(cuMemAlloc(&dx, sizeof x)))
+        return false;
+    if (!checkDriver(cuMemAlloc(&dy, sizeof y)))
+        return false;
+    if (!checkDriver(cuMemcpyHtoD(dx, x, sizeof x)))
+        return false;
+    if (!checkDriver(cuMemcpyHtoD(dy, y, sizeof y)))
+        return false;
+    if (!checkDriver(cuLaunchKernel(axpy, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL)))
+        return false;
+    if (!checkDriver(cuCtxSynchronize()))
+        return false;
+    return checkDriver(cuMemcpyDtoH(y, dy, sizeof y));
+}
 
 int main(int argc, char **argv)
 {
-    lesson_init(argv[0]);
     const char *path = argc > 1 ? argv[1] : "kernels.ptx";
-    static char ptx[1 << 20]; /* PTX is text: cuModuleLoadData wants it NUL-terminated */
     FILE *f = fopen(path, "r");
-    if (!f && argc == 1) /* not made by hand: take the one make wrote */
+    if (!f && argc == 1) /* not made by hand: the one make wrote */
         f = fopen(path = "build/kernels.ptx", "r");
     size_t len = f ? fread(ptx, 1, sizeof ptx - 1, f) : 0;
     if (f)
@@ -24,48 +82,22 @@ int main(int argc, char **argv)
     if (len == 0) {
         fprintf(stderr, "demo: cannot read %s: make it with nvcc -ptx -o kernels.ptx kernels.cu\n",
                 path);
-        return EXIT_USAGE;
+        return 2;
     }
-    ptx[len] = '\0';
-
-    CUdevice dev;
-    CUcontext ctx;
-    if (!requireDriver(cuInit(0)) || !requireDriver(cuDeviceGet(&dev, 0)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(&ctx, dev)))
-        return EXIT_CHECK;
-    if (!checkDriver(cuCtxSetCurrent(ctx))) {
-        checkDriver(cuDevicePrimaryCtxRelease(dev));
-        return EXIT_CHECK;
-    }
-    printf("1. %s: %zu bytes of PTX text\n", path, len);
-
-    CUmodule mod = NULL;
-    CUfunction axpy;
-    double t0 = host_ms();
-    bool ok = checkDriver(cuModuleLoadData(&mod, ptx)); /* the driver's JIT compiles it, here */
-    if (ok)
-        printf("2. cuModuleLoadData: the driver compiled it for this GPU in %.1f ms\n",
-               host_ms() - t0);
-    ok = ok && checkDriver(cuModuleGetFunction(&axpy, mod, "axpy")); /* its extern "C" name */
-    if (ok)
-        printf("3. cuModuleGetFunction(\"axpy\"): found\n");
-
-    static float x[N_DEMO], y[N_DEMO];
-    for (int i = 0; i < N_DEMO; i++)
-        x[i] = (float)(i % 1000), y[i] = 1.0f;
-    CUdeviceptr dx = 0, dy = 0;
-    ok = ok && checkDriver(cuMemAlloc(&dx, sizeof x)) && checkDriver(cuMemAlloc(&dy, sizeof y)) &&
-         checkDriver(cuMemcpyHtoD(dx, x, sizeof x)) && checkDriver(cuMemcpyHtoD(dy, y, sizeof y)) &&
-         checkDriver(launch_axpy(axpy, 2.0f, dx, dy, N_DEMO)) && /* cuLaunchKernel */
-         checkDriver(cuCtxSynchronize()) && checkDriver(cuMemcpyDtoH(y, dy, sizeof y));
+    printf("%s: %zu bytes of PTX text\n", path, len);
     int wrong = 0;
-    for (int i = 0; ok && i < N_DEMO; i++)
+    bool ok = false;
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(i % 1000), y[i] = 1.0f;
+    if (!load() || !run_axpy())
+        goto done;
+    for (int i = 0; i < N; i++)
         wrong += y[i] != 2.0f * x[i] + 1.0f;
-    if (ok)
-        printf("4. cuLaunchKernel(axpy, y = 2 * x + y on %d floats): %d wrong\n", N_DEMO, wrong);
-    ok = (!dx || checkDriver(cuMemFree(dx))) && (!dy || checkDriver(cuMemFree(dy))) && ok;
+    ok = claim(wrong == 0, "cuLaunchKernel(axpy): y = 2 * x + y, all 65536 elements right");
+done:
+    ok = (!dx || checkDriver(cuMemFree(dx))) && ok;
+    ok = (!dy || checkDriver(cuMemFree(dy))) && ok;
     ok = (!mod || checkDriver(cuModuleUnload(mod))) && ok;
-    ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
-    printf("%s\n", ok && wrong == 0 ? "RESULT: PASS" : "RESULT: FAIL");
-    return ok && wrong == 0 ? EXIT_OK : EXIT_CHECK;
+    ok = (!ctx || checkDriver(cuDevicePrimaryCtxRelease(dev))) && ok;
+    return verdict(ok);
 }

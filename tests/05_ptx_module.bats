@@ -252,7 +252,14 @@ normalize_05() {
 # bats test_tags=gpu
 @test "GPU: step 6 - the errors made on purpose, each with its code" {
     assert_claim "a missing file is CUDA_ERROR_FILE_NOT_FOUND"
-    assert_claim "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where"
+    assert_claim "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where: line "
+    # the line the claim names is the one the JIT's log names, and the misspelt one of the PTX
+    local said logged misspelt
+    said="$(sed -nE "s/.*only the error log says where: line ([0-9]+) of the text, 'rte'$/\1/p" <<<"$LESSON_OUT")"
+    logged="$(sed -nE "s/^ +\| ptxas application ptx input, line ([0-9]+); error .*'rte'.*/\1/p" <<<"$LESSON_OUT" | head -n 1)"
+    misspelt="$(grep -n -m1 'ret;' "$LESSON/${LESSON_BUILD:-build}/kernels.ptx" | cut -d: -f1)"
+    [ -n "$said" ] && [ "$said" = "$logged" ] && [ "$said" = "$misspelt" ] ||
+        fail "the claim says line '$said', the log '$logged', the PTX's first ret; is on line '$misspelt'"
     assert_claim "a kernel name that is not in the module is CUDA_ERROR_NOT_FOUND"
     assert_claim "PTX newer than the driver is CUDA_ERROR_UNSUPPORTED_PTX_VERSION: update the driver"
     assert_claim "PTX for a newer architecture than the card's does not load"
@@ -340,9 +347,16 @@ normalize_05() {
     require_gpu
     run "$LESSON/build/demo" "$LESSON/build/kernels.ptx"
     assert_success
-    assert_line --regexp '^2\. cuModuleLoadData: the driver compiled it for this GPU in [0-9.]+ ms$'
-    assert_line --regexp '^4\. cuLaunchKernel\(axpy, y = 2 \* x \+ y on 65536 floats\): 0 wrong$'
-    assert_line "RESULT: PASS"
+    assert_line --regexp 'kernels\.ptx: [0-9]+ bytes of PTX text$'
+    assert_line --regexp '^axpy: PTX version [0-9]+, SASS for sm_[0-9]+; the GPU: compute capability [0-9]+\.[0-9]+$'
+    # the SASS the JIT made is the card's own: sm_XY for compute capability X.Y
+    local sm cc
+    sm="$(sed -nE 's/^axpy: .*SASS for sm_([0-9]+);.*/\1/p' <<<"$output")"
+    cc="$(sed -nE 's/^axpy: .*compute capability ([0-9]+)\.([0-9]+)$/\1\2/p' <<<"$output")"
+    assert_equal "$sm" "$cc"
+    assert_line "  [ok]   cuModuleLoadData compiled the PTX into this GPU's own SASS"
+    assert_line "  [ok]   cuLaunchKernel(axpy): y = 2 * x + y, all 65536 elements right"
+    assert_line "RESULT: PASS - all 2 checks passed"
 }
 
 # bats test_tags=gpu,shared
@@ -430,6 +444,81 @@ normalize_05() {
     assert_equal "$status" 2
     assert_output "demo: cannot read $BATS_TEST_TMPDIR/none.ptx: make it with nvcc -ptx -o kernels.ptx kernels.cu"
     run_with_stub_driver "$LESSON/build/demo" "$LESSON/build/kernels.ptx"
+}
+
+@test "demo.c: the idea in CUDA's own names, a quarter CUDA calls, each checked; main() of 40 lines at most" {
+    local demo="$LESSON/demo.c"
+    run awk '/^int main\(/,/^}$/' "$demo"
+    [ "${#lines[@]}" -le 40 ] || fail "main() is ${#lines[@]} lines"
+    [ "$(grep -cE '^[a-z].*\)$' "$demo")" -le 3 ] || fail "more than main and two story functions"
+    run "$ROOT/tools/check-core" "$demo"
+    assert_success
+    # every Driver API call (strings and comments left out) is checked on its line, none chained
+    run bash -c "sed -e 's@/\\*.*\\*/@@' -e 's/\"[^\"]*\"//g' '$demo' | grep -vE '^ *(/?\\*|//)' | grep -E 'cu[A-Z][A-Za-z]*\\(' | grep -vE 'checkDriver\\(cu[A-Z][A-Za-z]*\\('"
+    assert_output ""
+    run "$ROOT/tools/check-chains" "$demo"
+    assert_success
+    # the three calls of the idea, in program order
+    run bash -c "sed -e 's/\"[^\"]*\"//g' '$demo' | grep -oE 'cu(ModuleLoadData|ModuleGetFunction|LaunchKernel)\\(' | tr '\\n' ' '"
+    assert_output "cuModuleLoadData( cuModuleGetFunction( cuLaunchKernel( "
+}
+
+@test "demo.c: built by the README's nvcc line in a copy of the lesson folder alone; the stub driver is exit 77" {
+    line="$(awk '/^## The code/{c=1} c && /^```sh$/{s=1; next} s && /^nvcc /{print; exit}' "$LESSON/README.md")"
+    assert_equal "$line" "nvcc -ptx -o kernels.ptx kernels.cu && nvcc -o demo demo.c -lcuda"
+    command -v nvcc >/dev/null || skip "no nvcc here"
+    local d="$BATS_TEST_TMPDIR/alone"
+    mkdir -p "$d"
+    cp -r "$LESSON" "$d/05_ptx_module" # no common/ beside it
+    rm -rf "$d/05_ptx_module"/build*
+    run bash -c "cd '$d/05_ptx_module' && $line"
+    assert_success
+    [ -x "$d/05_ptx_module/demo" ] && [ -s "$d/05_ptx_module/kernels.ptx" ] || fail "the line made no demo or no kernels.ptx"
+    cd "$d/05_ptx_module"
+    run_with_stub_driver ./demo
+    refute_output --partial "RESULT:"
+}
+
+@test "core.c holds the idea: no graph, no green context (proof/ has them), no && chain of more than three calls" {
+    run grep -nE 'Graph|GreenCtx|green_context|DevResource' "$LESSON/core.c" "$LESSON/core.h"
+    assert_output ""
+    grep -q '^static bool capture_graph_runtime(' "$LESSON/proof/step5_launch_cost.c"
+    grep -q '^static CUresult green_context(' "$LESSON/proof/step8_green.c"
+    run "$ROOT/tools/check-core" "$LESSON/core.c"
+    assert_success
+    run "$ROOT/tools/check-chains" "$LESSON/core.c"
+    assert_success
+}
+
+@test "the statements of round 5: the first JIT and cuInit's documented preload, the error log's line, IN_DEPTH's figures those of its blocks" {
+    local d="$LESSON/IN_DEPTH.md" flat
+    flat="$(tr '\n' ' ' <"$d" | sed 's/  */ /g')"
+    # cuda.h's note on cuInit, quoted as it is, and what was measured beside it
+    grep -qF 'cuInit preloads various libraries needed for JIT compilation. To opt-out of this behavior, set the environment variable CUDA_FORCE_PRELOAD_LIBRARIES=0' \
+        <<<"$(grep -A2 'cuInit preloads various' "${CUDA_PATH:-/usr/local/cuda}/include/cuda.h" | tr '\n' ' ' | sed 's/ \* / /g; s/  */ /g')" ||
+        skip "this toolkit's cuda.h words the note otherwise"
+    grep -qF '"cuInit preloads various libraries needed for JIT compilation. To opt-out of this behavior, set the environment variable CUDA_FORCE_PRELOAD_LIBRARIES=0. CUDA will lazily load JIT libraries as needed."' <<<"$flat" ||
+        fail "IN_DEPTH.md does not quote cuda.h's note on cuInit"
+    grep -qF 'no `libnvidia-ptxjitcompiler` was mapped after `cuInit`, with that variable unset and set to 0 alike' <<<"$flat" ||
+        fail "IN_DEPTH.md does not say what was measured after cuInit"
+    run grep -c 'reading that library from disk, and later runs' "$d"
+    assert_output 0
+    # the program prints the measurement each run: not mapped after cuInit (or mapped already)
+    grep -q '"not mapped after cuInit"' "$LESSON/proof/step2_loading.c"
+    # the syntax error's claim checks the line the log names, computed from the text
+    run grep -c 'strstr(L->log->error, where)' "$LESSON/proof/step6_errors.c"
+    assert_output 1
+    # the prose quotes the figures of the block it follows: step 2a's first load, step 4's NVRTC
+    local first nvrtc
+    first="$(sed -nE 's/^ +the first JIT in this process .*: load ([0-9.]+) ms,$/\1/p' "$d" | head -n 1)"
+    nvrtc="$(sed -nE 's/^ +NVRTC [0-9.]+, nvrtcCompileProgram\(.*\): ([0-9.]+) ms,.*/\1/p' "$d" | head -n 1)"
+    first="$(printf '%.1f' "$first")" nvrtc="$(printf '%.1f' "$nvrtc")"
+    [ -n "$first" ] && [ -n "$nvrtc" ] || fail "no first load or NVRTC figure in IN_DEPTH.md's blocks"
+    grep -qF "The first PTX load of the process is the dearest: $first ms in the run above" <<<"$flat" ||
+        fail "2a's prose does not quote its block's $first ms"
+    grep -qF "It cost $nvrtc ms for this file in the run above" <<<"$flat" || fail "step 4's prose does not quote its block's $nvrtc ms"
+    run grep -cE '73\.0 ms|24\.8 ms' "$d"
+    assert_output 0
 }
 
 @test "--help prints the usage on stdout and exits 0" {
@@ -586,11 +675,17 @@ normalize_05() {
     assert_line "   CUDA_CACHE_MAXSIZE=1073741824: room enough for this lesson's binaries"
 }
 
-@test "CUDA_LAUNCH_BLOCKING=1 and CUDA_MODULE_DATA_LOADING (the shim over the stub): named in step 1, with the step they change" {
+@test "CUDA_LAUNCH_BLOCKING=1, CUDA_MODULE_DATA_LOADING and CUDA_FORCE_PRELOAD_LIBRARIES (the shim over the stub): named in step 1, with the step they change" {
     shim_over_stub "$BIN" CUDA_LAUNCH_BLOCKING=1 CUDA_MODULE_DATA_LOADING=EAGER
     assert_equal "$status" 77
     assert_line "   CUDA_LAUNCH_BLOCKING=1: every launch returns only when its kernel is done: step 5"
     assert_line "   CUDA_MODULE_DATA_LOADING=EAGER: when a module's data goes to the GPU; no claim here depends on it"
+    refute_line --partial "CUDA_FORCE_PRELOAD_LIBRARIES"
+    # cuda.h's cuInit: "preloads various libraries needed for JIT compilation" unless this is 0
+    shim_over_stub "$BIN" CUDA_FORCE_PRELOAD_LIBRARIES=0
+    assert_equal "$status" 77
+    assert_line "   CUDA_FORCE_PRELOAD_LIBRARIES=0: whether cuInit preloads the JIT's libraries (0: when first"
+    assert_line "      needed); step 2a says whether the JIT compiler was mapped before the first load"
     shim_over_stub "$BIN" CUDA_LAUNCH_BLOCKING=0
     refute_line --partial "CUDA_LAUNCH_BLOCKING"
 }

@@ -31,6 +31,28 @@ load test_helper
     assert_output --partial "(300 at most)"
 }
 
+@test "tools/check-chains: more than three CUDA calls in one && chain fails, each named by its line; comments, strings and separate statements do not count" {
+    local f="$BATS_TEST_TMPDIR/chain.c"
+    printf '%s\n' '/* c */' 'bool f(void)' '{' \
+        '    bool ok = checkDriver(cuInit(0)) && checkDriver(cuDeviceGet(&d, 0)) &&' \
+        '              checkDriver(cuCtxCreate(&c, NULL, 0, d));' \
+        '    ok = ok && checkRuntime(cudaFree(0)); /* cudaFree( && cudaFree( && cudaFree( */' \
+        '    ok = ok && check("cudaFree( && cuInit( && cuInit(") && checkRuntime(cudaFree(p));' \
+        '    return ok && launch_work(a) && cudaGetLastError() == 0;' '}' >"$f"
+    run "$ROOT/tools/check-chains" "$f"
+    assert_success
+    assert_output ""
+    printf '%s\n' 'bool g(void)' '{' '    return checkRuntime(cudaSetDevice(0)) &&' '           checkRuntime(cudaFree(0)) &&' \
+        '           checkRuntime(cudaMalloc(&p, 4)) && checkRuntime(cudaFree(p));' '}' >>"$f"
+    run "$ROOT/tools/check-chains" "$f"
+    assert_failure 1
+    assert_output "$f:12: 4 CUDA calls chained with &&"
+    run "$ROOT/tools/check-chains"
+    assert_failure 2
+    run "$ROOT/tools/check-chains" "$BATS_TEST_TMPDIR/none.c"
+    assert_failure 2
+}
+
 @test "every C, CUDA and header file is laid out as .clang-format says (make format-check)" {
     if ! command -v clang-format >/dev/null 2>&1; then
         [ "${REQUIRE_CLANG_FORMAT:-0}" != 1 ] || fail "clang-format is not installed (REQUIRE_CLANG_FORMAT=1)"

@@ -524,9 +524,11 @@ setup() {
     [ -z "$bad" ] || fail "$bad"
 }
 
-@test "lesson 04's core: a loop body writes cudaMemcpyAsync, the kernel launch and cudaMemcpyAsync, in that order" {
+@test "lesson 04's core and demo: a loop body writes cudaMemcpyAsync, the kernel launch and cudaMemcpyAsync, in that order" {
     [ -d "$ROOT/04_streams_overlap" ] || skip "no lesson 04 in this tree"
     run loop_writes_pipeline "$ROOT/04_streams_overlap/core.c"
+    assert_success
+    run loop_writes_pipeline "$ROOT/04_streams_overlap/demo.c"
     assert_success
 }
 

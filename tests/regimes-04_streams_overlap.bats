@@ -84,7 +84,7 @@ three_fast() {
 @test "04 regime: CUDA_LAUNCH_BLOCKING=1: per stream nothing overlaps, by stage the copies in still do" {
     regime04 CUDA_LAUNCH_BLOCKING=1 -- --elements 16777216
     assert_line --partial "CUDA_LAUNCH_BLOCKING=1: each kernel launch returns only when its kernel is done"
-    assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, per stream: no kernel overlaps a copy'
+    assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, per stream: copies and kernels hardly overlap \([0-9]+%, under 10% wanted\)'
     assert_line --regexp '^  \[ok\]   CUDA_LAUNCH_BLOCKING=1, by stage: the copies in, issued before the first launch'
     # the event after a kernel is queued once the kernel is done: never compared with CUPTI
     refute_line --regexp '^  \[(ok|FAIL)\] +each stage.s busy time from the events'

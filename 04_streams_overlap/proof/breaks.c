@@ -22,7 +22,7 @@ static int long_work(const struct findings *f)
 /* The kernel of long_work over all the elements, as one chunk (issue_stage). */
 static struct pipeline long_kernel(const struct findings *f)
 {
-    struct pipeline k = lesson_pipeline(1, PINNED, L.stream);
+    struct pipeline k = lesson_pipeline(L.n, 1, PINNED, L.stream);
     k.work = long_work(f);
     return k;
 }
@@ -50,9 +50,10 @@ static bool call_behind_kernel(const struct findings *f, cudaStream_t s, int op,
 {
     double t[3], k[3];
     struct pipeline kernel = long_kernel(f);
-    struct pipeline copy = lesson_pipeline(1, pageable ? PAGEABLE : PINNED, L.stream);
-    copy.n = bytes / sizeof(float); /* one chunk of `bytes`, at the buffers' start */
-    float *snapshot = L.h_out;      /* free here: not the pageable copy's own buffer */
+    /* one chunk of `bytes`, at the buffers' start */
+    struct pipeline copy =
+        lesson_pipeline(bytes / sizeof(float), 1, pageable ? PAGEABLE : PINNED, L.stream);
+    float *snapshot = L.h_out; /* free here: not the pageable copy's own buffer */
     bool check = landed && op == OP_D2H && copy.host_out != snapshot;
     if (landed)
         *landed = check;

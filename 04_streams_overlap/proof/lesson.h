@@ -12,6 +12,7 @@
  *   driver.c    step 8: the same pipeline through the Driver API (CU_STREAM_NON_BLOCKING)
  *   measure.c   the measuring apparatus: one run of a core.c pipeline timed with events,
  *               repetitions and their median, the overlap fraction, per-operation costs
+ *   watch.c     the events recorded at core.c's calls, from the instrument's side (--wrap)
  *   model.c     the pipeline's model: each stage measured alone at the chunk size
  *   timeline.c  the text timelines and the CSV
  */
@@ -39,20 +40,17 @@ enum order { PER_STREAM, BY_STAGE };
 enum memory { PINNED, PAGEABLE };
 extern const char op_letter[OPS];
 
-/* The events around every operation of a run: at[i][mark] (core.h's enum mark). */
+/* The events around every operation of a run: at[i][mark], where the stream reached chunk i
+ * before its copy in, and after each of its three stages. */
+enum mark { BEFORE_COPY_IN, AFTER_COPY_IN, AFTER_KERNEL, AFTER_COPY_OUT };
 struct pipeline_events {
     cudaEvent_t at[PIPELINE_MAX_STREAMS][OPS + 1];
 };
-/* The observer that records them (measure.c): at the marks named in `marks` (1 << mark), with
- * cudaEventRecord, or cuEventRecord where `driver` (step 8). */
-struct event_observer {
-    struct observer base;
-    struct pipeline_events *ev;
-    unsigned marks;
-    bool driver;
-};
-#define ALL_MARKS 0xfu
-struct event_observer event_observer(struct pipeline_events *ev, unsigned marks, bool driver);
+/* watch.c: between the two, core.c's cudaMemcpyAsync and launch_work calls record these
+ * events in their streams (the linker's --wrap, from the lesson's Makefile); watch_end is false
+ * when one could not be recorded. */
+void watch_begin(struct pipeline_events *ev);
+bool watch_end(void);
 bool issue_stage(const struct pipeline *p, int op, int i, cudaStream_t s);
 extern const char *const op_name[OPS];
 
@@ -198,9 +196,9 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
 bool per_op_costs(double ms[OPS]);
 double overlap_fraction(const struct run *r);
 bool run_once(const struct run *r, struct span spans[][OPS], double *total);
-/* The lesson's buffers as core.c's pipeline description: `chunks` chunks in `streams`, from
- * pinned or pageable host memory. */
-struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *streams);
+/* The lesson's buffers as core.c's pipeline description: n floats in `chunks` chunks in
+ * `streams`, from pinned or pageable host memory. */
+struct pipeline lesson_pipeline(size_t n, int chunks, enum memory memory, cudaStream_t *streams);
 bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms);
 bool measure(struct run *r);
 bool measure_rounds(struct run **rs, int n);

@@ -19,10 +19,10 @@ struct lesson L;
 struct run runs[MAX_RUNS];
 int nruns;
 
-struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *streams)
+struct pipeline lesson_pipeline(size_t n, int chunks, enum memory memory, cudaStream_t *streams)
 {
     return (struct pipeline){.streams = chunks,
-                             .n = L.n,
+                             .n = n,
                              .work = L.work,
                              .host_in = memory == PINNED ? L.h_in : L.p_in,
                              .host_out = memory == PINNED ? L.h_out : L.p_out,
@@ -30,22 +30,6 @@ struct pipeline lesson_pipeline(int chunks, enum memory memory, cudaStream_t *st
                              .dev_out = L.d_out,
                              .dev_counter = NULL, /* L.d_flag: the legacy-stream memsets */
                              .stream = streams};
-}
-
-/* The observer the pipelines call between their calls (core.h): an event at each mark that
- * o->marks names, recorded in the chunk's stream (through the Driver API with o->driver). */
-static bool record_event(struct observer *self, int chunk, enum mark mark, cudaStream_t s)
-{
-    struct event_observer *o = (struct event_observer *)self;
-    cudaEvent_t e = o->ev->at[chunk][mark];
-    if (!(o->marks & 1u << mark))
-        return true;
-    return o->driver ? checkDriver(cuEventRecord(e, s)) : checkRuntime(cudaEventRecord(e, s));
-}
-
-struct event_observer event_observer(struct pipeline_events *ev, unsigned marks, bool driver)
-{
-    return (struct event_observer){{record_event}, ev, marks, driver};
 }
 
 /* One operation of chunk i of p, alone, in stream s: the stages timed alone (step 1, the model,
@@ -77,15 +61,14 @@ bool elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
  * their later work waits for it. */
 static bool issue_run(const struct run *r)
 {
-    struct pipeline p = lesson_pipeline(r->streams, r->memory, L.stream);
-    p.n = r->n;
-    struct event_observer events = event_observer(&L.ev, ALL_MARKS, false);
-    if (r->sequential)
-        return pipeline_sequential(&p, &events.base);
+    struct pipeline p = lesson_pipeline(r->n, r->streams, r->memory, L.stream);
     if (r->legacy_between)
         p.dev_counter = L.d_flag; /* a library's memset in the legacy stream between chunks */
-    return r->order == PER_STREAM ? pipeline_per_stream(&p, &events.base)
-                                  : pipeline_by_stage(&p, &events.base);
+    watch_begin(&L.ev);           /* an event at each stage of core.c's calls (watch.c) */
+    bool ok = r->sequential            ? pipeline_sequential(&p)
+              : r->order == PER_STREAM ? pipeline_per_stream(&p)
+                                       : pipeline_by_stage(&p);
+    return watch_end() && ok;
 }
 
 /* The events of a repetition just done, as spans (see run_once). */
@@ -306,7 +289,7 @@ bool time_split(int which, int chunks, bool first_only, int reps, double *t, dou
 {
     double a[MAX_REPS], b[MAX_REPS];
     int issued = first_only ? 1 : chunks;
-    struct pipeline p = lesson_pipeline(chunks, PINNED, L.stream);
+    struct pipeline p = lesson_pipeline(L.n, chunks, PINNED, L.stream);
     for (int rep = -1; rep < reps; rep++) {
         if (!split_once(&p, which, issued))
             return false;
@@ -345,8 +328,8 @@ bool per_op_costs(double ms[OPS])
 {
     enum { BACK_TO_BACK = 16 };
     /* one float: a copy of 4 bytes each way, a kernel of one element and one multiply-add */
-    struct pipeline one = lesson_pipeline(1, PINNED, L.stream);
-    one.n = 1, one.work = 1;
+    struct pipeline one = lesson_pipeline(1, 1, PINNED, L.stream);
+    one.work = 1;
     for (int op = 0; op < OPS; op++) {
         double t[MAX_REPS];
         for (int rep = -1; rep < L.reps; rep++) {

@@ -31,8 +31,8 @@ extern char **environ;
 int one_queue_child(int chunks)
 {
     struct run *seq = new_run(1, PER_STREAM, PINNED, true, false);
-    struct pipeline once = lesson_pipeline(1, PINNED, L.stream); /* the reference result first */
-    if (!pipeline_sequential(&once, NULL) || !checkRuntime(cudaDeviceSynchronize()))
+    struct pipeline once = lesson_pipeline(L.n, 1, PINNED, L.stream); /* the reference first */
+    if (!pipeline_sequential(&once) || !checkRuntime(cudaDeviceSynchronize()))
         return EXIT_CHECK;
     memcpy(L.ref, L.h_out, L.bytes);
     struct run *ps = new_run(chunks, PER_STREAM, PINNED, false, false);
@@ -186,8 +186,8 @@ bool step_6_one_hardware_queue(struct findings *f)
     double want = 0.5 * (1 - 1.0 / chunks);
     char why[480];
     tclaim(got[1].overlap < 0.10,
-           "one queue, per stream: no kernel overlaps a copy (%.0f%%): the false dependencies "
-           "serialise the streams",
+           "one queue, per stream: copies and kernels hardly overlap (%.0f%%, under 10%% "
+           "wanted): the false dependencies serialise the streams",
            100 * got[1].overlap);
     if (L.untimed[0])
         not_judged(L.untimed, "one queue, by stage: copies and kernels still overlap");

@@ -332,7 +332,7 @@ static bool record_one_repetition(const struct findings *f, struct run *ev)
     const struct run *wide = f->wide;
     static struct span spans[MAX_STREAMS][OPS];
     double gate_ms = 2 + 0.5 * wide->streams, w = L.work * gate_ms / f->tk;
-    struct pipeline held = lesson_pipeline(1, PINNED, L.stream); /* the kernel, all elements */
+    struct pipeline held = lesson_pipeline(L.n, 1, PINNED, L.stream); /* the kernel, all elements */
     held.work = w < L.work ? L.work : w > 1e7 ? 10000000 : (int)w;
     bool ok = checkRuntime(cudaDeviceSynchronize());
     for (int rep = 0; ok && rep < 2; rep++) {

@@ -113,7 +113,8 @@ static void cache_switches(struct lesson *L)
 bool cuda_switches(struct lesson *L, int count)
 {
     const char *visible = getenv("CUDA_VISIBLE_DEVICES"),
-               *data = getenv("CUDA_MODULE_DATA_LOADING");
+               *data = getenv("CUDA_MODULE_DATA_LOADING"),
+               *preload = getenv("CUDA_FORCE_PRELOAD_LIBRARIES");
     cache_switches(L);
     printf("   CUDA_VISIBLE_DEVICES %s%s: the driver shows %d device(s), numbered from 0\n",
            visible ? "=" : "", visible ? visible : "unset", count);
@@ -121,6 +122,12 @@ bool cuda_switches(struct lesson *L, int count)
         printf("   CUDA_MODULE_DATA_LOADING=%s: when a module's data goes to the GPU; no claim "
                "here depends on it\n",
                data);
+    if (preload) /* cuda.h, cuInit: "preloads various libraries needed for JIT compilation" */
+        printf("   CUDA_FORCE_PRELOAD_LIBRARIES=%s: whether cuInit preloads the JIT's libraries "
+               "(0: when first\n"
+               "      needed); step 2a says whether the JIT compiler was mapped before the first "
+               "load\n",
+               preload);
     return jit_switches(L);
 }
 

@@ -169,7 +169,8 @@ static bool load_from_file(struct lesson *L)
     printf("   a) cuModuleLoad(\"%s\")\n", L->ptx_arg ? L->ptx_arg : "kernels.ptx");
     printf("      the first JIT in this process (cache empty, JIT compiler %s): load %.3f ms,\n"
            "      cuModuleGetFunction %.3f ms\n",
-           had_jit ? "mapped already" : "not loaded yet", L->load_ms[M_FILE], L->get_ms[M_FILE]);
+           had_jit ? "mapped already" : "not mapped after cuInit", L->load_ms[M_FILE],
+           L->get_ms[M_FILE]);
     if (!L->ptx_arg) /* --ptx may name a cubin: no JIT */
         which_jit(had_jit);
     return true;

@@ -12,6 +12,47 @@
 
 enum { GRAPH_MAX = 20000, GRAPH_MIN_JUDGED = 1000 };
 
+/* A graph, the runtime's way: n <<<>>> launches on a capturing stream are recorded, not run;
+ * the graph is instantiated once, and each replay is one call. */
+static bool capture_graph_runtime(long n, cudaStream_t s, cudaGraph_t *g, cudaGraphExec_t *ge)
+{
+    if (!checkRuntime(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal)))
+        return false;
+    launch_empty_runtime_n(n, s);
+    bool ok = checkRuntime(cudaGetLastError());
+    ok = checkRuntime(cudaStreamEndCapture(s, g)) && ok;
+    return ok && checkRuntime(cudaGraphInstantiate(ge, *g, 0));
+}
+
+/* The Driver API's way: the same with cuLaunchKernel on a CUstream. */
+static bool capture_graph_driver(CUfunction f, long n, CUstream s, CUgraph *g, CUgraphExec *ge)
+{
+    if (!checkDriver(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL)))
+        return false;
+    bool ok = checkDriver(launch_empty(f, n, s));
+    ok = checkDriver(cuStreamEndCapture(s, g)) && ok;
+    return ok && checkDriver(cuGraphInstantiate(ge, *g, 0));
+}
+
+/* Replay a graph (all n kernels, one call) and wait for it. */
+static bool replay_graph_runtime(cudaGraphExec_t ge, cudaStream_t s)
+{
+    return checkRuntime(cudaGraphLaunch(ge, s)) && checkRuntime(cudaStreamSynchronize(s));
+}
+
+static bool replay_graph_driver(CUgraphExec ge, CUstream s)
+{
+    return checkDriver(cuGraphLaunch(ge, s)) && checkDriver(cuStreamSynchronize(s));
+}
+
+static bool destroy_graphs(cudaGraph_t rg, cudaGraphExec_t rge, CUgraph dg, CUgraphExec dge)
+{
+    bool ok = !dge || checkDriver(cuGraphExecDestroy(dge));
+    ok = (!dg || checkDriver(cuGraphDestroy(dg))) && ok;
+    ok = (!rge || checkRuntime(cudaGraphExecDestroy(rge))) && ok;
+    return (!rg || checkRuntime(cudaGraphDestroy(rg))) && ok;
+}
+
 /* One timed run of way `w` (n kernels, start to finish), in us per kernel; < 0 on failure. */
 static double one_run(int w, CUfunction f, long n, cudaGraphExec_t rge, cudaStream_t rs,
                       CUgraphExec dge, CUstream ds)

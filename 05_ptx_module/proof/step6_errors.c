@@ -34,7 +34,8 @@ static bool syntax_error(struct lesson *L)
         printf("   b) PTX with \"ret;\" misspelt \"rte;\": not tried\n");
         not_judged(
             L->jit_why,
-            "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where");
+            "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where "
+            "(the line)");
         return true;
     }
     char *bad_ptx = ptx_edit((const char *)kernels_ptx, NULL, NULL, NULL);
@@ -45,11 +46,18 @@ static bool syntax_error(struct lesson *L)
         return false;
     }
     memcpy(ret, "rte;", 4);
+    int line = 1; /* the misspelt line's number in the text, which the log should name */
+    for (const char *c = bad_ptx; c < ret; c++)
+        line += *c == '\n';
+    char where[40];
+    snprintf(where, sizeof where, "line %d;", line);
     CUresult r =
         load_broken(L, bad_ptx, "b) PTX with \"ret;\" misspelt \"rte;\", cuModuleLoadDataEx");
-    claim(r == CUDA_ERROR_INVALID_PTX && L->log->error[0],
-          "a PTX syntax error is CUDA_ERROR_INVALID_PTX, "
-          "and only the error log says where");
+    claim(r == CUDA_ERROR_INVALID_PTX && strstr(L->log->error, where) &&
+              strstr(L->log->error, "'rte'"),
+          "a PTX syntax error is CUDA_ERROR_INVALID_PTX, and only the error log says where: "
+          "%.*s of the text, 'rte'",
+          (int)strlen(where) - 1, where);
     return true;
 }
 

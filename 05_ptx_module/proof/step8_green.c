@@ -16,6 +16,31 @@
 #include "ptx_module.h"
 
 #if CUDA_VERSION >= 12040
+
+/* A green context (CUDA 12.4) on a group of at least a quarter of the device's SMs: the SMs
+ * (a resource), a group split off them, a descriptor, the green context, and a CUcontext for
+ * it to make current. Its kernels get those SMs, never fewer (more in the cases the Driver
+ * API's "Green Contexts" section names: MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, a 9.x GPU
+ * once a module using dynamic parallelism is loaded). The first failure is returned (where
+ * green contexts are not to be had: an older driver, MIG, a tool). */
+static CUresult green_context(CUdevice dev, unsigned *all_sms, unsigned *part_sms,
+                              CUgreenCtx *green, CUcontext *ctx)
+{
+    CUdevResource all = {0}, part = {0};
+    CUdevResourceDesc desc;
+    unsigned groups = 1;
+    CUresult r = cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM);
+    if (r == CUDA_SUCCESS) {
+        *all_sms = all.sm.smCount;
+        r = cuDevSmResourceSplitByCount(&part, &groups, &all, NULL, 0, all.sm.smCount / 4);
+    }
+    if (r == CUDA_SUCCESS && (r = cuDevResourceGenerateDesc(&desc, &part, 1)) == CUDA_SUCCESS &&
+        (r = cuGreenCtxCreate(green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM)) == CUDA_SUCCESS)
+        r = cuCtxFromGreenCtx(ctx, *green);
+    *part_sms = part.sm.smCount;
+    return r;
+}
+
 /* Each thread spins for `cycles` clock cycles: work that takes an SM's time, not memory's. */
 static const char spin_source[] = "extern \"C\" __global__ void spin(long long cycles)\n"
                                   "{\n"
