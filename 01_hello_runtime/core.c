@@ -86,10 +86,13 @@ bool primary_context_of(CUdevice dev, CUcontext *ctx)
  * context's API version (of the primary context, and of NULL: the current one). */
 bool read_versions(CUcontext primary, struct versions *v)
 {
-    return checkRuntime(cudaRuntimeGetVersion(&v->runtime)) &&
-           checkRuntime(cudaDriverGetVersion(&v->driver)) &&
-           checkDriver(cuCtxGetApiVersion(primary, &v->api_primary)) &&
-           checkDriver(cuCtxGetApiVersion(NULL, &v->api_current));
+    if (!checkRuntime(cudaRuntimeGetVersion(&v->runtime)))
+        return false;
+    if (!checkRuntime(cudaDriverGetVersion(&v->driver)))
+        return false;
+    if (!checkDriver(cuCtxGetApiVersion(primary, &v->api_primary)))
+        return false;
+    return checkDriver(cuCtxGetApiVersion(NULL, &v->api_current));
 }
 
 /* 5c. A kernel that faults launches fine (unless CUDA_LAUNCH_BLOCKING=1); the fault arrives
@@ -124,10 +127,13 @@ bool add_one_on_device(float *host, int n, int threads_per_block)
 /* 8b. Set while the context is active, either API changes the live context's flags. */
 bool change_live_schedule(CUdevice dev, unsigned int *after_runtime, unsigned int *after_driver)
 {
-    return checkRuntime(cudaSetDeviceFlags(cudaDeviceScheduleSpin)) &&
-           checkDriver(cuCtxGetFlags(after_runtime)) &&
-           checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_YIELD)) &&
-           checkDriver(cuCtxGetFlags(after_driver));
+    if (!checkRuntime(cudaSetDeviceFlags(cudaDeviceScheduleSpin)))
+        return false;
+    if (!checkDriver(cuCtxGetFlags(after_runtime)))
+        return false;
+    if (!checkDriver(cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_YIELD)))
+        return false;
+    return checkDriver(cuCtxGetFlags(after_driver));
 }
 
 /* 8c. A library that shares the primary context: it retains it (the runtime's own context),
@@ -135,9 +141,12 @@ bool change_live_schedule(CUdevice dev, unsigned int *after_runtime, unsigned in
 bool library_borrows_primary_context(CUdevice dev, CUcontext *ctx)
 {
     CUdeviceptr workspace = 0;
-    return checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)) &&
-           checkDriver(cuMemAlloc(&workspace, 1 << 20)) && checkDriver(cuMemFree(workspace)) &&
-           checkDriver(cuDevicePrimaryCtxRelease(dev));
+    if (!checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)))
+        return false;
+    bool ok = checkDriver(cuMemAlloc(&workspace, 1 << 20));
+    if (ok)
+        ok = checkDriver(cuMemFree(workspace));
+    return checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
 }
 
 /* 8d. The same library, holding its reference and a workspace while a reset comes. */

@@ -144,11 +144,11 @@ bool copy_both_ways(void *up, void *dev_up, void *down, void *dev_down, size_t b
                     cudaStream_t s_up, cudaStream_t s_down, cudaEvent_t begin,
                     cudaEvent_t down_done)
 {
-    return checkRuntime(cudaStreamWaitEvent(s_down, begin, 0)) &&
-           checkRuntime(cudaMemcpyAsync(dev_up, up, bytes, cudaMemcpyHostToDevice, s_up)) &&
-           checkRuntime(cudaMemcpyAsync(down, dev_down, bytes, cudaMemcpyDeviceToHost, s_down)) &&
-           checkRuntime(cudaEventRecord(down_done, s_down)) &&
-           checkRuntime(cudaStreamWaitEvent(s_up, down_done, 0));
+    bool ok = checkRuntime(cudaStreamWaitEvent(s_down, begin, 0));
+    ok = ok && checkRuntime(cudaMemcpyAsync(dev_up, up, bytes, cudaMemcpyHostToDevice, s_up));
+    ok = ok && checkRuntime(cudaMemcpyAsync(down, dev_down, bytes, cudaMemcpyDeviceToHost, s_down));
+    ok = ok && checkRuntime(cudaEventRecord(down_done, s_down));
+    return ok && checkRuntime(cudaStreamWaitEvent(s_up, down_done, 0));
 }
 
 /* ---- the Driver API ------------------------------------------------------------------------- */
