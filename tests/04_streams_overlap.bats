@@ -321,7 +321,7 @@ check() {
 
 # bats test_tags=gpu
 @test "the reference solutions pass the grader" {
-    assert_solutions_pass "$LESSON" "" 9
+    assert_solutions_pass "$LESSON" "" 15
 }
 
 # The untouched exercises go through the grader in two parts (bats -f). streams and pinned copy
@@ -331,16 +331,24 @@ check() {
 # the GPU, and go beside other programs in the shared first phase. legacy is asynchronous, and
 # driver's code ends with a memset in the legacy stream that is still running after some returns
 # (4 or 5 runs of 6 returned with the work done on an H100): whether those tests fail by that or
-# by a speed-up under the pass mark is a timing another program could move: alone. A CPU test
-# checks that the two parts hold every grader test once.
-GRADER_04_SYNCHRONOUS='^(streams:|pinned:|driver: the copies are)'
+# by a speed-up under the pass mark is a timing another program could move: alone. The result-
+# only tests at the smallest, odd small and 2 GiB-chunk sizes fail the untouched exercises by
+# what their code leaves to read back (no asynchronous copy, pageable buffers, blocking streams,
+# the runtime's copies): streams', pinned's and driver's go in the first part, legacy's with
+# legacy. A CPU test checks that the two parts hold every grader test once.
+GRADER_04_SYNCHRONOUS='^(streams:|pinned:|driver: (the copies are|right ))'
 GRADER_04_TIMED='^(legacy:|driver: the (Driver API|same at))'
 
-# every_test_failed N: the grader's output ($output) has the plan 1..N and N tests not ok
+# every_test_failed N: the grader's output ($output) has the plan 1..N and every one of the N
+# tests not ok (a test skipped with its reason, the 2 GiB chunks where memory lacks, aside)
 every_test_failed() {
+    local failed skipped
     assert_failure
     assert_line "1..$1"
-    [ "$(grep -c '^not ok ' <<<"$output")" -eq "$1" ] || fail "not every one of the $1 grader tests failed"
+    failed="$(grep -c '^not ok ' <<<"$output" || true)"
+    skipped="$(grep -cE '^ok [0-9]+ .* # skip' <<<"$output" || true)"
+    [ "$((failed + skipped))" -eq "$1" ] && [ "$failed" -gt 0 ] ||
+        fail "not every one of the $1 grader tests failed ($failed failed, $skipped skipped)"
 }
 
 # bats test_tags=gpu,shared
@@ -348,7 +356,7 @@ every_test_failed() {
     require_gpu
     run_grader "$LESSON" exercises "$GRADER_04_SYNCHRONOUS"
     echo "$output"
-    every_test_failed 5
+    every_test_failed 10
     # the reasons no other program can change: every run returned with its work done, and the
     # driver exercise's copies are synchronous
     [ "$(grep -cE 'returned with all its work done in ([0-9]+) of \1 runs: it must return without waiting' <<<"$output")" -eq 4 ] ||
@@ -361,7 +369,7 @@ every_test_failed() {
     require_gpu
     run_grader "$LESSON" exercises "$GRADER_04_TIMED"
     echo "$output"
-    every_test_failed 4
+    every_test_failed 5
 }
 
 # A burst of noise on the link (a neighbour's copies, another tenant's) slowed every repetition
@@ -467,13 +475,13 @@ struct_fields04() {
 }
 
 # watch04 HOW CHUNKS: core.c and proof/watch.c linked as the program is, over stand-ins for
-# CUDA that print each call (tests/common/watch04_probe.c); one call a line.
+# CUDA that print each call (tests/common/04_streams_overlap/watch_probe.c); one call a line.
 watch04() {
     local probe="$BATS_FILE_TMPDIR/watch04" cuda
     if [ ! -x "$probe" ]; then
         cuda="$(cuda_root)"
         cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" -I"$ROOT/$LESSON" \
-            -I"$ROOT/$LESSON/proof" "$ROOT/tests/common/watch04_probe.c" "$ROOT/$LESSON/core.c" \
+            -I"$ROOT/$LESSON/proof" "$ROOT/tests/common/04_streams_overlap/watch_probe.c" "$ROOT/$LESSON/core.c" \
             "$ROOT/$LESSON/proof/watch.c" -Wl,--wrap=cudaMemcpyAsync -Wl,--wrap=launch_work \
             -o "$probe" >"$probe.log" 2>&1 || fail "the probe did not build: $(cat "$probe.log")"
     fi

@@ -104,8 +104,29 @@ grade_right() {
     read -r n _ <<<"$(harness_value copy_kinds)"
     [ "$n" = 0 ] || fail "with $*: $n runtime copies named a cudaMemcpyKind their pointers do not have"
     assert_harness host_buffers_kept 0 "host buffers still page-locked after exercise_host_free (a leak)"
+    what_it_changes "$e" "with $*: " || return 1
     # (the harness's own speed claim may fail at these sizes: exit 1 is expected, a crash is not)
     [ "$status" -le 1 ] || fail "with $*: the program ended with status $status"
+}
+
+# what_it_changes E PREFIX: what exercise E changes, read from the last run without a clock
+# (a right result alone is what the untouched exercise gives): streams: asynchronous copies;
+# pinned: both host buffers page-locked; legacy: every stream non-blocking; driver: the Driver
+# API's asynchronous copies, none of the runtime's, in non-blocking streams.
+what_it_changes() {
+    local e="$1" why="$2" drv rt pinned nb n
+    read -r drv rt <<<"$(harness_value copies)"
+    read -r pinned <<<"$(harness_value host_pinned)"
+    read -r nb n <<<"$(harness_value streams_nonblocking)"
+    case "$e" in
+    streams) [ $((drv + rt)) -gt 0 ] || { fail "${why}exercise_issue made no asynchronous copy (cudaMemcpyAsync in the chunk's stream)"; return 1; } ;;
+    pinned) [ "$pinned" = 2 ] || { fail "${why}$pinned of the 2 host buffers exercise_host_alloc gave are page-locked (cudaPointerGetAttributes: cudaMemoryTypeHost)"; return 1; } ;;
+    legacy) [ "$nb" = "$n" ] || { fail "${why}$nb of the $n streams are non-blocking: the legacy stream's memset joins the others"; return 1; } ;;
+    driver)
+        [ "$rt" = 0 ] && [ "$drv" -gt 0 ] || { fail "${why}exercise_issue made $drv Driver API asynchronous copies and $rt runtime cudaMemcpyAsync calls: the copies must be the Driver API's"; return 1; }
+        [ "$nb" = "$n" ] || { fail "${why}$nb of the $n streams are non-blocking (CU_STREAM_NON_BLOCKING): the legacy stream's memset joins the others"; return 1; }
+        ;;
+    esac
 }
 
 # grade_sizes E: the smallest size the harness allows in the most streams it allows (1024

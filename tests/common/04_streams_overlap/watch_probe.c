@@ -1,8 +1,8 @@
 /*
- * tests/common/watch04_probe.c - lesson 04's core.c and proof/watch.c linked as the program is
+ * tests/common/04_streams_overlap/watch_probe.c - lesson 04's core.c and proof/watch.c linked as the program is
  * (--wrap=cudaMemcpyAsync --wrap=launch_work), over stand-ins for CUDA that print each call: so
  * a CPU test sees where the instrument's events fall among the pipelines' calls, in order.
- * usage: watch04_probe per-stream|by-stage|legacy|sequential|unwatched CHUNKS
+ * usage: watch_probe per-stream|by-stage|legacy|sequential|unwatched CHUNKS
  * Prints one line per call: "H2D chunk", "K chunk", "D2H chunk", "memset", "event chunk mark"
  * (the chunk and mark the event is, read from the events' table) and "stream S" after each.
  */
