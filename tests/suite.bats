@@ -155,3 +155,17 @@ os.execvp(sys.argv[1], sys.argv[1:])' env -u MAKEFLAGS bash "$ROOT/tests/run" ba
     interrupted HUP self
     assert_output ""
 }
+
+@test "tests/run: a TMPDIR whose path holds a space: said, the tests' folders in /tmp (make and ld.so take them there), nothing left" {
+    local odd="$BATS_TEST_TMPDIR/with space"
+    mkdir -p "$odd"
+    printf '%s\n' '@test "m" { mkdir "$BATS_TEST_TMPDIR/x"; [[ "$BATS_TEST_TMPDIR" != *" "* ]]; }' >"$BATS_TEST_TMPDIR/t/make.bats"
+    rm -f "$BATS_TEST_TMPDIR/t/mixed.bats"
+    TMPDIR="$odd" run env -u MAKEFLAGS bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t"
+    assert_success
+    assert_line --regexp "^# tests/run: TMPDIR=$odd holds a space or a colon, which make and ld.so cannot take in a path: the tests' temporary folders are in /tmp/cuda-lessons-tests\.[A-Za-z0-9]+$"
+    assert_line --index -1 "3 passed, 0 failed, 0 skipped"
+    dir="$(sed -n 's/.* are in \(.*\)$/\1/p' <<<"$output")"
+    [ ! -e "$dir" ] || fail "$dir was left behind"
+    [ -z "$(ls -A "$odd")" ] || fail "left in TMPDIR: $(ls -A "$odd")"
+}
