@@ -169,3 +169,12 @@ os.execvp(sys.argv[1], sys.argv[1:])' env -u MAKEFLAGS bash "$ROOT/tests/run" ba
     [ ! -e "$dir" ] || fail "$dir was left behind"
     [ -z "$(ls -A "$odd")" ] || fail "left in TMPDIR: $(ls -A "$odd")"
 }
+
+@test "tests/run: never silent for long: after QUIET_S seconds with nothing printed, the files still going and the tests each has done" {
+    rm -f "$BATS_TEST_TMPDIR/t/mixed.bats" "$BATS_TEST_TMPDIR/t/good.bats"
+    printf '%s\n' '@test "quick" { true; }' '@test "slow" { sleep 4; }' >"$BATS_TEST_TMPDIR/t/slow.bats"
+    QUIET_S=1 run env -u MAKEFLAGS bash "$ROOT/tests/run" bats --formatter tap -- "$BATS_TEST_TMPDIR/t"
+    assert_success
+    assert_line --regexp '^# tests/run: still going after [0-9]+ s: slow \(1 done\)$'
+    assert_line --index -1 "2 passed, 0 failed, 0 skipped"
+}
