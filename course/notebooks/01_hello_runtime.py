@@ -280,6 +280,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # Every step's output annotated, the regimes, other machines, the CUDA environment variables and
 # process limits, how grading works, where everything is in the code: [IN_DEPTH.md](../../01_hello_runtime/IN_DEPTH.md).
 #
+# On Colab or in a local Jupyter: [this lesson as a notebook](../../course/notebooks/01_hello_runtime.ipynb)
+# (the idea, the run and your exercises; the slides and a container: [the course kit](../../course/README.md)).
+#
 # In this notebook each exercise's file is the cell below its task: edit the cell, run it (`%%writefile` writes your file into the lesson's `exercises/` folder), then run the grading cell at the end, `make check`, which grades every exercise of the lesson.
 
 # %% [markdown]

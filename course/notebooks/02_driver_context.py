@@ -328,6 +328,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 #
 # The grader, the rules for your file and the points: [IN_DEPTH.md](../../02_driver_context/IN_DEPTH.md#exercises-the-details).
 #
+# On Colab or in a local Jupyter: [this lesson as a notebook](../../course/notebooks/02_driver_context.ipynb)
+# (the idea, the run and your exercises; the slides and a container: [the course kit](../../course/README.md)).
+#
 # In this notebook each exercise's file is the cell below its task: edit the cell, run it (`%%writefile` writes your file into the lesson's `exercises/` folder), then run the grading cell at the end, `make check`, which grades every exercise of the lesson.
 
 # %% [markdown]

@@ -322,6 +322,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # Everything else (the idea in full, the annotated output, regimes, other machines, the chart, what
 # to notice, where is what in the code): [IN_DEPTH.md](../../03_pinned_memory/IN_DEPTH.md).
 #
+# On Colab or in a local Jupyter: [this lesson as a notebook](../../course/notebooks/03_pinned_memory.ipynb)
+# (the idea, the run and your exercises; the slides and a container: [the course kit](../../course/README.md)).
+#
 # In this notebook each exercise's file is the cell below its task: edit the cell, run it (`%%writefile` writes your file into the lesson's `exercises/` folder), then run the grading cell at the end, `make check`, which grades every exercise of the lesson.
 
 # %% [markdown]

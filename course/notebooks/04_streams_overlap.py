@@ -329,6 +329,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # The rest (the whole idea with its figures, the annotated output, the regimes, other machines,
 # what to notice, how the grader judges, where is what): [IN_DEPTH.md](../../04_streams_overlap/IN_DEPTH.md).
 #
+# On Colab or in a local Jupyter: [this lesson as a notebook](../../course/notebooks/04_streams_overlap.ipynb)
+# (the idea, the run and your exercises; the slides and a container: [the course kit](../../course/README.md)).
+#
 # In this notebook each exercise's file is the cell below its task: edit the cell, run it (`%%writefile` writes your file into the lesson's `exercises/` folder), then run the grading cell at the end, `make check`, which grades every exercise of the lesson.
 
 # %% [markdown]
