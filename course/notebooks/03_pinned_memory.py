@@ -26,16 +26,18 @@
 # %%
 # Where the suite comes from. In a checkout (a local Jupyter started anywhere inside it) the
 # notebook uses that checkout. On Colab it clones SUITE_URL at SUITE_REF, this notebook's own
-# release tag (never a branch): a teacher sets SUITE_URL once, here or in the environment
-# variable CUDA_LESSONS_URL (a fork of the course's repository that carries the tag).
-SUITE_URL = ""             # e.g. "https://github.com/your-course/cuda-lessons.git"
-SUITE_REF = "course-v1"    # the release these cells were made from (course/RELEASE)
+# release tag (never a branch). A teacher sets SUITE_URL once for every notebook, in
+# course/kit.conf before make notebooks (or here, or as the environment's CUDA_LESSONS_URL).
+SUITE_URL = ""  # your course's copy, e.g. "https://github.com/your-course/cuda-lessons.git" (course/kit.conf)
+SUITE_REF = "course-v1"  # the release these cells were made from (course/kit.conf)
 LESSON = "03_pinned_memory"
 
 import os, pathlib, shutil, subprocess, sys
 
 def find_checkout():
-    for d in [pathlib.Path(os.environ.get("CUDA_LESSONS", ".")).resolve(), *pathlib.Path.cwd().resolve().parents]:
+    here = pathlib.Path.cwd().resolve()
+    given = [pathlib.Path(os.environ["CUDA_LESSONS"]).resolve()] if os.environ.get("CUDA_LESSONS") else []
+    for d in [*given, here, *here.parents]:
         if (d / "common" / "config.mk").is_file() and (d / "course").is_dir():
             return d
     return None
@@ -44,7 +46,7 @@ suite = find_checkout()
 if suite is None:
     url = os.environ.get("CUDA_LESSONS_URL", SUITE_URL)
     if not url:
-        raise SystemExit("No checkout here, and SUITE_URL is empty: set it (first code cell) to your course's copy of the repository.")
+        raise SystemExit("No checkout here, and SUITE_URL is empty: set it (this cell, or course/kit.conf) to your course's copy of the repository.")
     tags = subprocess.run(["git", "ls-remote", "--tags", url, "refs/tags/" + SUITE_REF], capture_output=True, text=True)
     if tags.returncode != 0 or not tags.stdout.strip():
         raise SystemExit(f"{url} has no tag {SUITE_REF} (git ls-remote: {tags.stderr.strip() or 'no such tag'}): the notebook clones its own release tag only.")
