@@ -105,7 +105,7 @@ def at(pred, what, after=-1):
             return i
     sys.exit("%s: no cell %s (after cell %d)" % (lesson, what, after))
 release = [l.split("=", 1)[1] for l in open(root + "/course/kit.conf").read().splitlines() if l.startswith("SUITE_REF=")][0]
-k = at(lambda s: 'SUITE_REF = "%s"' % release in s and "git\", \"clone\"" in s and "--branch" in s and "ls-remote" in s,
+k = at(lambda s: 'SUITE_REF = "%s"' % release in s and "\"clone\"" in s and "--branch" in s and "ls-remote" in s,
        "cloning the release tag " + release)
 k = at(lambda s: s.startswith("%%bash") and "Runtime > Change runtime type > T4 GPU" in s and "driver_version" in s
        and "nvcc --version" in s, "checking the GPU", k)
@@ -295,4 +295,34 @@ for f in sys.argv[1:]: ast.parse(open(f).read(), f)' "$ROOT/course/make-notebook
         grep -qF "](../course/notebooks/$l.ipynb)" "$ROOT/$l/README.md" || fail "$l/README.md does not link its notebook"
     done
     grep -qF "](course/README.md)" "$ROOT/README.md"
+}
+
+@test "notebooks: outside a checkout the first cell clones SUITE_URL at its release tag only, and says what to set" {
+    command -v git >/dev/null 2>&1 || skip "no git"
+    local w="$BATS_TEST_TMPDIR" ref
+    ref="$(sed -n 's/^SUITE_REF=//p' "$ROOT/course/kit.conf")"
+    git clone -q --bare "$ROOT" "$w/suite.git"
+    git -C "$w/suite.git" tag "$ref" HEAD
+    git -C "$w/suite.git" branch -q "$ref-branch" HEAD
+    python3 -c 'import json, sys
+nb = json.load(open(sys.argv[1]))
+print([("".join(c["source"])) for c in nb["cells"] if "SUITE_REF = " in "".join(c["source"])][0])' \
+        "$ROOT/course/notebooks/01_hello_runtime.ipynb" >"$w/setup.py"
+    mkdir "$w/colab"
+    cd "$w/colab"
+    # no URL: it says what to set
+    run env -u CUDA_LESSONS -u CUDA_LESSONS_URL python3 "$w/setup.py"
+    assert_failure
+    assert_output --partial "SUITE_URL is empty"
+    # the tag: cloned, at that tag
+    run env -u CUDA_LESSONS CUDA_LESSONS_URL="file://$w/suite.git" python3 "$w/setup.py"
+    assert_success
+    assert_line "its commit: $ref"
+    # a branch of another name is no tag: refused
+    rm -rf cuda-lessons
+    sed "s/SUITE_REF = \"$ref\"/SUITE_REF = \"$ref-branch\"/" "$w/setup.py" >"$w/setup2.py"
+    run env -u CUDA_LESSONS CUDA_LESSONS_URL="file://$w/suite.git" python3 "$w/setup2.py"
+    assert_failure
+    assert_output --partial "has no tag $ref-branch"
+    [ ! -e cuda-lessons ]
 }

@@ -53,7 +53,7 @@ if suite is None:
         raise SystemExit(f"{url} has no tag {SUITE_REF} (git ls-remote: {tags.stderr.strip() or 'no such tag'}): the notebook clones its own release tag only.")
     suite = pathlib.Path("cuda-lessons").resolve()
     if not suite.exists():
-        subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", SUITE_REF, url, str(suite)], check=True)
+        subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", "--depth", "1", "--branch", SUITE_REF, url, str(suite)], check=True)
     # bats, for make check (Colab runs as root and has Debian's packages)
     if shutil.which("bats") is None and os.geteuid() == 0:
         subprocess.run("apt-get install -y -q bats bats-assert bats-support >/dev/null 2>&1 || "
