@@ -523,6 +523,7 @@ bool free_host(void *p)
 # # here: no usable GPU). Neither stops the notebook; anything else does.
 # if [ "$rc" -eq 0 ]; then echo "notebook: every exercise of 03_pinned_memory passed"
 # elif grep -q 'exited 77' "$log"; then echo "notebook: cannot grade here (exit 77, accepted: no usable GPU)"
+# elif grep -q 'bats is needed to grade' "$log"; then echo "notebook: make check needs bats with bats-assert and bats-support (Debian: apt-get install bats bats-assert bats-support)"; rm -f "$log"; exit 1
 # elif grep -q 'exited 1 ' "$log"; then echo "notebook: not every exercise passes yet (the points above)"
 # else echo "notebook: make check failed (exit $rc)"; rm -f "$log"; exit 1
 # fi
