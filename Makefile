@@ -47,7 +47,7 @@ WRITABLE_CHECK = ro=''; built=yes; \
 READ_ONLY_STOP = if [ -n "$$ro" ] && [ $$built = no ]; then \
   echo "make: this tree is read-only for you (the lessons' build folders cannot be written: a shared copy?) and not built: build into a folder of yours, make $(or $(MAKECMDGOALS),all) BUILD=\$$HOME/cuda-lessons-build (an absolute path), or copy the tree (cp -r '$(CURDIR)' ~/cuda-lessons) and make there"; exit 2; fi
 
-.PHONY: all programs program run test grade check clean help doctor format format-check $(LESSONS) $(LESSONS:%=program-%) writable
+.PHONY: all programs program run test grade check clean help doctor format format-check notebooks slides run-notebooks $(LESSONS) $(LESSONS:%=program-%) writable
 all: $(LESSONS)
 # (EXERCISES_MAY_FAIL: a student's exercise that does not build yet stops no lesson and no test:
 # one line names it, and make check shows the compiler's message; common/lesson.mk. make run
@@ -148,6 +148,22 @@ format-check:
 	  $(CLANG_FORMAT) --style=file "$$f" | cmp -s - "$$f" || echo "$$f"; done); \
 	if [ -n "$$bad" ]; then echo "not formatted as .clang-format says (make format fixes them):"; echo "$$bad"; exit 1; fi
 
+# The course kit (course/README.md): the notebooks made again from the lessons' READMEs and
+# exercise files (Python's standard library only), the slides (pandoc, beamer), the notebooks
+# run headless (nbclient) with each lesson's verdict checked. The kit's tools come from
+# course/install-tools, its venv under ~/.cache (KIT_VENV); make says what is missing.
+KIT_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cuda-lessons/kit-venv
+KIT_PYTHON = $(if $(wildcard $(KIT_VENV)/bin/python),$(KIT_VENV)/bin/python,python3)
+.PHONY: notebooks slides run-notebooks
+notebooks:
+	@python3 course/make-notebooks
+slides:
+	@python3 course/make-slides; rc=$$?; \
+	[ $$rc -ne 77 ] || echo "make slides: the tools are missing: bash course/install-tools (as root it installs pandoc and LaTeX)"; exit $$rc
+run-notebooks: build-quietly
+	@'$(KIT_PYTHON)' course/run-notebooks; rc=$$?; \
+	[ $$rc -ne 77 ] || echo "make run-notebooks: nbclient is missing: bash course/install-tools (without a registry: course/fetch-wheels, then --wheels)"; exit $$rc
+
 # Before anything runs: what this machine will show and what it cannot judge (tools/doctor).
 doctor:
 	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(ARCH)' BATS='$(BATS)' bash tools/doctor; \
@@ -170,6 +186,9 @@ help:
 	@echo '  make format       lay out every C and CUDA file as .clang-format says (make format-check: only list those it would change)'
 	@echo '  make doctor       before anything runs: what this machine will show, what it cannot judge and what to do'
 	@echo '                    (tools/doctor exits 0 ready, 1 something to fix, 77 no GPU; make doctor exits 0, or make'"'"'s 2 with a line naming that code)'
+	@echo '  make notebooks    the course kit'"'"'s notebooks made again from the lessons'"'"' READMEs (course/notebooks; course/README.md)'
+	@echo '  make slides       a PDF of slides per lesson from its README (pandoc, beamer: course/install-tools), into course/build/slides'
+	@echo '  make run-notebooks   run the lesson notebooks headless (nbclient) and check each lesson'"'"'s verdict (REQUIRE_GPU=1: no GPU fails)'
 	@echo '  make help         this text'
 	@echo '  make -C 01_hello_runtime run|test|check|sanitize|clean|help   one lesson: test runs its'
 	@echo '                    tests, check grades its exercises, sanitize runs it under compute-sanitizer'

