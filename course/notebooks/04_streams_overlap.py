@@ -354,7 +354,8 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # floats in 8 streams and an odd size and stream count drawn from the seed (2-4M floats, 3-16
 # streams), each to return the sequential result bit for bit and beat the sequential run by the
 # pass mark it prints (half way from 1x to the speed-up the pipeline's model allows on this card);
-# then for the result alone at 1024 floats in 64 streams (16 a chunk), at a small odd size
+# then, with no clock, for the result and what your change leaves to read back at 1024
+# floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
 # the memory), every run right. Each timed batch gets inputs of its
@@ -452,7 +453,8 @@ bool exercise_issue(const struct pipeline *p)
 # floats in 8 streams and an odd size and stream count drawn from the seed (2-4M floats, 3-16
 # streams), each to return the sequential result bit for bit and beat the sequential run by the
 # pass mark it prints (half way from 1x to the speed-up the pipeline's model allows on this card);
-# then for the result alone at 1024 floats in 64 streams (16 a chunk), at a small odd size
+# then, with no clock, for the result and what your change leaves to read back at 1024
+# floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed, every run right. Each timed batch gets inputs of its
 # own from the grader, changed before every run, so a result kept from an earlier run is wrong. Run it by hand with
 # `./build/exercises/legacy`. The reference solution is `solutions/legacy/pipeline.c`.
@@ -535,7 +537,8 @@ bool exercise_issue(const struct pipeline *p)
 # floats in 8 streams and an odd size and stream count drawn from the seed (2-4M floats, 3-16
 # streams), each to return the sequential result bit for bit and beat the sequential run by the
 # pass mark it prints (half way from 1x to the speed-up the pipeline's model allows on this card);
-# then for the result alone at 1024 floats in 64 streams (16 a chunk), at a small odd size
+# then, with no clock, for the result and what your change leaves to read back at 1024
+# floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed, every run right. Each timed batch gets inputs of its
 # own from the grader, changed before every run, so a result kept from an earlier run is wrong. Run it by hand with
 # `./build/exercises/pinned`. The reference solution is `solutions/pinned/pipeline.c`.
@@ -615,7 +618,8 @@ bool exercise_issue(const struct pipeline *p)
 # floats in 8 streams and an odd size and stream count drawn from the seed (2-4M floats, 3-16
 # streams), each to return the sequential result bit for bit and beat the sequential run by the
 # pass mark it prints (half way from 1x to the speed-up the pipeline's model allows on this card);
-# then for the result alone at 1024 floats in 64 streams (16 a chunk), at a small odd size
+# then, with no clock, for the result and what your change leaves to read back at 1024
+# floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
 # the memory), every run right. Each timed batch gets inputs of its
