@@ -587,7 +587,7 @@ EOF
     refute_line "sum: 5"
 }
 
-@test "hostile (code): in the sandbox an exercise program names another of its threads in /proc (as the CUDA runtime does), and cannot open /proc/self/mem for writing" {
+@test "hostile (code): in the sandbox an exercise program names another of its threads in /proc (as the CUDA runtime does), and cannot open /proc/self/mem for writing, nor make itself dumpable again (prctl, seccomp, unshare, setns, personality refused)" {
     [ "$(id -u)" = 0 ] || skip "needs root here: only then does the sandbox run the program as a user id of its own (SANDBOX_UID)"
     command -v "${CC:-cc}" >/dev/null 2>&1 || skip "no C compiler for the probe"
     local d="$BATS_TEST_TMPDIR" cc="${CC:-cc}"
@@ -613,6 +613,15 @@ EOF
     # (a read-only /proc would say "Read-only file system": cudart's first call then fails, 304)
     assert_line "comm of another thread: procprobe-w"
     assert_line "/proc/self/mem for writing: Permission denied"
+    # what would undo the filter's settings is refused, the process stays not dumpable and its
+    # /proc/self/mem closed; naming its own thread (the CUDA runtime does) still works
+    assert_line "prctl PR_SET_DUMPABLE 1: Operation not permitted"
+    assert_line "/proc/self/mem for writing again: Permission denied"
+    local c
+    for c in "prctl PR_SET_PTRACER" "prctl PR_SET_MM" "prctl PR_SET_SECCOMP" seccomp unshare setns personality; do
+        assert_line "$c: Operation not permitted"
+    done
+    assert_line "prctl PR_SET_NAME: 0"
     # the same program without student_text: no filter, dumpable, and its /proc/self/mem opens
     # there: the filter, not the sandbox, closes it
     run env SANDBOX_MODE=bwrap SANDBOX_TREE="$ROOT" SANDBOX_UID=2147400001 "$ROOT/grading/sandbox-run" "$d/unmarked"
@@ -621,6 +630,8 @@ EOF
     assert_line "dumpable: 1"
     assert_line "comm of another thread: procprobe-w"
     assert_line "/proc/self/mem for writing: opened"
+    assert_line "prctl PR_SET_DUMPABLE 1: 0"
+    assert_line "seccomp: 0"
 }
 
 teardown() {
