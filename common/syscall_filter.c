@@ -113,7 +113,7 @@ static const uint32_t denied_prctl[] = {
 #define N_DENIED_PRCTL (sizeof denied_prctl / sizeof denied_prctl[0])
 /* arch check 3, range 11, nr and x32 3, denied 2 each, prctl 3 + 2 each, clone3 2, clone 4,
  * allow 1 */
-#define MAX_PROG (3 + 11 + 3 + 2 * N_DENIED + 3 + 2 * N_DENIED_PRCTL + 2 + 4 + 1)
+#define MAX_PROG       (3 + 11 + 3 + 2 * N_DENIED + 3 + 2 * N_DENIED_PRCTL + 2 + 4 + 1)
 
 /* Instructions that end the process when the instruction pointer lies in [lo, hi): the
  * 64-bit pointer is compared as its high then its low 32-bit word (little-endian). */
