@@ -528,9 +528,14 @@ probe_row() { jq -r '.exercises[0] | "\(.points) \(.status): \(.reason)"' "$O2/r
     probe_setup
     local why="does not build: exercises/probe/probe\\.c:[0-9]+: error: refused by the grader: it"
     # name, and the reason (a regex): the first refusal the report shows
+    # name, and the reason (a regex): the build log says it (every reason is), and the report
+    # shows the first (those pasted with ## are refused for their words, seen in the
+    # preprocessor's output, before what their object holds)
     while read -r s reason; do
         run probe_row "$s"
-        assert_output --regexp "^0 build failed: $why $reason" || fail "$s: $output"
+        assert_output --regexp "^0 build failed: $why " || fail "$s: $output"
+        run cat "$O2/results/$s/logs/02_probe.build.log"
+        assert_output --regexp "exercises/probe/probe\.c:[0-9]+: error: refused by the grader: it $reason" || fail "$s: not refused for $reason"
     done <<'EOF'
 ctor_attr writes __attribute__\(\(constructor\)\)
 ctor_hidden has a section of type INIT_ARRAY \(\.init_array\)
@@ -550,10 +555,25 @@ cuda defines 'cudaMalloc' outside static
 asm_syscall writes inline assembly \(__asm__\)
 pragma writes a #pragma \(only #pragma once is allowed\)
 refused_call calls or uses 'exit', which this exercise refuses: the harness reports after your function returns; return instead$
+asm_splice writes inline assembly \(__asm__\)
+asm_paste writes inline assembly \(__asm__\)
+EOF
+    # the first refusal shown: the words as the compiler reads them (spliced, pasted)
+    while read -r s reason; do
+        run probe_row "$s"
+        assert_output --regexp "^0 build failed: $why $reason" || fail "$s: $output"
+    done <<'EOF'
+ctor_hidden writes __attribute__\(\(constructor\)\)
+init_typed writes inline assembly \(__asm__\)
+fini writes __attribute__\(\(destructor\)\)
+ifunc writes __attribute__\(\(ifunc\)\)
+asm_splice writes inline assembly \(__asm__\)
+asm_paste writes inline assembly \(__asm__\)
+asm_syscall writes inline assembly \(__asm__\)
 EOF
     # every refused build said each reason at the student's file and line
     run grep -h 'refused by the grader' "$O2"/results/*/report.txt
-    [ "${#lines[@]}" -ge 18 ] || fail "only ${#lines[@]} refusals in the reports"
+    [ "${#lines[@]}" -ge 20 ] || fail "only ${#lines[@]} refusals in the reports"
 }
 
 @test "hostile (code): a system call from its own bytes, exec, fork, ptrace and /proc/self/mem through libc reached by pointer: stopped at run time" {
