@@ -74,6 +74,12 @@ ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
                  $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS) $(call nvcc_host,$(SANITIZE_CFLAGS))
 LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
+# common/check-object reads the student's source as the build's compiler does: its
+# preprocessor's output (-E) with these (a .c file with the first two, a .cu with the others).
+export CHECK_OBJECT_CC := $(CC)
+export CHECK_OBJECT_CFLAGS := $(ALL_CFLAGS)
+export CHECK_OBJECT_NVCC := $(NVCC)
+export CHECK_OBJECT_NVCCFLAGS := -std=c++17 $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS)
 # The link (through nvcc, which adds the CUDA runtime) takes CFLAGS and LDFLAGS too.
 LINK_FLAGS := $(GENCODE) $(call nvcc_host,$(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS) $(LDFLAGS))
 

@@ -79,10 +79,41 @@ static const long denied[] = {
     __NR_process_vm_writev,
     __NR_pidfd_getfd,
     __NR_io_uring_setup,
+    /* what would undo the filter's own settings or leave its view of the process */
+    __NR_seccomp,
+    __NR_unshare,
+    __NR_setns,
+    __NR_personality,
 };
 #define N_DENIED (sizeof denied / sizeof denied[0])
-/* arch check 3, range 11, nr and x32 3, denied 2 each, clone3 2, clone 4, allow 1 */
-#define MAX_PROG (3 + 11 + 3 + 2 * N_DENIED + 2 + 4 + 1)
+/* The prctl options refused (EPERM): each undoes a setting of the filter's (the process made
+ * dumpable again opens /proc/self/mem for writing; a ptracer named; the memory map's own
+ * addresses changed; another seccomp mode) or changes how system calls are delivered. Every
+ * other option stays allowed: the CUDA runtime and driver, and the C library, use PR_SET_NAME,
+ * PR_GET_NAME, PR_GET_DUMPABLE and others of the kind (reading, or naming threads). */
+static const uint32_t denied_prctl[] = {
+    PR_SET_DUMPABLE,
+#ifdef PR_SET_PTRACER
+    PR_SET_PTRACER,
+#else
+    0x59616d61U,
+#endif
+#ifdef PR_SET_MM
+    PR_SET_MM,
+#else
+    35,
+#endif
+    PR_SET_SECCOMP,
+#ifdef PR_SET_SYSCALL_USER_DISPATCH
+    PR_SET_SYSCALL_USER_DISPATCH,
+#else
+    59,
+#endif
+};
+#define N_DENIED_PRCTL (sizeof denied_prctl / sizeof denied_prctl[0])
+/* arch check 3, range 11, nr and x32 3, denied 2 each, prctl 3 + 2 each, clone3 2, clone 4,
+ * allow 1 */
+#define MAX_PROG       (3 + 11 + 3 + 2 * N_DENIED + 3 + 2 * N_DENIED_PRCTL + 2 + 4 + 1)
 
 /* Instructions that end the process when the instruction pointer lies in [lo, hi): the
  * 64-bit pointer is compared as its high then its low 32-bit word (little-endian). */
@@ -120,6 +151,16 @@ static size_t build_filter(struct sock_filter *f, uint64_t lo, uint64_t hi)
         f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)denied[i], 0, 1);
         f[n++] = (struct sock_filter)EPERM_RET;
     }
+    /* prctl: its option is an int (the low word of the first argument); one not refused is
+     * allowed there and then */
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0,
+                                          (uint8_t)(2 + 2 * N_DENIED_PRCTL));
+    f[n++] = (struct sock_filter)LOAD(args[0]);
+    for (size_t i = 0; i < N_DENIED_PRCTL; i++) {
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, denied_prctl[i], 0, 1);
+        f[n++] = (struct sock_filter)EPERM_RET;
+    }
+    f[n++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
     f[n++] = (struct sock_filter)RET(SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3);

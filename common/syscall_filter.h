@@ -13,6 +13,11 @@
  *     come from (the C library, the CUDA driver: a driver that tries to start nvidia-modprobe
  *     gets an error and goes on); clone3 fails with ENOSYS, so that the C library starts
  *     threads with clone, whose flags the filter can read;
+ *   - what would undo the filter's own settings fails with EPERM: seccomp(2) itself, unshare,
+ *     setns, personality, and prctl's PR_SET_DUMPABLE (dumpable again, /proc/self/mem would
+ *     open for writing), PR_SET_PTRACER, PR_SET_MM, PR_SET_SECCOMP and
+ *     PR_SET_SYSCALL_USER_DISPATCH; every other prctl option stays allowed (the CUDA runtime
+ *     and the C library name threads with PR_SET_NAME and read with PR_GET_*);
  *   - a system call of another architecture's numbering (int $0x80 on x86-64, the x32 ABI)
  *     ends the process.
  * And the process is made not dumpable (PR_SET_DUMPABLE 0): its /proc/PID files then belong to

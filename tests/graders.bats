@@ -23,6 +23,9 @@ setup() {
 
 # compile LESSON SOURCE OBJECT: the student's file compiled as the lesson compiles it.
 compile() {
+    # (check-object preprocesses the file as the build does, with the flags lesson.mk exports:
+    # here those of this compile, for a file outside the tree)
+    export CHECK_OBJECT_CFLAGS="-std=c11 -I$ROOT/common -I$CUDA_PATH_FOUND/include -I$ROOT/$1 -I$ROOT/$1/proof -I$ROOT/$1/harness"
     "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -I"$ROOT/common" -I"$CUDA_PATH_FOUND/include" \
         -I"$ROOT/$1/harness" -c "$2" -o "$3"
 }
@@ -208,6 +211,40 @@ calls_object() {
     assert_failure
     assert_line --regexp "^$from/check_launch\\.c:[0-9]+: error: refused by the grader: it has a constructor"
     [ ! -e "$into/check_launch" ] || fail "the program was linked all the same"
+}
+
+@test "the source as the compiler reads it: a keyword spliced by backslash-newline, or pasted by a macro, in the file or a header of its own, fails the build, at its line; a system header's own asm does not" {
+    local base="$ROOT/01_hello_runtime/solutions/check_launch/check_launch.c" v from into
+    # each variant: the solution, then an asm statement that the build would compile and run
+    # (with no syscall in it: only the source check can see it)
+    for v in splice macro header; do
+        from="$BATS_TEST_TMPDIR/$v/check_launch" into="$BATS_TEST_TMPDIR/$v/into"
+        mkdir -p "$from"
+        { cat "$base"; echo '#include <stdio.h>'; echo '#include <math.h>'; echo '#include <string.h>'
+          case "$v" in
+              splice) printf 'void spliced(void)\n{\n    __as\\\nm__ volatile("nop");\n}\n' ;;
+              macro) printf '#define PASTE(a, b) a##b\nvoid pasted(void)\n{\n    PASTE(__as, m__) volatile("nop");\n}\n' ;;
+              header) echo '#include "helper.h"'; printf 'void pasted(void)\n{\n    HELP("nop");\n}\n'
+                      printf '#define PASTE(a, b) a##b\n#define HELP(s) PASTE(__as, m__) volatile(s)\n' >"$from/helper.h" ;;
+          esac; } >"$from/check_launch.c"
+        local at; at="$(grep -n 'volatile\|HELP("nop")' "$from/check_launch.c" | tail -n 1 | cut -d: -f1)"
+        [ "$v" != splice ] || at=$((at - 1))   # (the line the keyword starts on)
+        run make --no-print-directory -C "$ROOT/01_hello_runtime" exercise-from EXERCISE=check_launch \
+            FROM="$from" INTO="$into"
+        assert_failure
+        assert_line "$from/check_launch.c:$at: error: refused by the grader: it writes inline assembly (__asm__): no code of yours may choose where it goes, run before main() or instead of a library's"
+        [ ! -e "$into/check_launch" ] || fail "$v: the program was linked all the same"
+    done
+    # the same includes (stdio.h's own __asm__ names, math.h, string.h) without the asm: built
+    from="$BATS_TEST_TMPDIR/clean/check_launch" into="$BATS_TEST_TMPDIR/clean/into"
+    mkdir -p "$from"
+    { cat "$base"; echo '#include <stdio.h>'; echo '#include <math.h>'; echo '#include <string.h>'
+      printf '#define PASTE(a, b) a##b\nint PASTE(hel, per)(double x)\n{\n    return (int)strlen("ab") + (int)floor(x);\n}\n'; } >"$from/check_launch.c"
+    run make --no-print-directory -C "$ROOT/01_hello_runtime" exercise-from EXERCISE=check_launch \
+        FROM="$from" INTO="$into"
+    assert_success
+    refute_output --partial "refused by the grader"
+    [ -x "$into/check_launch" ] || fail "the clean variant was not linked"
 }
 
 @test "grading/grade shows a refused file's reason in every format (a submission, in the sandbox)" {

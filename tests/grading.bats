@@ -343,6 +343,63 @@ for s in r.findall("testsuite"):
     assert_output ''
 }
 
+@test "a class: a folder named as another's safe name (o_neil-HASH beside o,neil) is no stop: each gets a name of its own, every one graded, the class says which" {
+    local subs="$BATS_TEST_TMPDIR/subs" n h
+    h="$(printf '%06x' $(( $(printf '%s' 'o,neil' | cksum | cut -d' ' -f1) % 16777216 )))"
+    for n in 'o,neil' "o_neil-$h" "o_neil-$h-2"; do
+        mkdir -p "$subs/$n"; cp -r "$C/ann/01_toy" "$subs/$n/"
+    done
+    rm -r "$subs/o_neil-$h-2/01_toy/exercises/loop"      # (to tell it from the others)
+    run "$T/grading/class" local "$subs" "$S" --per-gpu 3 --timeout 10 --format none ${NOSB:+-- "$NOSB"}
+    assert_success
+    assert_line "  o_neil-$h-3: the folder o\\,neil"
+    run cut -d, -f1,3,4,6 "$S/gradebook.csv"
+    assert_line "\"o_neil-$h\",\"add\",10,\"passed\""
+    assert_line "\"o_neil-$h\",\"loop\",5,\"passed\""
+    assert_line "\"o_neil-$h-2\",\"loop\",0,\"missing\""
+    assert_line "\"o_neil-$h-3\",\"add\",10,\"passed\""
+    assert_line "\"o_neil-$h-3\",\"loop\",5,\"passed\""
+    assert_equal "$(grep -c . "$S/gradebook.csv")" 7
+    run cat "$S/renamed.txt"
+    assert_output "o_neil-$h-3"$'\t''o\,neil'
+}
+
+@test "a submission folder that is a symbolic link (to a classmate's), or an exercise's file that is one, brings nothing: missing, flagged for review" {
+    local subs="$BATS_TEST_TMPDIR/subs"
+    mkdir -p "$subs"
+    cp -r "$C/ann" "$subs/ann"
+    ln -s ann "$subs/bob"                                     # bob hands in ann's folder
+    mkdir -p "$subs/cid/01_toy/exercises/loop"                # cid's add is ann's file
+    cp -r "$C/ann/01_toy/exercises/loop" "$subs/cid/01_toy/exercises/"
+    mkdir -p "$subs/cid/01_toy/exercises/add"
+    ln -s ../../../../ann/01_toy/exercises/add/main.c "$subs/cid/01_toy/exercises/add/main.c"
+    run "$T/grading/class" local "$subs" "$S" --per-gpu 3 --timeout 10 --format none ${NOSB:+-- "$NOSB"}
+    assert_success
+    run cut -d, -f1,3,4,6 "$S/gradebook.csv"
+    assert_line '"ann","add",10,"passed"'
+    assert_line '"ann","loop",5,"passed"'
+    assert_line '"bob","add",0,"missing"'
+    assert_line '"bob","loop",0,"missing"'
+    assert_line '"cid","add",0,"missing"'
+    assert_line '"cid","loop",5,"passed"'
+    run jq -r '.exercises[].reason' "$S/results/bob/results.json"
+    assert_line "the submission folder bob is a symbolic link (to ann): not followed, nothing of it taken"
+    run jq -r '.review[]' "$S/results/bob/results.json"
+    assert_line "the submission folder bob is a symbolic link (to ann): not followed, nothing of it taken"
+    run grep -A1 '^flagged for review' "$S/results/bob/report.txt"
+    assert_line --partial "  the submission folder bob is a symbolic link"
+    run jq -r '.exercises[] | "\(.exercise) \(.review) \(.reason)"' "$S/results/cid/results.json"
+    assert_line "add true 01_toy/exercises/add/main.c in the submission is a symbolic link: not followed, nothing of this exercise taken"
+    assert_line "loop false "
+    run grep -A1 '^flagged for review' "$S/results/cid/report.txt"
+    assert_line "  01_toy/add: 01_toy/exercises/add/main.c in the submission is a symbolic link: not followed, nothing of this exercise taken"
+    # grading/grade alone says the same of the link
+    run "$T/grading/grade" --submission "$subs/bob" --out "$BATS_TEST_TMPDIR/bob" -q $NOSB
+    assert_equal "$status" 1
+    run jq -r '"\(.score) \(.review[0])"' "$BATS_TEST_TMPDIR/bob/results.json"
+    assert_output "0 the submission folder bob is a symbolic link (to ann): not followed, nothing of it taken"
+}
+
 @test "class: a bad option or a missing folder is one line with the pointer to --help, and creates nothing" {
     run "$T/grading/class" local "$C" "$S/o" --bogus
     assert_equal "$status" 2

@@ -528,9 +528,14 @@ probe_row() { jq -r '.exercises[0] | "\(.points) \(.status): \(.reason)"' "$O2/r
     probe_setup
     local why="does not build: exercises/probe/probe\\.c:[0-9]+: error: refused by the grader: it"
     # name, and the reason (a regex): the first refusal the report shows
+    # name, and the reason (a regex): the build log says it (every reason is), and the report
+    # shows the first (those pasted with ## are refused for their words, seen in the
+    # preprocessor's output, before what their object holds)
     while read -r s reason; do
         run probe_row "$s"
-        assert_output --regexp "^0 build failed: $why $reason" || fail "$s: $output"
+        assert_output --regexp "^0 build failed: $why " || fail "$s: $output"
+        grep -qE -- "exercises/probe/probe\.c:[0-9]+: error: refused by the grader: it $reason" "$O2/results/$s/logs/02_probe.build.log" \
+            || fail "$s: not refused for $reason: $(grep -h 'refused by the grader' "$O2/results/$s/logs/02_probe.build.log")"
     done <<'EOF'
 ctor_attr writes __attribute__\(\(constructor\)\)
 ctor_hidden has a section of type INIT_ARRAY \(\.init_array\)
@@ -550,10 +555,25 @@ cuda defines 'cudaMalloc' outside static
 asm_syscall writes inline assembly \(__asm__\)
 pragma writes a #pragma \(only #pragma once is allowed\)
 refused_call calls or uses 'exit', which this exercise refuses: the harness reports after your function returns; return instead$
+asm_splice writes inline assembly \(__asm__\)
+asm_paste writes inline assembly \(__asm__\)
+EOF
+    # the first refusal shown: the words as the compiler reads them (spliced, pasted)
+    while read -r s reason; do
+        run probe_row "$s"
+        assert_output --regexp "^0 build failed: $why $reason" || fail "$s: $output"
+    done <<'EOF'
+ctor_hidden writes __attribute__\(\(constructor\)\)
+init_typed writes inline assembly \(__asm__\)
+fini writes __attribute__\(\(destructor\)\)
+ifunc writes __attribute__\(\(ifunc\)\)
+asm_splice writes inline assembly \(__asm__\)
+asm_paste writes inline assembly \(__asm__\)
+asm_syscall writes inline assembly \(__asm__\)
 EOF
     # every refused build said each reason at the student's file and line
     run grep -h 'refused by the grader' "$O2"/results/*/report.txt
-    [ "${#lines[@]}" -ge 18 ] || fail "only ${#lines[@]} refusals in the reports"
+    [ "${#lines[@]}" -ge 20 ] || fail "only ${#lines[@]} refusals in the reports"
 }
 
 @test "hostile (code): a system call from its own bytes, exec, fork, ptrace and /proc/self/mem through libc reached by pointer: stopped at run time" {
@@ -587,7 +607,7 @@ EOF
     refute_line "sum: 5"
 }
 
-@test "hostile (code): in the sandbox an exercise program names another of its threads in /proc (as the CUDA runtime does), and cannot open /proc/self/mem for writing" {
+@test "hostile (code): in the sandbox an exercise program names another of its threads in /proc (as the CUDA runtime does), and cannot open /proc/self/mem for writing, nor make itself dumpable again (prctl, seccomp, unshare, setns, personality refused)" {
     [ "$(id -u)" = 0 ] || skip "needs root here: only then does the sandbox run the program as a user id of its own (SANDBOX_UID)"
     command -v "${CC:-cc}" >/dev/null 2>&1 || skip "no C compiler for the probe"
     local d="$BATS_TEST_TMPDIR" cc="${CC:-cc}"
@@ -613,6 +633,15 @@ EOF
     # (a read-only /proc would say "Read-only file system": cudart's first call then fails, 304)
     assert_line "comm of another thread: procprobe-w"
     assert_line "/proc/self/mem for writing: Permission denied"
+    # what would undo the filter's settings is refused, the process stays not dumpable and its
+    # /proc/self/mem closed; naming its own thread (the CUDA runtime does) still works
+    assert_line "prctl PR_SET_DUMPABLE 1: Operation not permitted"
+    assert_line "/proc/self/mem for writing again: Permission denied"
+    local c
+    for c in "prctl PR_SET_PTRACER" "prctl PR_SET_MM" "prctl PR_SET_SECCOMP" seccomp unshare setns personality; do
+        assert_line "$c: Operation not permitted"
+    done
+    assert_line "prctl PR_SET_NAME: 0"
     # the same program without student_text: no filter, dumpable, and its /proc/self/mem opens
     # there: the filter, not the sandbox, closes it
     run env SANDBOX_MODE=bwrap SANDBOX_TREE="$ROOT" SANDBOX_UID=2147400001 "$ROOT/grading/sandbox-run" "$d/unmarked"
@@ -621,6 +650,8 @@ EOF
     assert_line "dumpable: 1"
     assert_line "comm of another thread: procprobe-w"
     assert_line "/proc/self/mem for writing: opened"
+    assert_line "prctl PR_SET_DUMPABLE 1: 0"
+    assert_line "seccomp: 0"
 }
 
 teardown() {

@@ -10,13 +10,22 @@
  *                                             its first call fails with cudaErrorOperatingSystem
  *                                             where it cannot)
  *   /proc/self/mem for writing: opened|the error
+ * then what a student's code would call to undo the filter's settings, each "CALL: 0" or the
+ * error (PR_SET_DUMPABLE 1 first, then /proc/self/mem again; harmless arguments elsewhere):
+ *   prctl PR_SET_DUMPABLE 1: ...          /proc/self/mem for writing again: opened|the error
+ *   prctl PR_SET_PTRACER, prctl PR_SET_MM, prctl PR_SET_SECCOMP, seccomp, unshare, setns,
+ *   personality: ...
+ *   prctl PR_SET_NAME: ...                 (what the CUDA runtime may call: stays allowed)
  * and exits 0 when the student's function answered. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -59,6 +68,12 @@ static int name_thread(pid_t tid, const char *name, char *out, size_t size)
     return r;
 }
 
+/* Prints "WHAT: 0" where RC is 0, else the error. */
+static void said(const char *what, long rc)
+{
+    printf("%s: %s\n", what, rc == 0 ? "0" : strerror(errno));
+}
+
 int main(void)
 {
     printf("filter: %s\n", syscall_filter_installed() ? "on" : "off");
@@ -82,5 +97,19 @@ int main(void)
     printf("/proc/self/mem for writing: %s\n", fd >= 0 ? "opened" : strerror(errno));
     if (fd >= 0)
         close(fd);
+    said("prctl PR_SET_DUMPABLE 1", prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+    fd = open("/proc/self/mem", O_RDWR);
+    printf("/proc/self/mem for writing again: %s\n", fd >= 0 ? "opened" : strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    said("prctl PR_SET_PTRACER", prctl(0x59616d61 /* PR_SET_PTRACER */, 0, 0, 0, 0));
+    said("prctl PR_SET_MM", prctl(35 /* PR_SET_MM */, 0xffff, 0, 0, 0));
+    said("prctl PR_SET_SECCOMP", prctl(PR_SET_SECCOMP, 99, 0, 0, 0));
+    unsigned int action = SECCOMP_RET_KILL_PROCESS;
+    said("seccomp", syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action));
+    said("unshare", unshare(0));
+    said("setns", setns(-1, 0));
+    said("personality", personality(0xffffffff) == -1 ? -1 : 0);
+    said("prctl PR_SET_NAME", prctl(PR_SET_NAME, "procprobe", 0, 0, 0));
     return probe_add(2, 3) == 5 ? 0 : 1;
 }
