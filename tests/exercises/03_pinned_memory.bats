@@ -33,10 +33,13 @@ judge_rate() {
     assert_success
     assert_harness before "unregistered unregistered"
     assert_harness pin true
-    assert_harness pinned "pinned pinned" "the buffer's first and last bytes after pin()"
+    assert_harness pinned "pinned pinned" "the buffer's first and last bytes after pin() (it starts mid-page, its last byte lies past its last whole page)"
     assert_harness unpin true
     assert_harness after "unregistered unregistered" "the buffer's first and last bytes after unpin()"
-    n=$(((16 << 20) + seed % 65536))
+    assert_harness state_pin kept "the context, the primary context and the device after pin()"
+    assert_harness state_unpin kept "the context, the primary context and the device after unpin()"
+    # the harness's size: a last byte past the last whole page of a buffer that starts mid-page
+    n=$(((16 << 20) + 1024 * ((seed / 1022) % 64) + 2 + seed % 1022))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied from the pinned buffer and back"
     assert_harness_end "$seed"
 }
@@ -112,7 +115,10 @@ judge_rate() {
 @test "driver_pinned: its copy runs at the pinned rate of the same run, and the data arrives intact" {
     run_harness "$seed" "$EXERCISE_BIN/driver_pinned"
     assert_success
-    n=$(((16 << 20) + seed % 65536))
+    assert_harness state_pin kept "the context, the primary context and the device after pin()"
+    assert_harness state_unpin kept "the context, the primary context and the device after unpin()"
+    # the harness's size: a last byte past the last whole page of a buffer that starts mid-page
+    n=$(((16 << 20) + 1024 * ((seed / 1022) % 64) + 2 + seed % 1022))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied from the buffer and back"
     assert_harness_end "$seed"
     judge_rate

@@ -47,18 +47,40 @@ static void workspace_report(CUdeviceptr workspace)
  * stack: the application's context, alone. False: lib_init() failed. */
 static bool library_calls(struct library *lib, CUcontext app_ctx, CUdeviceptr *workspace)
 {
-    CUcontext top = NULL;
+    CUcontext top = NULL, own = NULL;
+    struct harness_state state;
+    /* While the library's calls run, the application has a context of its own current, above
+     * the runtime's: each call must leave the stack (and the primary context, and the current
+     * device) as it found it, which a library that sets its context current, or pops one it
+     * did not push, does not. Popped and destroyed before the stack is reported below. */
+    CUdevice app_dev;
+    if (!checkDriver(cuDeviceGet(&app_dev, 0)))
+        return false;
+#if CUDA_VERSION >= 13000
+    if (!checkDriver(cuCtxCreate(&own, NULL, 0, app_dev))) /* CUDA 13 signature */
+#else
+    if (!checkDriver(cuCtxCreate(&own, 0, app_dev)))
+#endif
+        return false;
+    harness_state_take(&state);
     harness_device_allocs.counting = 1;
     bool ok = lib_init(lib);
     harness_device_allocs.counting = 0;
     harness_report("lib_init", "%s", ok ? "true" : "false");
-    if (!ok)
+    harness_state_check("lib_init", &state);
+    if (!ok) {
+        harness_own_context_end(own);
         return false;
+    }
     *workspace = lib->workspace; /* as lib_init() made it: a zero written there later is moot */
     CUdevice dev = lib->dev;
+    harness_state_take(&state);
     harness_device_allocs.counting = 1;
     ok = lib_shutdown(lib);
     harness_device_allocs.counting = 0;
+    harness_state_check("lib_shutdown", &state);
+    harness_own_context_end(own);
+    top = NULL;
     int depth = harness_stack_depth(&top);
     lib->dev = dev;
     harness_report("lib_shutdown", "%s", ok ? "true" : "false");

@@ -69,17 +69,41 @@ int main(int argc, char **argv)
     harness_start(argc, argv,
                   "Exercise share_primary: calls library_begin() and library_end() around a "
                   "buffer, reports what is left.");
-    made_counting = 1; /* every context made from here on is the library's */
     CUdevice dev;
-    CUcontext app = NULL, lib = NULL, current = NULL;
+    CUcontext app = NULL, lib = NULL, current = NULL, own = NULL;
     const char *const names[1] = {"runtime"};
     CUdeviceptr buf = 0;
     char stack[256];
+    struct harness_state state, pushed, set;
+    /* The application has a context of its own current, above the runtime's, when it calls
+     * the library (popped and destroyed after library_end()): library_begin() must make the
+     * primary context current over it (pushed, or set in its place), and library_end() must
+     * leave the stack, the primary context and the device exactly as library_begin() found
+     * them, which a library that sets its context current and never restores does not. */
     if (!requireRuntime(cudaSetDevice(0)) || !checkDriver(cuCtxGetCurrent(&app)) ||
-        !checkDriver(cuDeviceGet(&dev, 0)))
+        !checkDriver(cuDeviceGet(&dev, 0)) || !make_context(&own, dev))
         return EXIT_CHECK;
+    harness_state_take(&state);
+    made_counting = 1; /* every context made from here on is the library's */
     bool ok = library_begin(dev, &lib);
+    made_counting = 0;
     harness_report("library_begin", "%s", ok ? "true" : "false");
+    {
+        char what[512], also[512];
+        struct harness_state got;
+        pushed = state;
+        harness_state_push(&pushed, app);
+        set = state;
+        harness_state_set_top(&set, app);
+        harness_state_take(&got);
+        harness_state_differs(&pushed, &got, what, sizeof what);
+        harness_state_differs(&set, &got, also, sizeof also);
+        if (!what[0] || !also[0])
+            harness_report("state_library_begin", "kept");
+        else
+            harness_report("state_library_begin", "changed: %s", what);
+    }
+    made_counting = 1;
     (void)cuCtxGetCurrent(&current);
     harness_report("library_context", "%s %s", runtime_or_other(lib, app),
                    runtime_or_other(current, app));
@@ -91,6 +115,10 @@ int main(int argc, char **argv)
     float *v = malloc(n * sizeof(float));
     bool made = ok && library_work(&buf, v, n, seed, &app);
     harness_report("library_end", "%s", library_end(dev, lib) ? "true" : "false");
+    made_counting = 0;
+    harness_state_check("library_end", &state);
+    harness_own_context_end(own);
+    made_counting = 1;
     stack_names(stack, sizeof stack, &app, names, 1);
     harness_report("stack", "%s", stack);
     if (made)
