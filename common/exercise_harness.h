@@ -555,16 +555,16 @@ static inline void harness_state_differs(const struct harness_state *want,
 {
     size_t len = 0;
     what[0] = '\0';
-#define HARNESS_STATE_SAY(...)                                                        \
-    do {                                                                              \
-        if (len < cap) {                                                              \
-            int n_ = snprintf(what + len, cap - len, "%s", len ? "; " : "");          \
-            len += n_ > 0 ? (size_t)n_ : 0;                                           \
-        }                                                                             \
-        if (len < cap) {                                                              \
-            int n_ = snprintf(what + len, cap - len, __VA_ARGS__);                    \
-            len += n_ > 0 ? (size_t)n_ : 0;                                           \
-        }                                                                             \
+#define HARNESS_STATE_SAY(...)                                               \
+    do {                                                                     \
+        if (len < cap) {                                                     \
+            int n_ = snprintf(what + len, cap - len, "%s", len ? "; " : ""); \
+            len += n_ > 0 ? (size_t)n_ : 0;                                  \
+        }                                                                    \
+        if (len < cap) {                                                     \
+            int n_ = snprintf(what + len, cap - len, __VA_ARGS__);           \
+            len += n_ > 0 ? (size_t)n_ : 0;                                  \
+        }                                                                    \
     } while (0)
     if (want->depth != got->depth)
         HARNESS_STATE_SAY("context stack %d deep, was to be %d", got->depth, want->depth);
@@ -583,8 +583,8 @@ static inline void harness_state_differs(const struct harness_state *want,
                               got->active[i] > 0 ? "active" : "inactive",
                               want->active[i] > 0 ? "active" : "inactive");
         else if (want->flags[i] != got->flags[i])
-            HARNESS_STATE_SAY("device %d's primary context flags 0x%x, was 0x%x", i,
-                              got->flags[i], want->flags[i]);
+            HARNESS_STATE_SAY("device %d's primary context flags 0x%x, was 0x%x", i, got->flags[i],
+                              want->flags[i]);
     }
     if (want->device != got->device)
         HARNESS_STATE_SAY("current device %d, was %d", got->device, want->device);
@@ -638,8 +638,8 @@ static inline void *harness_guarded(size_t bytes)
     char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 #else
     int zero = open("/dev/zero", O_RDWR);
-    char *base = zero < 0 ? MAP_FAILED
-                          : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, zero, 0);
+    char *base =
+        zero < 0 ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, zero, 0);
     if (zero >= 0)
         close(zero);
 #endif

@@ -80,8 +80,10 @@ int main(int argc, char **argv)
      * primary context current over it (pushed, or set in its place), and library_end() must
      * leave the stack, the primary context and the device exactly as library_begin() found
      * them, which a library that sets its context current and never restores does not. */
-    if (!requireRuntime(cudaSetDevice(0)) || !checkDriver(cuCtxGetCurrent(&app)) ||
-        !checkDriver(cuDeviceGet(&dev, 0)) || !make_context(&own, dev))
+    int count = 0; /* the last device: the library works on the one it is given */
+    if (!requireRuntime(cudaGetDeviceCount(&count)) || !checkRuntime(cudaSetDevice(count - 1)) ||
+        !checkDriver(cuCtxGetCurrent(&app)) || !checkDriver(cuDeviceGet(&dev, count - 1)) ||
+        !make_context(&own, dev))
         return EXIT_CHECK;
     harness_state_take(&state);
     made_counting = 1; /* every context made from here on is the library's */

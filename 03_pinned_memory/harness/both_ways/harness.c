@@ -107,6 +107,10 @@ int main(int argc, char **argv)
     ok = checkRuntime(cudaMemcpy(dev_out, back, bytes, cudaMemcpyHostToDevice));
     w.up = up, w.dev_in = dev_in, w.dev_out = dev_out, w.down = down;
     harness_report("engines", "%d", engines);
+    /* begin, issue and end leave the context, the primary context and the device as they
+     * found them (read back once, after end: the issues are timed) */
+    struct harness_state state;
+    harness_state_take(&state);
     counting = 1;
     bool began = both_ways_begin(&w);
     counting = 0;
@@ -152,6 +156,7 @@ int main(int argc, char **argv)
     bool ended = both_ways_end(&w);
     counting = 0;
     harness_report("both_ways_end", "%s", ended ? "true" : "false");
+    harness_state_check("both_ways", &state);
     report_counts();
     free(back);
     ok = checkRuntime(cudaStreamDestroy(s2)) && checkRuntime(cudaStreamDestroy(w.s1)) &&

@@ -31,7 +31,8 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
     float *x = malloc(bytes), *y = malloc(bytes);
     CUdeviceptr dx = 0, dy = 0;
     unsigned char *args = harness_guarded(64); /* see main */
-    bool ok = args && x && y && cuMemAlloc(&dx, bytes) == CUDA_SUCCESS && cuMemAlloc(&dy, bytes) == CUDA_SUCCESS;
+    bool ok = args && x && y && cuMemAlloc(&dx, bytes) == CUDA_SUCCESS &&
+              cuMemAlloc(&dy, bytes) == CUDA_SUCCESS;
     if (ok) {
         harness_fill(x, (size_t)n, seed, k);
         for (int i = 0; i < n; i++)

@@ -6,8 +6,7 @@ static CUcontext caller; /* current when library_begin() was called */
 
 bool library_begin(CUdevice dev, CUcontext *ctx)
 {
-    if (!checkDriver(cuCtxGetCurrent(&caller)) ||
-        !checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)))
+    if (!checkDriver(cuCtxGetCurrent(&caller)) || !checkDriver(cuDevicePrimaryCtxRetain(ctx, dev)))
         return false;
     if (!checkDriver(cuCtxSetCurrent(*ctx))) {
         (void)cuDevicePrimaryCtxRelease(dev);
