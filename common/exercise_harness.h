@@ -531,6 +531,14 @@ static inline void harness_state_take(struct harness_state *s)
     }
 }
 
+/* The same, as a value: struct harness_state before = harness_state_now(); */
+static inline struct harness_state harness_state_now(void)
+{
+    struct harness_state s;
+    harness_state_take(&s);
+    return s;
+}
+
 /* The snapshot want as the call's contract leaves it: ctx pushed on it (a call that must make
  * ctx current on top of what was there), or ctx in place of its top (one that must make ctx
  * the current context, whatever was current). */

@@ -96,9 +96,7 @@ int main(int argc, char **argv)
     double probe[3];
     size_t most = 300000 + TASKS;
     float *in = malloc(most * sizeof(float)), *out = malloc(most * sizeof(float));
-    int count = 0; /* the last device: a task works on the one it is given */
-    bool ok = in && out && requireDriver(cuInit(0)) && checkDriver(cuDeviceGetCount(&count)) &&
-              count > 0 && checkDriver(cuDeviceGet(&dev, count - 1)) &&
+    bool ok = in && out && requireDriver(cuInit(0)) && last_device(&dev, NULL) && /* tasks' */
               make_context(&observer, dev) && control_sample(dev, most * sizeof(float), probe);
     double before = free_mib();
     uint32_t seed = harness_seed_now(); /* each task's data is made from it before your call */

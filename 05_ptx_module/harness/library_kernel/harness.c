@@ -118,6 +118,18 @@ static void run(void *handle, int k, size_t size, uint32_t add)
     harness_kernel_case(f, params, &dy, n, seed, k);
 }
 
+/* kernel_unload(), which leaves the context stack, the primary context and the device as it
+ * found them, then the loads and unloads counted. */
+static void unload(void *handle)
+{
+    struct harness_state state = harness_state_now();
+    bool unloaded = kernel_unload(handle);
+    harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
+    harness_state_check("kernel_unload", &state);
+    harness_report("loads", "%d %d", lib_loads, mod_loads);
+    harness_report("unloads", "%d %d", lib_unloads, mod_unloads);
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -134,8 +146,7 @@ int main(int argc, char **argv)
     bool ok = checkDriver(cuCtxSetCurrent(primary)) &&
               nvrtc_image(source, "twice.cu", dev, NULL, NULL, NULL, &image);
     if (ok) {
-        struct harness_state state; /* kernel_load() and kernel_unload(): as found, too */
-        harness_state_take(&state);
+        struct harness_state state = harness_state_now(); /* kept by kernel_load() */
         bool loaded = kernel_load(image, &handle);
         harness_report("kernel_load", "%s", loaded ? "true" : "false");
         harness_state_check("kernel_load", &state);
@@ -150,12 +161,7 @@ int main(int argc, char **argv)
         ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
         if (loaded)
             failing_lookup(handle);
-        harness_state_take(&state);
-        bool unloaded = kernel_unload(handle);
-        harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
-        harness_state_check("kernel_unload", &state);
-        harness_report("loads", "%d %d", lib_loads, mod_loads);
-        harness_report("unloads", "%d %d", lib_unloads, mod_unloads);
+        unload(handle);
     }
     free(image);
     ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;

@@ -79,18 +79,14 @@ int main(int argc, char **argv)
               nvrtc_image(source, "axpy.cu", dev, NULL, NULL, NULL, &image) &&
               checkDriver(cuModuleLoadData(&module, image)) &&
               checkDriver(cuModuleGetFunction(&axpy, module, "axpy"));
-    if (ok) {
+    unsigned char *buf = harness_guarded(64); /* a write past its 64 bytes stops the program */
+    if (ok && buf) {
         /* The layout: values the harness can find again, in a buffer full of 0xab. */
         uint32_t seed = harness_seed_now(); /* before pack_args(): the values come from it */
-        /* the 64 bytes end where a page that cannot be touched begins: a write past them
-         * stops the program */
-        unsigned char *buf = harness_guarded(64);
         size_t size = 0;
         float a = 1.75f;
         CUdeviceptr x = 0x0123456789abcdefULL + seed, y = 0x0fedcba987654321ULL + seed;
         int n = 0x5a000000 + (int)(seed % 0xffff);
-        if (!buf)
-            return EXIT_CHECK;
         memset(buf, 0xab, 64);
         pack_args(buf, &size, a, x, y, n);
         harness_report("size", "%zu", size);
