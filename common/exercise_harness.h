@@ -575,12 +575,14 @@ static inline void harness_state_differs(const struct harness_state *want,
         }                                                                    \
     } while (0)
     if (want->depth != got->depth)
-        HARNESS_STATE_SAY("context stack %d deep, was to be %d", got->depth, want->depth);
+        HARNESS_STATE_SAY("the context stack %d deep, %d due", got->depth, want->depth);
     else
         for (int i = 0; i < want->depth; i++)
             if (want->stack[i] != got->stack[i]) {
-                HARNESS_STATE_SAY("%s context another than it was to be",
-                                  i ? "a context below the current one:" : "the current");
+                if (i)
+                    HARNESS_STATE_SAY("the context %d below the current one is another", i);
+                else
+                    HARNESS_STATE_SAY("the current context is another");
                 break;
             }
     if (want->devices != got->devices)
