@@ -516,6 +516,12 @@ struct harness_state {
 static inline void harness_state_take(struct harness_state *s)
 {
     memset(s, 0, sizeof *s);
+    /* the runtime's device first: whatever the runtime sets up on its first call is there
+     * before the rest is read, in every snapshot */
+    if (cudaGetDevice(&s->device) != cudaSuccess) {
+        s->device = -1;
+        (void)cudaGetLastError();
+    }
     s->depth = harness_stack_read(s->stack);
     if (cuDeviceGetCount(&s->devices) != CUDA_SUCCESS)
         s->devices = -1;
@@ -524,10 +530,6 @@ static inline void harness_state_take(struct harness_state *s)
         if (cuDeviceGet(&dev, i) != CUDA_SUCCESS ||
             cuDevicePrimaryCtxGetState(dev, &s->flags[i], &s->active[i]) != CUDA_SUCCESS)
             s->active[i] = -1;
-    }
-    if (cudaGetDevice(&s->device) != cudaSuccess) {
-        s->device = -1;
-        (void)cudaGetLastError();
     }
 }
 
