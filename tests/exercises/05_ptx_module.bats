@@ -69,6 +69,9 @@ setup() {
     assert_harness kernel_load true
     assert_harness loads "1 0" "libraries and modules loaded (one library, no module)"
     assert_harness kernel_unload true
+    for call in kernel_load kernel_function0 kernel_function1 kernel_function2 kernel_unload; do
+        assert_harness "state_$call" kept "the context stack, the primary context and the current device after ${call%[0-9]}()"
+    done
     assert_harness unloads "1 0" "libraries and modules unloaded"
     assert_harness lookup_failing false "kernel_function() while every lookup fails (the harness makes them fail): it must say so"
     assert_harness_end "$seed"
