@@ -148,6 +148,7 @@ skip_not_gradable() {
     skip_not_gradable
     assert_success
     assert_harness get_mem_info "true success cuMemGetInfo_v2" "what get_mem_info() returned (call, query result, function)"
+    assert_harness state_entry_points kept "the context stack, the primary context and the current device after get_mem_info() and get_per_thread_copy()"
     assert_harness total same "the total device memory, through your pointer and from the runtime"
     read -r q1 q2 <<<"$(harness_value queries)"
     [ "$q1" -ge 1 ] || fail "get_mem_info() did not ask the runtime (cudaGetDriverEntryPointByVersion)"
