@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -477,6 +478,190 @@ static inline int harness_stack_depth(CUcontext *top)
     if (depth)
         *top = seen[0];
     return depth;
+}
+
+/* This thread's context stack into seen[0..16), top first (popped and pushed back): its depth. */
+static inline int harness_stack_read(CUcontext seen[16])
+{
+    int depth = 0;
+    while (depth < 16) {
+        CUcontext c = NULL;
+        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c ||
+            cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
+            break;
+        depth++;
+    }
+    for (int i = depth - 1; i >= 0; i--)
+        (void)cuCtxPushCurrent(seen[i]);
+    return depth;
+}
+
+/* What a call of the student's must leave as it found it (or exactly as its contract says it
+ * changes it): this thread's context stack (depth, and each context in order, top first), the
+ * state of every device's primary context (active, flags) and the runtime's current device.
+ * harness_state_take snapshots it; harness_state_check takes it again and reports
+ * "state_NAME kept" (what the call must leave) or "state_NAME changed: WHAT". Take it on the
+ * thread the call ran on, between the student's calls only (the stack is popped and pushed
+ * back, through the harness's own --wrap where it has one). */
+enum { HARNESS_STATE_DEPTH = 16, HARNESS_STATE_DEVICES = 16 };
+struct harness_state {
+    int depth;
+    CUcontext stack[HARNESS_STATE_DEPTH]; /* [0] is the current context */
+    int devices;                          /* -1: the driver could not count them */
+    int active[HARNESS_STATE_DEVICES];    /* -1: the state could not be read */
+    unsigned int flags[HARNESS_STATE_DEVICES];
+    int device; /* cudaGetDevice; -1 when it failed */
+};
+
+static inline void harness_state_take(struct harness_state *s)
+{
+    memset(s, 0, sizeof *s);
+    /* the runtime's device first: whatever the runtime sets up on its first call is there
+     * before the rest is read, in every snapshot */
+    if (cudaGetDevice(&s->device) != cudaSuccess) {
+        s->device = -1;
+        (void)cudaGetLastError();
+    }
+    s->depth = harness_stack_read(s->stack);
+    if (cuDeviceGetCount(&s->devices) != CUDA_SUCCESS)
+        s->devices = -1;
+    for (int i = 0; i < s->devices && i < HARNESS_STATE_DEVICES; i++) {
+        CUdevice dev;
+        if (cuDeviceGet(&dev, i) != CUDA_SUCCESS ||
+            cuDevicePrimaryCtxGetState(dev, &s->flags[i], &s->active[i]) != CUDA_SUCCESS)
+            s->active[i] = -1;
+    }
+}
+
+/* The same, as a value: struct harness_state before = harness_state_now(); */
+static inline struct harness_state harness_state_now(void)
+{
+    struct harness_state s;
+    harness_state_take(&s);
+    return s;
+}
+
+/* The snapshot want as the call's contract leaves it: ctx pushed on it (a call that must make
+ * ctx current on top of what was there), or ctx in place of its top (one that must make ctx
+ * the current context, whatever was current). */
+static inline void harness_state_push(struct harness_state *want, CUcontext ctx)
+{
+    if (want->depth >= HARNESS_STATE_DEPTH)
+        return;
+    memmove(want->stack + 1, want->stack, (size_t)want->depth * sizeof want->stack[0]);
+    want->stack[0] = ctx;
+    want->depth++;
+}
+static inline void harness_state_set_top(struct harness_state *want, CUcontext ctx)
+{
+    if (want->depth == 0)
+        want->depth = 1;
+    want->stack[0] = ctx;
+}
+
+/* What differs between the snapshots want and got, in words, into what (empty: nothing). */
+static inline void harness_state_differs(const struct harness_state *want,
+                                         const struct harness_state *got, char *what, size_t cap)
+{
+    size_t len = 0;
+    what[0] = '\0';
+#define HARNESS_STATE_SAY(...)                                               \
+    do {                                                                     \
+        if (len < cap) {                                                     \
+            int n_ = snprintf(what + len, cap - len, "%s", len ? "; " : ""); \
+            len += n_ > 0 ? (size_t)n_ : 0;                                  \
+        }                                                                    \
+        if (len < cap) {                                                     \
+            int n_ = snprintf(what + len, cap - len, __VA_ARGS__);           \
+            len += n_ > 0 ? (size_t)n_ : 0;                                  \
+        }                                                                    \
+    } while (0)
+    if (want->depth != got->depth)
+        HARNESS_STATE_SAY("the context stack %d deep, %d due", got->depth, want->depth);
+    else
+        for (int i = 0; i < want->depth; i++)
+            if (want->stack[i] != got->stack[i]) {
+                if (i)
+                    HARNESS_STATE_SAY("the context %d below the current one is another", i);
+                else
+                    HARNESS_STATE_SAY("the current context is another");
+                break;
+            }
+    if (want->devices != got->devices)
+        HARNESS_STATE_SAY("%d devices seen, was %d", got->devices, want->devices);
+    for (int i = 0; i < want->devices && i < got->devices && i < HARNESS_STATE_DEVICES; i++) {
+        if (want->active[i] != got->active[i])
+            HARNESS_STATE_SAY("device %d's primary context %s, was %s", i,
+                              got->active[i] > 0 ? "active" : "inactive",
+                              want->active[i] > 0 ? "active" : "inactive");
+        else if (want->flags[i] != got->flags[i])
+            HARNESS_STATE_SAY("device %d's primary context flags 0x%x, was 0x%x", i, got->flags[i],
+                              want->flags[i]);
+    }
+    if (want->device != got->device)
+        HARNESS_STATE_SAY("current device %d, was %d", got->device, want->device);
+#undef HARNESS_STATE_SAY
+}
+
+/* "state_NAME kept" when the state now is want, else "state_NAME changed: WHAT". True: kept. */
+static inline bool harness_state_check(const char *name, const struct harness_state *want)
+{
+    struct harness_state got;
+    char key[64], what[512];
+    harness_state_take(&got);
+    harness_state_differs(want, &got, what, sizeof what);
+    snprintf(key, sizeof key, "state_%s", name);
+    if (what[0])
+        harness_report(key, "changed: %s", what);
+    else
+        harness_report(key, "kept");
+    return what[0] == '\0';
+}
+
+/* The harness's own context ctx (made with cuCtxCreate to stand for the caller's) done with:
+ * popped where it is current, and destroyed unless a call of the student's left it below
+ * another context on this thread's stack (then it is kept: destroying it there would leave the
+ * stack holding a context that no longer exists). */
+static inline void harness_own_context_end(CUcontext ctx)
+{
+    CUcontext seen[16];
+    int depth = harness_stack_read(seen);
+    if (depth && seen[0] == ctx) {
+        (void)cuCtxPopCurrent(NULL);
+        (void)cuCtxDestroy(ctx);
+        return;
+    }
+    for (int i = 0; i < depth; i++)
+        if (seen[i] == ctx)
+            return;
+    (void)cuCtxDestroy(ctx);
+}
+
+/* bytes of zeroed memory that end where a page that cannot be touched (PROT_NONE) begins, so
+ * that a read or a write past the end stops the program (its run fails) instead of reaching a
+ * neighbour. Kept until the program ends. NULL: no such mapping could be made. */
+static inline void *harness_guarded(size_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return NULL;
+    size_t pages = (bytes + (size_t)page - 1) / (size_t)page + 1, size = pages * (size_t)page;
+#ifdef MAP_ANONYMOUS
+    char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#else
+    int zero = open("/dev/zero", O_RDWR);
+    char *base =
+        zero < 0 ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, zero, 0);
+    if (zero >= 0)
+        close(zero);
+#endif
+    if (base == MAP_FAILED)
+        return NULL;
+    if (mprotect(base + size - (size_t)page, (size_t)page, PROT_NONE) != 0) {
+        (void)munmap(base, size);
+        return NULL;
+    }
+    return base + size - (size_t)page - bytes;
 }
 
 #endif

@@ -4,6 +4,18 @@
 #include <string.h>
 #include "exercise_harness.h"
 
+/* The last device the driver lists (a function that is given a device must use that one, not
+ * device 0), its ordinal in *ordinal (unless NULL). False: none, or a call failed. */
+static inline bool last_device(CUdevice *dev, int *ordinal)
+{
+    int count = 0;
+    if (!checkDriver(cuDeviceGetCount(&count)) || count < 1)
+        return false;
+    if (ordinal)
+        *ordinal = count - 1;
+    return checkDriver(cuDeviceGet(dev, count - 1));
+}
+
 static inline bool make_context(CUcontext *ctx, CUdevice dev)
 {
 #if CUDA_VERSION >= 13000

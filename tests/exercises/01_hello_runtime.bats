@@ -20,6 +20,7 @@ setup() {
     assert_success
     assert_harness context_before none
     assert_harness make_context true
+    assert_harness state_make_context kept "after make_context(): the primary context current in place of none, and nothing else changed (its flags, the current device)"
     assert_harness current primary "the context current after make_context()"
     assert_harness stack_depth 1 "the depth of the context stack after make_context()"
     n=$((1000 + seed % 4096))
@@ -32,6 +33,7 @@ setup() {
     assert_success
     # called while a context the harness created is current: the current one is not the answer
     assert_harness primary_context "true primary" "what primary_context() returned (another context current)"
+    assert_harness state_primary_context kept "the context stack (the harness's context current, above the primary one), the primary context and the current device after primary_context(): naming a context sets nothing"
     assert_harness refs_beyond_runtime 0 "references to the primary context left beyond the runtime's own"
     n=$((512 + seed % 1024))
     assert_harness canary "$n $(expected_sum "$seed" 7 "$n" 1 0)" "a buffer of the primary context's, made before make_context() and read back after primary_context() (a reset, or a reference given back before one is taken, destroys it)"
@@ -48,6 +50,7 @@ setup() {
         assert_harness "case$k" "$n $(expected_sum "$seed" "$k" "$n" 2 0)" "scale_on_device on $n floats"
     done
     assert_harness allocations_left 0 "device allocations of scale_on_device still alive at the end of the run"
+    assert_harness state_scale_on_device kept "the current context, the primary context and the current device after every scale_on_device()"
     assert_harness_end "$seed"
 }
 
@@ -69,6 +72,7 @@ setup() {
     assert_success
     assert_harness worker_before none
     assert_harness bind_worker true
+    assert_harness state_bind_worker kept "the worker's stack after bind_worker() (main's context alone), the primary context and the current device"
     assert_harness worker_current main "the worker's current context"
     assert_harness worker_stack_depth 1 "the depth of the worker's context stack"
     n=$((512 + seed % 1024))
@@ -92,6 +96,9 @@ setup() {
     run_harness "$seed" "$EXERCISE_BIN/library_shutdown"
     assert_success
     assert_harness lib_shutdown true
+    # the application had a context of its own current, above the runtime's, during both calls
+    assert_harness state_lib_init kept "the context stack, the primary context and the current device after lib_init()"
+    assert_harness state_lib_shutdown kept "the context stack, the primary context and the current device after lib_shutdown()"
     n=$((100000 + seed % 50000))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "the application's data read back after lib_shutdown()"
     assert_harness stack "1 application" "the context stack right after lib_shutdown(), before any runtime call (depth, top)"

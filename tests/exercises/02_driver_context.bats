@@ -37,6 +37,7 @@ setup() {
     run_harness "$seed" "$EXERCISE_BIN/stack_order"
     assert_success
     assert_harness stack "ctxB ctxA" "the context stack after allocate_in_a(), top first"
+    assert_harness state_allocate_in_a kept "the context stack, the primary context and the current device after allocate_in_a()"
     assert_harness_end "$seed"
 }
 
@@ -44,6 +45,8 @@ setup() {
     run_harness "$seed" "$EXERCISE_BIN/share_primary"
     assert_success
     assert_harness library_begin true
+    # the application had a context of its own current, above the runtime's
+    assert_harness state_library_begin kept "after library_begin(): the primary context current over the application's (pushed, or set in place of it), and nothing else changed"
     assert_harness library_context "runtime runtime" "the context library_begin() returned, and the one current after it"
     assert_harness buffer_owner runtime "the context that owns the buffer made between begin and end"
     assert_harness library_reference held "while the library works, a reference of its own to the primary context (the harness gives one back and asks whether the context is still active): borrowing the current context holds none"
@@ -54,6 +57,7 @@ setup() {
     run_harness "$seed" "$EXERCISE_BIN/share_primary"
     assert_success
     assert_harness library_end true
+    assert_harness state_library_end kept "the context stack (the application's own context current again), the primary context and the current device after library_end(), as library_begin() found them"
     assert_harness stack runtime "the context stack after library_end(), top first"
     n=$((1000 + seed % 8192))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "the library's data read by the application with the runtime"
@@ -124,6 +128,9 @@ kept_within_half() {
     run_harness "$seed" "$EXERCISE_BIN/context_leak"
     assert_success
     assert_harness stack observer "the context stack after the tasks, top first"
+    for k in 0 1 2 3; do
+        assert_harness "state_task$k" kept "the context stack, the primary context and the current device after task $k"
+    done
     assert_harness_end "$seed"
 }
 
@@ -141,6 +148,7 @@ skip_not_gradable() {
     skip_not_gradable
     assert_success
     assert_harness get_mem_info "true success cuMemGetInfo_v2" "what get_mem_info() returned (call, query result, function)"
+    assert_harness state_entry_points kept "the context stack, the primary context and the current device after get_mem_info() and get_per_thread_copy()"
     assert_harness total same "the total device memory, through your pointer and from the runtime"
     read -r q1 q2 <<<"$(harness_value queries)"
     [ "$q1" -ge 1 ] || fail "get_mem_info() did not ask the runtime (cudaGetDriverEntryPointByVersion)"

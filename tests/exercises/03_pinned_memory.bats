@@ -33,10 +33,13 @@ judge_rate() {
     assert_success
     assert_harness before "unregistered unregistered"
     assert_harness pin true
-    assert_harness pinned "pinned pinned" "the buffer's first and last bytes after pin()"
+    assert_harness pinned "pinned pinned" "the buffer's first and last bytes after pin() (it starts mid-page, its last byte lies past its last whole page)"
     assert_harness unpin true
     assert_harness after "unregistered unregistered" "the buffer's first and last bytes after unpin()"
-    n=$(((16 << 20) + seed % 65536))
+    assert_harness state_pin kept "the context, the primary context and the device after pin()"
+    assert_harness state_unpin kept "the context, the primary context and the device after unpin()"
+    # the harness's size: a last byte past the last whole page of a buffer that starts mid-page
+    n=$(((16 << 20) + 1024 * ((seed / 1022) % 64) + 2 + seed % 1022))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied from the pinned buffer and back"
     assert_harness_end "$seed"
 }
@@ -57,6 +60,7 @@ judge_rate() {
     assert_harness uploaded "$n $(expected_sum "$seed" 0 "$n" 1 0)" "the upload, read back from the device"
     assert_harness downloaded "$n $(expected_sum "$seed" 1 "$n" 1 0)" "the download"
     assert_harness both_ways_end true
+    assert_harness state_both_ways kept "the context stack, the primary context and the current device after both_ways_begin(), both_ways_issue() and both_ways_end()"
     assert_harness left "0 0" "streams and events your code created and did not destroy"
     read -r kinds_wrong kinds_checked <<<"$(harness_value copy_kinds)"
     [ "$kinds_wrong" = 0 ] ||
@@ -101,6 +105,8 @@ judge_rate() {
     [ "$word" = flags ] || fail "the driver does not know the buffer as page-locked memory it allocated (cuMemHostGetFlags)"
     [ $((flags & 1)) = 1 ] || fail "the buffer is not CU_MEMHOSTALLOC_PORTABLE (flags $flags)"
     assert_harness free_host true
+    assert_harness state_alloc_host kept "the context stack, the primary context and the current device after alloc_host()"
+    assert_harness state_free_host kept "the context stack, the primary context and the current device after free_host()"
     assert_harness after_free unknown "what the driver knows of the buffer after free_host()"
     read -r allocs frees runtime <<<"$(harness_value calls)"
     [ "$allocs" -ge 1 ] && [ "$frees" -ge 1 ] && [ "$runtime" = 0 ] ||

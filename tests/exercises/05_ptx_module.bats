@@ -43,6 +43,10 @@ setup() {
     names=(_Z5scalePffi _Z5scalePfdi _Z5scalePffj _Z5scalePffl)
     assert_harness kernel_name "true ${names[seed % 4]}" "the name kernel_name() gave (terminated within the length given: the buffer held no zero before)"
     assert_harness name_bounds within "kernel_name() wrote only within the length it was given"
+    # a second call with less room than the name needs: cut and terminated there, or not given
+    read -r cut_len cut_ok cut_end <<<"$(harness_value short_name)"
+    [ -n "$cut_len" ] && { [ "$cut_ok" = false ] || [ "$cut_end" = terminated ]; } ||
+        fail "kernel_name() given $cut_len byte(s), less than the name needs, returned $cut_ok with the buffer $cut_end: the name must be cut and terminated within the length given, or not given (false)"
     assert_harness lookup found "cuModuleGetFunction with that name"
     read -r added lowered <<<"$(harness_value calls)"
     [ "$added" -ge 1 ] && [ "$lowered" -ge 1 ] ||
@@ -65,6 +69,9 @@ setup() {
     assert_harness kernel_load true
     assert_harness loads "1 0" "libraries and modules loaded (one library, no module)"
     assert_harness kernel_unload true
+    for call in kernel_load kernel_function0 kernel_function1 kernel_function2 kernel_unload; do
+        assert_harness "state_$call" kept "the context stack, the primary context and the current device after ${call%[0-9]}()"
+    done
     assert_harness unloads "1 0" "libraries and modules unloaded"
     assert_harness lookup_failing false "kernel_function() while every lookup fails (the harness makes them fail): it must say so"
     assert_harness_end "$seed"

@@ -53,14 +53,15 @@ cudaError_t __wrap_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cud
 /* A launch that works: "caseK N SUM" (the sum of the results) or "caseK failed". */
 static bool good_case(uint32_t seed, int k, int n, int threads)
 {
-    float *v = malloc((size_t)n * sizeof(float));
+    /* host[] ends where a page that cannot be touched begins: a copy past its n floats (a
+     * size rounded up to whole blocks) stops the program */
+    float *v = harness_guarded((size_t)n * sizeof(float));
     if (!v)
         return false;
     harness_fill(v, (size_t)n, seed, k);
     harness_sabotage = 0;
     bool ok = scale_on_device(v, n, 2.0f, threads);
     harness_case(k, ok, v, (size_t)n, "failed");
-    free(v);
     return true;
 }
 
@@ -68,7 +69,7 @@ static bool good_case(uint32_t seed, int k, int n, int threads)
  * (REPORTED: 1 when checkRuntime was given the launch's own error after the launch). */
 static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
 {
-    float *v = malloc((size_t)n * sizeof(float));
+    float *v = harness_guarded((size_t)n * sizeof(float)); /* see good_case */
     if (!v)
         return false;
     harness_fill(v, (size_t)n, seed, 10 + j);
@@ -96,7 +97,6 @@ static bool bad_case(uint32_t seed, int j, int n, int threads, int sabotage)
     snprintf(key, sizeof key, "bad%d_host", j);
     harness_report(key, "%s", same ? "untouched" : "changed");
     (void)cudaGetLastError(); /* whatever the student left pending, the next case starts clean */
-    free(v);
     return true;
 }
 
@@ -109,6 +109,10 @@ int main(int argc, char **argv)
     if (!requireRuntime(cudaSetDevice(0)))
         return EXIT_CHECK;
     uint32_t seed = harness_seed_now(); /* each case's data is made from it before your call */
+    /* scale_on_device() leaves the context, the primary context and the device as it found
+     * them (checked once, after all its calls: a reset or another device set in any shows) */
+    struct harness_state state;
+    harness_state_take(&state);
     bool ok = good_case(seed, 0, 1 << 16, 256) &&
               good_case(seed, 1, 1000 + (int)(seed % 4096), 96) && good_case(seed, 2, 4097, 1024) &&
               bad_case(seed, 0, 5000, 2048, 0) && bad_case(seed, 1, 5000, 256, 1) &&
@@ -116,5 +120,6 @@ int main(int argc, char **argv)
     /* every device allocation of the student's code, whatever the path (a buffer kept in a
      * static for the next call included), must be freed by the end of the run */
     harness_report("allocations_left", "%d", live_allocs);
+    harness_state_check("scale_on_device", &state);
     return harness_end(seed, ok);
 }

@@ -26,6 +26,28 @@ static void another_end(CUcontext ctx)
     (void)cuCtxDestroy(ctx);
 }
 
+/* make_context(), which leaves the primary context (truth) current in place of none, and
+ * nothing else changed (its flags, the other devices', the current device). */
+static bool make_context_kept(CUcontext truth)
+{
+    struct harness_state want = harness_state_now();
+    harness_state_set_top(&want, truth);
+    bool made = make_context();
+    harness_report("make_context", "%s", made ? "true" : "false");
+    harness_state_check("make_context", &want);
+    return made;
+}
+
+/* primary_context(), which names a context and changes nothing: the harness's own context
+ * stays current, above the primary one, and no device is set. */
+static bool primary_context_kept(CUcontext *named)
+{
+    struct harness_state want = harness_state_now();
+    bool ok = primary_context(named);
+    harness_state_check("primary_context", &want);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -47,12 +69,11 @@ int main(int argc, char **argv)
      * make_context() runs (a reset loses it), then by the references make_context() took
      * alone while primary_context() runs (one given back before one is taken loses it) */
     CUdeviceptr canary = canary_make(truth, canary_n, seed, 7);
-    bool made = make_context();
-    harness_report("make_context", "%s", made ? "true" : "false");
+    (void)make_context_kept(truth);
     if (!checkDriver(cuCtxGetCurrent(&current)) || !checkDriver(cuDevicePrimaryCtxRelease(dev)))
         return EXIT_CHECK;
     int depth = harness_stack_depth(&top);
-    bool ok = another_begin(&other, dev) && primary_context(&named);
+    bool ok = another_begin(&other, dev) && primary_context_kept(&named);
     another_end(other);
     canary_check("canary", truth, canary, canary_n);
     harness_report("current", "%s", !current ? "none" : current == truth ? "primary" : "another");

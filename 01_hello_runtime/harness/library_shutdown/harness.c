@@ -42,23 +42,51 @@ static void workspace_report(CUdeviceptr workspace)
                                                  : "unknown");
 }
 
+/* While the library's calls run, the application has a context of its own (*own, made on
+ * device 0 here and pushed) current, above the runtime's: each call must leave the stack, the
+ * primary context and the current device as it found them, which a library that sets its
+ * context current, or pops one it did not push, does not. */
+static bool own_context(CUcontext *own)
+{
+    CUdevice dev;
+    if (!checkDriver(cuDeviceGet(&dev, 0)))
+        return false;
+#if CUDA_VERSION >= 13000
+    return checkDriver(cuCtxCreate(own, NULL, 0, dev)); /* CUDA 13 signature */
+#else
+    return checkDriver(cuCtxCreate(own, 0, dev));
+#endif
+}
+
+/* One call of the library's, its allocations followed, and "state_NAME": what it left. */
+static bool library_call(const char *name, bool (*call)(struct library *), struct library *lib)
+{
+    struct harness_state before = harness_state_now();
+    harness_device_allocs.counting = 1;
+    bool ok = call(lib);
+    harness_device_allocs.counting = 0;
+    harness_state_check(name, &before);
+    return ok;
+}
+
 /* The library's two calls, its allocations followed; reports their results and, right after
  * lib_shutdown(), before any runtime call could make a context current again, the context
  * stack: the application's context, alone. False: lib_init() failed. */
 static bool library_calls(struct library *lib, CUcontext app_ctx, CUdeviceptr *workspace)
 {
-    CUcontext top = NULL;
-    harness_device_allocs.counting = 1;
-    bool ok = lib_init(lib);
-    harness_device_allocs.counting = 0;
-    harness_report("lib_init", "%s", ok ? "true" : "false");
-    if (!ok)
+    CUcontext top = NULL, own = NULL;
+    if (!own_context(&own))
         return false;
+    bool ok = library_call("lib_init", lib_init, lib);
+    harness_report("lib_init", "%s", ok ? "true" : "false");
+    if (!ok) {
+        harness_own_context_end(own);
+        return false;
+    }
     *workspace = lib->workspace; /* as lib_init() made it: a zero written there later is moot */
     CUdevice dev = lib->dev;
-    harness_device_allocs.counting = 1;
-    ok = lib_shutdown(lib);
-    harness_device_allocs.counting = 0;
+    ok = library_call("lib_shutdown", lib_shutdown, lib);
+    harness_own_context_end(own);
     int depth = harness_stack_depth(&top);
     lib->dev = dev;
     harness_report("lib_shutdown", "%s", ok ? "true" : "false");

@@ -57,8 +57,14 @@ static void *worker(void *arg)
     CUcontext before = NULL, current = NULL, top = NULL;
     (void)cuCtxGetCurrent(&before);
     harness_report("worker_before", "%s", before ? "set" : "none");
+    /* bind_worker() leaves main's context current on the worker, one deep, and nothing else
+     * changed (the primary context's state, the current device) */
+    struct harness_state state;
+    harness_state_take(&state);
+    harness_state_set_top(&state, w->main_ctx);
     bool ok = bind_worker(w->main_ctx);
     harness_report("bind_worker", "%s", ok ? "true" : "false");
+    harness_state_check("bind_worker", &state);
     (void)cuCtxGetCurrent(&current);
     int depth = harness_stack_depth(&top);
     harness_report("worker_current", "%s",

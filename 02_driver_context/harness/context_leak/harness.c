@@ -52,10 +52,15 @@ static void one_task(CUdevice dev, float *in, float *out, size_t n, uint32_t see
     harness_fill(in, n, seed, k);
     for (size_t i = 0; i < n; i++)
         out[i] = -1;
+    struct harness_state state; /* do_task() leaves all of it as it found it */
+    char name[16];
+    harness_state_take(&state);
     made_counting = 1;
     bool done = do_task(dev, in, out, n);
     made_counting = 0;
     harness_case(k, done, out, n, "failed");
+    snprintf(name, sizeof name, "task%d", k);
+    harness_state_check(name, &state);
 }
 
 /* Task 4: more than 2^31 bytes (2 GiB and a few KiB), where this machine has the memory for
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
     double probe[3];
     size_t most = 300000 + TASKS;
     float *in = malloc(most * sizeof(float)), *out = malloc(most * sizeof(float));
-    bool ok = in && out && requireDriver(cuInit(0)) && checkDriver(cuDeviceGet(&dev, 0)) &&
+    bool ok = in && out && requireDriver(cuInit(0)) && last_device(&dev, NULL) && /* tasks' */
               make_context(&observer, dev) && control_sample(dev, most * sizeof(float), probe);
     double before = free_mib();
     uint32_t seed = harness_seed_now(); /* each task's data is made from it before your call */

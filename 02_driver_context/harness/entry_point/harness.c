@@ -81,11 +81,13 @@ int main(int argc, char **argv)
     enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
     if (!lib)
         return EXIT_CHECK;
+    struct harness_state state = harness_state_now(); /* the two calls leave all of it so */
     counting = 1;
     bool got = get_mem_info(&mem_info, &status);
     int mem_queries = queries;
     bool got2 = get_per_thread_copy(&copy);
     counting = 0;
+    harness_state_check("entry_points", &state);
     harness_report("get_mem_info", "%s %s %s", got ? "true" : "false",
                    status == cudaDriverEntryPointSuccess ? "success" : "not-success",
                    !mem_info                                   ? "none"

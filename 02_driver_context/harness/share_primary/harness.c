@@ -63,23 +63,51 @@ static const char *runtime_or_other(CUcontext c, CUcontext app)
     return !c ? "none" : c == app ? "runtime" : "other";
 }
 
+/* The application: the runtime on the last device (the library works on the device it is
+ * given, not on device 0), its primary context *app, and a context of its own (*own) current
+ * above it when it calls the library. False: a call failed. */
+static bool application(CUdevice *dev, CUcontext *app, CUcontext *own)
+{
+    int last = 0, count = 0;
+    return requireRuntime(cudaGetDeviceCount(&count)) && last_device(dev, &last) &&
+           checkRuntime(cudaSetDevice(last)) && checkDriver(cuCtxGetCurrent(app)) &&
+           make_context(own, *dev);
+}
+
+/* "state_library_begin kept" when library_begin() made the primary context app current over
+ * the state before (pushed, or set in place of the current one) and changed nothing else. */
+static void begin_state(const struct harness_state *before, CUcontext app)
+{
+    char what[512], also[512];
+    struct harness_state got = harness_state_now(), pushed = *before, set = *before;
+    harness_state_push(&pushed, app);
+    harness_state_set_top(&set, app);
+    harness_state_differs(&pushed, &got, what, sizeof what);
+    harness_state_differs(&set, &got, also, sizeof also);
+    if (!what[0] || !also[0])
+        harness_report("state_library_begin", "kept");
+    else
+        harness_report("state_library_begin", "changed: %s", what);
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
     harness_start(argc, argv,
                   "Exercise share_primary: calls library_begin() and library_end() around a "
                   "buffer, reports what is left.");
-    made_counting = 1; /* every context made from here on is the library's */
     CUdevice dev;
-    CUcontext app = NULL, lib = NULL, current = NULL;
+    CUcontext app = NULL, lib = NULL, current = NULL, own = NULL;
     const char *const names[1] = {"runtime"};
     CUdeviceptr buf = 0;
     char stack[256];
-    if (!requireRuntime(cudaSetDevice(0)) || !checkDriver(cuCtxGetCurrent(&app)) ||
-        !checkDriver(cuDeviceGet(&dev, 0)))
+    if (!application(&dev, &app, &own))
         return EXIT_CHECK;
+    struct harness_state state = harness_state_now(); /* library_end() leaves all of it so */
+    made_counting = 1; /* every context made from here on is the library's */
     bool ok = library_begin(dev, &lib);
     harness_report("library_begin", "%s", ok ? "true" : "false");
+    begin_state(&state, app);
     (void)cuCtxGetCurrent(&current);
     harness_report("library_context", "%s %s", runtime_or_other(lib, app),
                    runtime_or_other(current, app));
@@ -91,6 +119,8 @@ int main(int argc, char **argv)
     float *v = malloc(n * sizeof(float));
     bool made = ok && library_work(&buf, v, n, seed, &app);
     harness_report("library_end", "%s", library_end(dev, lib) ? "true" : "false");
+    harness_state_check("library_end", &state);
+    harness_own_context_end(own); /* not the library's: made_count stays as it is */
     stack_names(stack, sizeof stack, &app, names, 1);
     harness_report("stack", "%s", stack);
     if (made)

@@ -26,10 +26,13 @@ int main(int argc, char **argv)
     /* asked before allocate_in_a(): the size you allocate comes from it */
     uint32_t seed = harness_seed_now();
     size_t n = 1000 + seed % 8192;
+    struct harness_state state; /* allocate_in_a() leaves all of it as it found it */
+    harness_state_take(&state);
     harness_device_allocs.counting = 1;
     bool ok = allocate_in_a(ctx[0], ctx[1], &buf, n * sizeof(float));
     harness_device_allocs.counting = 0;
     harness_report("allocate_in_a", "%s", ok ? "true" : "false");
+    harness_state_check("allocate_in_a", &state);
     stack_names(stack, sizeof stack, ctx, names, 2);
     harness_report("owner", "%s", buf ? owner_name(buf, ctx, names, 2) : "none");
     harness_report("stack", "%s", stack);

@@ -1,8 +1,8 @@
 /*
  * Exercise 1 - pin_it: page-lock memory you already have, and see the copy speed up.
  *
- * This file is yours (the only one graded). The harness (harness/pin_it/) has a malloc buffer
- * it copies to the device; it calls pin() before the copies and unpin() before free(). It asks
+ * This file is yours (the only one graded). The harness (harness/pin_it/) has a pageable buffer
+ * it copies to the device; it calls pin() before the copies and unpin() after them. It asks
  * the runtime whether the buffer's first and last bytes are page-locked, and times copies from
  * it against a pageable and a pinned (cudaMallocHost) buffer of the same run. As given, nothing
  * is pinned, and the copies run at the pageable rate.

@@ -61,11 +61,14 @@ cudaError_t __wrap_cudaMemcpyAsync(void *d, const void *s, size_t b, enum cudaMe
     return __real_cudaMemcpyAsync(d, s, b, k, st);
 }
 
-/* What the student's code left and how its copies were named. */
-static void report_counts(void)
+/* What the student's code left and how its copies were named; and whether begin, issue and end
+ * left the context stack, the primary context and the device as before (read once, after end:
+ * the issues are timed). */
+static void report_counts(const struct harness_state *before)
 {
     harness_report("left", "%d %d", streams_left, events_left);
     harness_report("copy_kinds", "%d %d", kinds_wrong, kinds_checked);
+    harness_state_check("both_ways", before);
 }
 
 /* The harness's own issue of both copies, in two streams, as the copy engines allow. */
@@ -107,6 +110,7 @@ int main(int argc, char **argv)
     ok = checkRuntime(cudaMemcpy(dev_out, back, bytes, cudaMemcpyHostToDevice));
     w.up = up, w.dev_in = dev_in, w.dev_out = dev_out, w.down = down;
     harness_report("engines", "%d", engines);
+    struct harness_state state = harness_state_now(); /* see report_counts */
     counting = 1;
     bool began = both_ways_begin(&w);
     counting = 0;
@@ -152,7 +156,7 @@ int main(int argc, char **argv)
     bool ended = both_ways_end(&w);
     counting = 0;
     harness_report("both_ways_end", "%s", ended ? "true" : "false");
-    report_counts();
+    report_counts(&state);
     free(back);
     ok = checkRuntime(cudaStreamDestroy(s2)) && checkRuntime(cudaStreamDestroy(w.s1)) &&
          checkRuntime(cudaFree(dev_in)) && checkRuntime(cudaFree(dev_out)) &&

@@ -77,10 +77,13 @@ int main(int argc, char **argv)
     /* asked before alloc_host(): the size you are asked for comes from it */
     uint32_t seed = harness_seed_now();
     size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
+    struct harness_state state; /* alloc_host() and free_host() leave all of it as they found it */
+    harness_state_take(&state);
     counting = 1;
     float *data = alloc_host(bytes);
     counting = 0;
     harness_report("alloc_host", "%s", data ? "given" : "NULL");
+    harness_state_check("alloc_host", &state);
     if (!data)
         return harness_end(seed, true);
     driver_view("driver", data);
@@ -89,6 +92,7 @@ int main(int argc, char **argv)
     bool freed = free_host(data);
     counting = 0;
     harness_report("free_host", "%s", freed ? "true" : "false");
+    harness_state_check("free_host", &state);
     driver_view("after_free", data);
     harness_report("calls", "%d %d %d", driver_allocs, driver_frees, runtime_calls);
     /* "NULL when it cannot be had": 4 EiB of page-locked memory (more than any machine has) */

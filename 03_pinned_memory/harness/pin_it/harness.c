@@ -1,6 +1,6 @@
 /*
- * 03_pinned_memory/harness/pin_it - the grader's side of exercise pin_it: a malloc buffer of an
- * odd size is given to pin() (pin_it.c); the harness asks the runtime whether its first and
+ * 03_pinned_memory/harness/pin_it - the grader's side of exercise pin_it: a buffer of an odd
+ * size, starting mid-page, is given to pin() (pin_it.c); the harness asks the runtime whether its first and
  * last bytes are page-locked, times copies from it against a pageable and a cudaMallocHost
  * buffer (its own events, the three taking turns), sends fresh data through it, and asks again
  * after unpin(). It judges nothing (common/exercise_harness.h).
@@ -16,24 +16,33 @@ int main(int argc, char **argv)
                   "and the copy rate.");
     /* asked before pin(): the size of the buffer you pin comes from it */
     uint32_t seed = harness_seed_now();
-    size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
-    float *data = malloc(bytes);
-    if (!data || !requireRuntime(cudaSetDevice(0))) {
-        free(data);
+    /* The buffer is no whole number of pages and starts mid-page (4 KiB pages): its size is
+     * 16 Mi floats and some, the bytes past its last whole page (tail: 8 .. 4092) and its start
+     * in its first page (offset) drawn from the seed so that offset + tail > 4096. A
+     * registration of whole pages only, rounded down, then misses the page of its last byte,
+     * which is read below. The mapping ends at a page that cannot be touched. */
+    size_t tail = 2 + seed % 1022;
+    size_t n = ((size_t)16 << 20) + 1024 * ((seed / 1022) % 64) + tail, bytes = n * sizeof(float);
+    size_t offset = 4100 - 4 * tail + 4 * ((seed / 65536) % (tail - 1));
+    size_t span = (offset + bytes + 4095) / 4096 * 4096;
+    char *mapping = harness_guarded(span);
+    if (!mapping || !requireRuntime(cudaSetDevice(0)))
         return EXIT_CHECK;
-    }
-    memset(data, 0, bytes);
+    float *data = (float *)(void *)(mapping + offset);
     const char *last = (const char *)data + bytes - 1;
+    struct harness_state state; /* pin() and unpin() leave all of it as they found it */
     harness_report("before", "%s %s", host_kind(data), host_kind(last));
+    harness_state_take(&state);
     bool pinned = pin(data, bytes);
     harness_report("pin", "%s", pinned ? "true" : "false");
+    harness_state_check("pin", &state);
     harness_report("pinned", "%s %s", host_kind(data), host_kind(last));
     bool ok = compare_rates(data, bytes) && data_case("case0", data, n, seed, 0);
     bool unpinned = unpin(data);
     harness_report("unpin", "%s", unpinned ? "true" : "false");
+    harness_state_check("unpin", &state);
     harness_report("after", "%s %s", host_kind(data), host_kind(last));
-    if (strcmp(host_kind(data), "pinned") == 0) /* before free(), whatever the student left */
+    if (strcmp(host_kind(data), "pinned") == 0) /* whatever the student left */
         (void)cudaHostUnregister(data);
-    free(data);
     return harness_end(seed, ok);
 }

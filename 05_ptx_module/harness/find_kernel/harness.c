@@ -69,28 +69,37 @@ nvrtcResult __wrap_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name
     return r;
 }
 
-/* The buffer kernel_name() fills: NAME_LEN bytes offered, the rest a guard. All of it holds
- * '#' first (no zero anywhere), so a name only counts when kernel_name() terminated it. */
-enum { NAME_LEN = 200 };
+/* The buffers kernel_name() fills, each ending where a page that cannot be touched begins (a
+ * write past the length given stops the program), and holding '#' first (no zero anywhere), so
+ * a name only counts when kernel_name() terminated it. The length given comes from the seed:
+ * room for the name and up to 186 bytes more, then, in a second call, less room than the name
+ * needs (1 .. 13 bytes: the name must be cut there, or not given). The name found is copied
+ * into name for the lookup. */
 static char name[256];
+static uint32_t name_seed;
 
 static bool after(nvrtcProgram prog, void *arg)
 {
     (void)arg;
-    memset(name, '#', sizeof name);
-    bool ok = kernel_name(prog, name, NAME_LEN);
-    bool terminated = memchr(name, '\0', NAME_LEN) != NULL;
-    bool within = true;
-    for (size_t i = NAME_LEN; i < sizeof name; i++)
-        within = within && name[i] == '#';
-    if (!terminated)
-        name[0] = '\0'; /* looked up as "": not found */
-    name[sizeof name - 1] = '\0';
+    size_t len = 14 + name_seed % 187, short_len = 1 + (name_seed / 187) % 13;
+    char *given = harness_guarded(len), *cut = harness_guarded(short_len);
+    if (!given || !cut)
+        return false;
+    memset(given, '#', len);
+    bool ok = kernel_name(prog, given, len);
+    bool terminated = memchr(given, '\0', len) != NULL;
+    memset(name, 0, sizeof name);
+    if (terminated)
+        memcpy(name, given, strlen(given) < sizeof name ? strlen(given) : sizeof name - 1);
     harness_report("kernel_name", "%s %s", ok ? "true" : "false",
                    !terminated ? "(unterminated)"
                    : name[0]   ? name
                                : "(empty)");
-    harness_report("name_bounds", "%s", within ? "within" : "overflow");
+    harness_report("name_bounds", "within"); /* past the length given, the program stopped */
+    memset(cut, '#', short_len);
+    bool cut_ok = kernel_name(prog, cut, short_len);
+    harness_report("short_name", "%zu %s %s", short_len, cut_ok ? "true" : "false",
+                   memchr(cut, '\0', short_len) ? "terminated" : "unterminated");
     return true;
 }
 
@@ -126,6 +135,7 @@ int main(int argc, char **argv)
     /* asked before before_compile(): the kernel's parameter types (the source you are given)
      * must exist before your first call */
     uint32_t seed = harness_seed_now();
+    name_seed = seed;
     int variant = (int)(seed % 4);
     char source[512];
     snprintf(source, sizeof source, "%s%s", variants[variant], body);

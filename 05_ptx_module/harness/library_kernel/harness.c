@@ -105,12 +105,29 @@ static void run(void *handle, int k, size_t size, uint32_t add)
     CUfunction f = NULL;
     int ni = 0;
     void *params[2] = {&dy, &ni};
+    struct harness_state state; /* kernel_function() leaves all of it as it found it */
+    char name[24];
+    harness_state_take(&state);
     if (!kernel_function(handle, &f))
         f = NULL;
+    snprintf(name, sizeof name, "kernel_function%d", k);
+    harness_state_check(name, &state);
     uint32_t seed = harness_seed_now();
     size_t n = size + (seed + add) % 4096;
     ni = (int)n;
     harness_kernel_case(f, params, &dy, n, seed, k);
+}
+
+/* kernel_unload(), which leaves the context stack, the primary context and the device as it
+ * found them, then the loads and unloads counted. */
+static void unload(void *handle)
+{
+    struct harness_state state = harness_state_now();
+    bool unloaded = kernel_unload(handle);
+    harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
+    harness_state_check("kernel_unload", &state);
+    harness_report("loads", "%d %d", lib_loads, mod_loads);
+    harness_report("unloads", "%d %d", lib_unloads, mod_unloads);
 }
 
 int main(int argc, char **argv)
@@ -129,8 +146,10 @@ int main(int argc, char **argv)
     bool ok = checkDriver(cuCtxSetCurrent(primary)) &&
               nvrtc_image(source, "twice.cu", dev, NULL, NULL, NULL, &image);
     if (ok) {
+        struct harness_state state = harness_state_now(); /* kept by kernel_load() */
         bool loaded = kernel_load(image, &handle);
         harness_report("kernel_load", "%s", loaded ? "true" : "false");
+        harness_state_check("kernel_load", &state);
         run(handle, 0, 1000, 0);            /* the primary context */
         for (int c = 0; c < 2 && ok; c++) { /* contexts created after the load */
             ok = make_context(&later[c], dev);
@@ -142,10 +161,7 @@ int main(int argc, char **argv)
         ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
         if (loaded)
             failing_lookup(handle);
-        bool unloaded = kernel_unload(handle);
-        harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
-        harness_report("loads", "%d %d", lib_loads, mod_loads);
-        harness_report("unloads", "%d %d", lib_unloads, mod_unloads);
+        unload(handle);
     }
     free(image);
     ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;

@@ -30,9 +30,9 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
     size_t bytes = (size_t)n * sizeof(float), size = 0;
     float *x = malloc(bytes), *y = malloc(bytes);
     CUdeviceptr dx = 0, dy = 0;
-    unsigned char args[64];
-    bool ok =
-        x && y && cuMemAlloc(&dx, bytes) == CUDA_SUCCESS && cuMemAlloc(&dy, bytes) == CUDA_SUCCESS;
+    unsigned char *args = harness_guarded(64); /* see main */
+    bool ok = args && x && y && cuMemAlloc(&dx, bytes) == CUDA_SUCCESS &&
+              cuMemAlloc(&dy, bytes) == CUDA_SUCCESS;
     if (ok) {
         harness_fill(x, (size_t)n, seed, k);
         for (int i = 0; i < n; i++)
@@ -41,13 +41,13 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
              cuMemcpyHtoD(dy, y, bytes) == CUDA_SUCCESS;
     }
     if (ok) {
-        memset(args, 0, sizeof args);
+        memset(args, 0, 64);
         pack_args(args, &size, 3.0f, dx, dy, n);
         void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                          CU_LAUNCH_PARAM_END};
         for (int i = 0; i < n; i++)
             y[i] = -1;
-        ok = size <= sizeof args &&
+        ok = size <= 64 &&
              checkDriver(cuLaunchKernel(axpy, (unsigned)(n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL,
                                         NULL, extra)) &&
              checkDriver(cuCtxSynchronize()) && checkDriver(cuMemcpyDtoH(y, dy, bytes));
@@ -79,15 +79,15 @@ int main(int argc, char **argv)
               nvrtc_image(source, "axpy.cu", dev, NULL, NULL, NULL, &image) &&
               checkDriver(cuModuleLoadData(&module, image)) &&
               checkDriver(cuModuleGetFunction(&axpy, module, "axpy"));
-    if (ok) {
+    unsigned char *buf = harness_guarded(64); /* a write past its 64 bytes stops the program */
+    if (ok && buf) {
         /* The layout: values the harness can find again, in a buffer full of 0xab. */
         uint32_t seed = harness_seed_now(); /* before pack_args(): the values come from it */
-        unsigned char buf[64];
         size_t size = 0;
         float a = 1.75f;
         CUdeviceptr x = 0x0123456789abcdefULL + seed, y = 0x0fedcba987654321ULL + seed;
         int n = 0x5a000000 + (int)(seed % 0xffff);
-        memset(buf, 0xab, sizeof buf);
+        memset(buf, 0xab, 64);
         pack_args(buf, &size, a, x, y, n);
         harness_report("size", "%zu", size);
         harness_report("layout", "%d %d %d %d", find(buf, &a, sizeof a), find(buf, &x, sizeof x),
