@@ -302,6 +302,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # block, and for one the harness's launcher makes fail whatever the arguments, the function must
 # return false, copy nothing back, and hand that launch's error to `checkRuntime`; no device
 # buffer of yours may be alive at the end. `cudaGetLastError` and `cudaPeekAtLastError` both do.
+# `host[]` ends where a page that cannot be touched begins, so a copy past its `n` floats (a size
+# rounded up to whole blocks) stops the program; the context, the primary context and the current
+# device must be as they were after every call.
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
 
@@ -358,6 +361,10 @@ cleanup:
 # primary context, one deep on the context stack), copies data through it, compares it with what
 # `primary_context()` named, and checks that no reference to the primary context is left beyond
 # the runtime's own. Creating a context of your own (`cuCtxCreate`) is refused.
+# After each of your functions the harness also reads back the context stack, every device's primary
+# context (active, flags) and the current device: `make_context()` must leave the primary context
+# current and nothing else changed, and `primary_context()`, called while a context of the harness's
+# is current, must change nothing at all (a `cudaSetDevice` or `cuCtxSetCurrent` there loses).
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
 
@@ -409,6 +416,8 @@ bool primary_context(CUcontext *primary)
 # How it is graded: on the worker, the harness asks the driver which context is current (main's,
 # one deep on the stack), copies data through it, and at the end checks that no reference to the
 # primary context was left behind. Creating a context (`cuCtxCreate`) is refused.
+# Right after `bind_worker()` the worker's whole stack must be main's context alone, with the primary
+# context's state and the current device unchanged.
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
 
@@ -452,6 +461,10 @@ bool bind_worker(CUcontext main_ctx)
 # `lib_init()` and `lib_shutdown()` its data must survive, the workspace must be freed with no
 # device allocation of the library's left alive, the context stack must be as the application
 # left it, and the library must leave no reference behind.
+# During both calls the application has a context of its own current, above the runtime's: after each,
+# the harness reads back the whole context stack, the primary context's state and the current device,
+# which must be as they were (a library that sets its context current without putting the caller's
+# back, or pops a context it did not push, loses).
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
 

@@ -355,6 +355,8 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # --query-compute-apps=pid,used_memory`, and judges that the same way), and a task whose
 # allocation fails returns false and still destroys its context. Grade it with `make check` from
 # `02_driver_context/` (a GPU is needed).
+# After each task the context stack, the primary contexts' state and the current device must be as
+# they were.
 
 # %%
 # %%writefile 02_driver_context/exercises/context_leak/task.c
@@ -422,6 +424,10 @@ bool do_task(CUdevice dev, const float *in, float *out, size_t n)
 # to it, the application reads the data with the runtime afterwards, the stack is the
 # application's alone, no reference is left, and no context the library created is left. Grade
 # it with `make check` from `02_driver_context/` (a GPU is needed).
+# The application has a context of its own current when it calls the library: after `library_begin()`
+# the primary context must be current over it (pushed, or set in its place), and after `library_end()`
+# the context stack, the primary context's state and the current device must be exactly as
+# `library_begin()` found them (a `cuCtxSetCurrent` never undone loses).
 
 # %%
 # %%writefile 02_driver_context/exercises/share_primary/library.c
@@ -483,6 +489,7 @@ bool library_end(CUdevice dev, CUcontext ctx)
 # whole stack afterwards reads ctxB on top of ctxA (no entry more, none less), and no device
 # allocation of yours but that buffer is left alive. Grade it with `make check` from
 # `02_driver_context/` (a GPU is needed); `./build/exercises/stack_order SEED` runs it by hand.
+# The primary contexts' state and the current device must be as they were after `allocate_in_a()` too.
 
 # %%
 # %%writefile 02_driver_context/exercises/stack_order/stack_order.c
@@ -538,6 +545,8 @@ bool allocate_in_a(CUcontext a, CUcontext b, CUdeviceptr *buf, size_t bytes)
 # returned, and `cuMemGetInfo` through yours gives the runtime's total. Built with a CUDA older
 # than 12.5 the exercise is not graded ("needs CUDA 12.5+"), never failed. Grade it with
 # `make check` from `02_driver_context/` (a GPU is needed).
+# After the two calls the context stack, the primary context's state and the current device
+# must be as they were.
 
 # %%
 # %%writefile 02_driver_context/exercises/entry_point/entry_point.c

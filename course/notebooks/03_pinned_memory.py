@@ -402,9 +402,9 @@ bool both_ways_end(struct both_ways *w)
 # %% [markdown]
 # # pin_it: page-lock memory you already have
 #
-# The harness (`harness/pin_it/`) copies a 64 MiB `malloc` buffer to the device. It calls your
-# `pin()` before the copies and your `unpin()` before `free()`. As given, nothing is pinned and the
-# copies run at the pageable rate.
+# The harness (`harness/pin_it/`) copies a pageable buffer of about 64 MiB to the device. It calls
+# your `pin()` before the copies and your `unpin()` before it gives the memory back. As given,
+# nothing is pinned and the copies run at the pageable rate.
 #
 # Your file: `pin_it.c` (the only one graded).
 #
@@ -420,14 +420,17 @@ bool both_ways_end(struct both_ways *w)
 # the `cudaMallocHost` rate of the same run, measured by the harness in turn with yours (not judged
 # where pinned copies are no faster than pageable ones). Grade it from `03_pinned_memory/` with
 # `make check` (a GPU is needed; `make check SOLUTIONS=1` grades the reference solutions).
+# The buffer starts mid-page and its last byte lies past its last whole page (both drawn from the
+# seed), so a registration rounded to whole pages inside the buffer misses it; the context, the
+# primary context and the current device must be as they were after each call.
 
 # %%
 # %%writefile 03_pinned_memory/exercises/pin_it/pin_it.c
 /*
  * Exercise 1 - pin_it: page-lock memory you already have, and see the copy speed up.
  *
- * This file is yours (the only one graded). The harness (harness/pin_it/) has a malloc buffer
- * it copies to the device; it calls pin() before the copies and unpin() before free(). It asks
+ * This file is yours (the only one graded). The harness (harness/pin_it/) has a pageable buffer
+ * it copies to the device; it calls pin() before the copies and unpin() after them. It asks
  * the runtime whether the buffer's first and last bytes are page-locked, and times copies from
  * it against a pageable and a pinned (cudaMallocHost) buffer of the same run. As given, nothing
  * is pinned, and the copies run at the pageable rate.

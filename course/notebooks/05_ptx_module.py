@@ -376,6 +376,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # found in the module, got through those two NVRTC calls (counted), and the kernel must scale
 # fresh data right. Run `make check` from `05_ptx_module/` (it needs a GPU);
 # `./build/exercises/find_kernel SEED` prints the harness's report by hand.
+# The length you are given comes from the seed and the buffer ends where a page that cannot be touched
+# begins (a write past `len` stops the program); a second call gives less room than the name needs:
+# cut the name there, terminated, or return false.
 
 # %%
 # %%writefile 05_ptx_module/exercises/find_kernel/find.c
@@ -433,6 +436,8 @@ bool kernel_name(nvrtcProgram prog, char *name, size_t len)
 # size you report, then launches `axpy` with your buffer on fresh data of three sizes and checks
 # `y = 3x + 1`. Run `make check` from `05_ptx_module/` (it needs a GPU);
 # `./build/exercises/pack_extra SEED` prints the harness's report by hand.
+# The 64-byte buffer ends where a page that cannot be touched begins: writing past it stops the
+# program.
 
 # %%
 # %%writefile 05_ptx_module/exercises/pack_extra/pack.c
@@ -492,6 +497,8 @@ void pack_args(unsigned char buf[64], size_t *size, float a, CUdeviceptr x, CUde
 # results and counts one library load, no module load and one unload. Creating a context yourself
 # (`cuCtxCreate`) is refused. Run `make check` from `05_ptx_module/` (it needs a GPU);
 # `./build/exercises/library_kernel SEED` prints the harness's report by hand.
+# After each of your calls the context stack, the primary context's state and the current device must
+# be as they were.
 
 # %%
 # %%writefile 05_ptx_module/exercises/library_kernel/library.c
