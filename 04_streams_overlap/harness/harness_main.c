@@ -447,6 +447,26 @@ static int parse_options(int argc, char **argv, struct options *o)
     return -1;
 }
 
+/* What each exercise changes, read back without a clock: page-locked host buffers, and streams
+ * that the legacy default stream does not join. */
+static void report_changes(const struct pipeline *p)
+{
+    int pinned = 0, nonblocking = 0;
+    for (int i = 0; i < 2; i++) {
+        struct cudaPointerAttributes a;
+        pinned += cudaPointerGetAttributes(&a, i ? p->host_out : p->host_in) == cudaSuccess &&
+                  a.type == cudaMemoryTypeHost;
+    }
+    for (int i = 0; i < p->streams; i++) {
+        unsigned int flags = 0;
+        nonblocking += p->stream[i] && cudaStreamGetFlags(p->stream[i], &flags) == cudaSuccess &&
+                       (flags & cudaStreamNonBlocking);
+    }
+    (void)cudaGetLastError();
+    harness_report("host_pinned", "%d", pinned);
+    harness_report("streams_nonblocking", "%d %d", nonblocking, p->streams);
+}
+
 /* Buffers, streams and input through pipeline.c's functions, each checked as the header
  * promises (two distinct host buffers, n distinct streams made once, NULL for 4 EiB); the
  * input from the seed. False: a call failed. */
@@ -479,22 +499,7 @@ static bool set_up(struct pipeline *p, float **ref)
             if (!p->stream[i] || (j < i && p->stream[j] == p->stream[i]))
                 streams = p->stream[i] ? "repeated" : "null";
     harness_report("streams", "%s %d made", streams, harness_observed.streams_made);
-    /* what each exercise changes, read back without a clock: page-locked host buffers, and
-     * streams that the legacy default stream does not join */
-    int pinned = 0, nonblocking = 0;
-    for (int i = 0; i < 2; i++) {
-        struct cudaPointerAttributes a;
-        pinned += cudaPointerGetAttributes(&a, i ? p->host_out : p->host_in) == cudaSuccess &&
-                  a.type == cudaMemoryTypeHost;
-    }
-    for (int i = 0; i < p->streams; i++) {
-        unsigned int flags = 0;
-        nonblocking += p->stream[i] && cudaStreamGetFlags(p->stream[i], &flags) == cudaSuccess &&
-                       (flags & cudaStreamNonBlocking);
-    }
-    (void)cudaGetLastError();
-    harness_report("host_pinned", "%d", pinned);
-    harness_report("streams_nonblocking", "%d %d", nonblocking, p->streams);
+    report_changes(p);
     float *huge = exercise_host_alloc((size_t)1 << 62); /* "NULL when it cannot be had" */
     harness_report("too_big", "%s", huge ? "given" : "NULL");
     if (huge)
