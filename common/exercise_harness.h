@@ -460,26 +460,6 @@ static inline void harness_kernel_case(CUfunction f, void **params, CUdeviceptr 
         return alive;                                                                   \
     }
 
-/* The depth of this thread's context stack and its top (popped and pushed back). */
-static inline int harness_stack_depth(CUcontext *top)
-{
-    CUcontext seen[16];
-    int depth = 0;
-    *top = NULL;
-    while (depth < 16) {
-        CUcontext c = NULL;
-        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c ||
-            cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
-            break;
-        depth++;
-    }
-    for (int i = depth - 1; i >= 0; i--)
-        (void)cuCtxPushCurrent(seen[i]);
-    if (depth)
-        *top = seen[0];
-    return depth;
-}
-
 /* This thread's context stack into seen[0..16), top first (popped and pushed back): its depth. */
 static inline int harness_stack_read(CUcontext seen[16])
 {
@@ -493,6 +473,15 @@ static inline int harness_stack_read(CUcontext seen[16])
     }
     for (int i = depth - 1; i >= 0; i--)
         (void)cuCtxPushCurrent(seen[i]);
+    return depth;
+}
+
+/* The depth of this thread's context stack and its top (popped and pushed back). */
+static inline int harness_stack_depth(CUcontext *top)
+{
+    CUcontext seen[16];
+    int depth = harness_stack_read(seen);
+    *top = depth ? seen[0] : NULL;
     return depth;
 }
 

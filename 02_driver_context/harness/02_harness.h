@@ -31,14 +31,7 @@ static inline int stack_names(char *out, size_t len, const CUcontext *ctx, const
                               int count)
 {
     CUcontext seen[16];
-    int depth = 0;
-    while (depth < 16) {
-        CUcontext c = NULL;
-        if (cuCtxGetCurrent(&c) != CUDA_SUCCESS || !c ||
-            cuCtxPopCurrent(&seen[depth]) != CUDA_SUCCESS)
-            break;
-        depth++;
-    }
+    int depth = harness_stack_read(seen);
     out[0] = '\0';
     for (int i = 0; i < depth; i++) {
         const char *name = "other";
@@ -49,8 +42,6 @@ static inline int stack_names(char *out, size_t len, const CUcontext *ctx, const
     }
     if (!depth)
         snprintf(out, len, "none");
-    for (int i = depth - 1; i >= 0; i--)
-        (void)cuCtxPushCurrent(seen[i]);
     return depth;
 }
 
