@@ -31,6 +31,9 @@ else
 COMMON := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 ROOT := $(patsubst %/,%,$(dir $(COMMON)))
 include $(COMMON)/config.mk
+# Grading's parts (grading/README.md): the harness library and the system-call filter linked
+# into every graded exercise program (never into a lesson's own programs), the object check.
+GRADING := $(ROOT)/grading
 
 LESSON := $(lastword $(subst /, ,$(CURDIR)))
 NAME := $(shell echo '$(LESSON)' | sed 's/^[0-9]*_//')
@@ -64,7 +67,7 @@ EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
 SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
-INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include -I. $(if $(wildcard $(PROOF)/),-I$(PROOF)) $(if $(wildcard harness/),-Iharness)
+INCLUDES := -I$(COMMON) $(if $(wildcard harness/),-I$(GRADING)/harness) -I$(CUDA_PATH)/include -I. $(if $(wildcard $(PROOF)/),-I$(PROOF)) $(if $(wildcard harness/),-Iharness)
 # q: one word for the shell whatever the name holds ($(), spaces, quotes, ...): as it is when it
 # holds only letters, digits and _./+-= (what the output shows), else in single quotes.
 unsafe = $(strip $(subst =,,$(subst -,,$(subst +,,$(subst /,,$(subst .,,$(subst _,,$(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(subst Z,,$(subst Y,,$(subst X,,$(subst W,,$(subst V,,$(subst U,,$(subst T,,$(subst S,,$(subst R,,$(subst Q,,$(subst P,,$(subst O,,$(subst N,,$(subst M,,$(subst L,,$(subst K,,$(subst J,,$(subst I,,$(subst H,,$(subst G,,$(subst F,,$(subst E,,$(subst D,,$(subst C,,$(subst B,,$(subst A,,$(subst z,,$(subst y,,$(subst x,,$(subst w,,$(subst v,,$(subst u,,$(subst t,,$(subst s,,$(subst r,,$(subst q,,$(subst p,,$(subst o,,$(subst n,,$(subst m,,$(subst l,,$(subst k,,$(subst j,,$(subst i,,$(subst h,,$(subst g,,$(subst f,,$(subst e,,$(subst d,,$(subst c,,$(subst b,,$(subst a,,$(1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
@@ -74,7 +77,7 @@ ALL_CFLAGS := -std=c11 -Wall -Wextra -Werror $(INCLUDES) $(CFLAGS) $(DBG_CFLAGS)
 ALL_NVCCFLAGS := -std=c++17 $(GENCODE) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
                  $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS) $(call nvcc_host,$(SANITIZE_CFLAGS))
 LDLIBS := $(LDLIBS_EXTRA) -ldl -lpthread
-# common/check-object reads the student's source as the build's compiler does: its
+# grading/check/check-object reads the student's source as the build's compiler does: its
 # preprocessor's output (-E) with these (a .c file with the first two, a .cu with the others).
 export CHECK_OBJECT_CC := $(CC)
 export CHECK_OBJECT_CFLAGS := $(ALL_CFLAGS)
@@ -87,6 +90,8 @@ LINK_FLAGS := $(GENCODE) $(call nvcc_host,$(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFL
 # common/NAME.cu only into the lessons whose Makefile names it in COMMON_CU (before the include).
 COMMON_OBJS := $(patsubst $(COMMON)/%.c,$(BUILD)/obj/common/%.o,$(wildcard $(COMMON)/*.c)) \
                $(COMMON_CU:%=$(BUILD)/obj/common/%.cu.o)
+# What every exercise program links beside them: grading/harness/*.c (the filter).
+GRADING_OBJS := $(patsubst $(GRADING)/harness/%.c,$(BUILD)/obj/grading/%.o,$(wildcard $(GRADING)/harness/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(1)))
 # PROGRESS=1 (the top-level make run and make test, which build with -s): a line per file built.
@@ -143,6 +148,11 @@ $(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
 	$(call progress,$<)
 
+$(BUILD)/obj/grading/%.o: $(GRADING)/harness/%.c $(BUILD)/flags
+	@mkdir -p $(call q,$(@D))
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
+	$(call progress,$<)
+
 $(BUILD)/obj/common/%.cu.o: $(COMMON)/%.cu $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
@@ -169,14 +179,14 @@ student_srcs = $(if $(wildcard exercises/$(2)/files),$(addprefix $(1)/$(2)/,$(fi
 safe_names = $(foreach f,$(1),$(if $(call unsafe,$(f)),$(warning $(f): left out of the build: a file name may hold only letters, digits and _./+-=),$(f)))
 harness_srcs = $(if $(wildcard harness/$(1)/),$(wildcard harness/$(1)/*.c harness/$(1)/*.cu),$(if $(wildcard exercises/$(1)/files),$(wildcard harness/*.c harness/*.cu)))
 harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 'harness/$(1).wrap' 2>/dev/null),-Xlinker --wrap=$(f))
-# Before the link, the student's objects are checked (common/check-object: no constructors,
-# no init/fini sections, no system call of their own, only the calls common/exercise-allow and
+# Before the link, the student's objects are checked (grading/check/check-object: no constructors,
+# no init/fini sections, no system call of their own, only the calls grading/check/exercise-allow and
 # harness/NAME/allow (or harness/NAME.allow) name); a refused one fails the build with its reason.
 # check_objects EXERCISE, OBJECT SOURCE pairs. Not in a HOST_SANITIZE=1 build (the sanitizers
 # add constructors and calls of their own): a build to debug with, never to grade with.
-check_objects = $(if $(HOST_SANITIZE),echo 'check-object: not run on $(1) in a HOST_SANITIZE=1 build (never grade with one)',bash $(call q,$(COMMON)/check-object) $(call q,$(firstword $(wildcard harness/$(1)/allow harness/$(1).allow) none)) $(2))
+check_objects = $(if $(HOST_SANITIZE),echo 'check-object: not run on $(1) in a HOST_SANITIZE=1 build (never grade with one)',bash $(call q,$(GRADING)/check/check-object) $(call q,$(firstword $(wildcard harness/$(1)/allow harness/$(1).allow) none)) $(2))
 define exercise_rule
-$(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS)
+$(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS) $$(GRADING_OBJS)
 	@mkdir -p $$(call q,$$(@D))
 	@$$(call check_objects,$(2),$$(foreach s,$$(call student_srcs,$(1),$(2)),$$(call q,$$(call obj,$$(s))) $$(call q,$$(s))))
 	$$(NVCC) $$(LINK_FLAGS) $$(call harness_wraps,$(2)) -o $$(call q,$$@) $$(call qall,$$^) $$(LDLIBS)
@@ -192,7 +202,7 @@ $(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))
 # The names of those that did not build go to build/exercises.unbuilt (the top-level make run
 # names them again in its summary). make's "is up to date" lines are left out.
 .PHONY: exercises-may-fail
-exercises-may-fail: $(sort $(COMMON_OBJS) $(call obj,$(foreach e,$(EXERCISES),$(call harness_srcs,$(e)))))
+exercises-may-fail: $(sort $(COMMON_OBJS) $(GRADING_OBJS) $(call obj,$(foreach e,$(EXERCISES),$(call harness_srcs,$(e)))))
 	@log=$(call q,$(BUILD)/exercises.log); : 2>/dev/null >"$$log" || log=$$(mktemp); out=$$(mktemp); \
 	$(MAKE) --no-print-directory -k $(call qall,$(EXERCISES:%=$(BUILD)/exercises/%)) 2>"$$log" >"$$out"; rc=$$?; \
 	grep -v 'is up to date' "$$out"; rm -f "$$out"; \
@@ -228,7 +238,7 @@ $(INTO)/obj/%.o: $(FROM)/%.c $(BUILD)/flags
 $(INTO)/obj/%.cu.o: $(FROM)/%.cu $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(NVCC) $(ALL_NVCCFLAGS) -c $(call q,$<) -o $(call q,$@)
-$(INTO)/$(EXERCISE): $(call obj,$(call harness_srcs,$(EXERCISE))) $(FROM_OBJS) $(COMMON_OBJS)
+$(INTO)/$(EXERCISE): $(call obj,$(call harness_srcs,$(EXERCISE))) $(FROM_OBJS) $(COMMON_OBJS) $(GRADING_OBJS)
 	@$(call check_objects,$(EXERCISE),$(foreach s,$(FROM_SRCS),$(call q,$(INTO)/obj/$(patsubst %.c,%.o,$(patsubst %.cu,%.cu.o,$(s)))) $(call q,$(FROM)/$(s))))
 	$(NVCC) $(LINK_FLAGS) $(call harness_wraps,$(EXERCISE)) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
 exercise-from: $(INTO)/$(EXERCISE)
@@ -252,7 +262,7 @@ test:
 
 # Grade the exercises: make check (your work in exercises/), make check SOLUTIONS=1 (the
 # reference solutions). ../grading/grade builds each exercise, runs its tests from
-# tests/exercises/$(LESSON).bats under a time limit (CHECK_TIMEOUT seconds per exercise) and
+# grading/judge/$(LESSON).bats under a time limit (CHECK_TIMEOUT seconds per exercise) and
 # prints the points of exercises/points. Without a usable GPU it says why and exits 77:
 # nothing counts as passed unless it ran.
 BATS ?= bats

@@ -1,7 +1,7 @@
 # grading/lib.sh - shared by grading/grade and grading/class (sourced, not run).
 # shellcheck shell=bash
 #
-# The contract with the exercise graders (tests/exercises/*.bats): grading/grade exports
+# The contract with the exercise graders (grading/judge/*.bats): grading/grade exports
 #   SANDBOX        the path of grading/sandbox-run: every program built from a student's code is
 #                  run as  run "$SANDBOX" "$EXERCISE_BIN/name" args...  (see its header)
 #   EXERCISE_BIN   the folder of the programs under test (built from the student's files)

@@ -378,7 +378,7 @@ EOF
 # not build), the solution builds.
 make_tiny_tree() {
     local T="$1" f
-    mkdir -p "$T/tests/exercises" "$T/99_tiny/exercises/one" "$T/99_tiny/solutions/one"
+    mkdir -p "$T/tests" "$T/grading/judge" "$T/99_tiny/exercises/one" "$T/99_tiny/solutions/one"
     cp -r "$COPY/Makefile" "$COPY/common" "$COPY/grading" "$COPY/tools" "$T/"
     for f in run test_helper.bash gpu.bash ensure-bats; do cp "$COPY/tests/$f" "$T/tests/"; done
     echo 'include ../common/lesson.mk' >"$T/99_tiny/Makefile"
@@ -386,7 +386,7 @@ make_tiny_tree() {
     printf 'int main(void) { return 0; }\n' >"$T/99_tiny/solutions/one/one.c"
     printf 'int main(void) { int half_done; return 0; }\n' >"$T/99_tiny/exercises/one/one.c"
     echo 'one 1' >"$T/99_tiny/exercises/points"
-    printf '%s\n' 'load ../test_helper' '@test "one: runs" { require_gpu; "$EXERCISE_BIN/one"; }' >"$T/tests/exercises/99_tiny.bats"
+    printf '%s\n' 'load ../../tests/test_helper' '@test "one: runs" { require_gpu; "$EXERCISE_BIN/one"; }' >"$T/grading/judge/99_tiny.bats"
     printf '%s\n' 'load test_helper' '@test "the suite runs" { [ -x "$ROOT/99_tiny/build/tiny" ]; }' >"$T/tests/zz_tiny.bats"
 }
 

@@ -63,7 +63,7 @@ setup() {
 }
 
 # The exercise programs of lessons 01, 02, 03 and 05 are the teacher's harnesses
-# (common/exercise_harness.h): one SEED, chosen by the grader. Read before any CUDA call.
+# (grading/harness/exercise_harness.h): one SEED, chosen by the grader. Read before any CUDA call.
 @test "the exercise harnesses take one SEED: --help exits 0 with the usage, a stray or bad argument exits 2" {
     [ -z "${LESSON_BUILD:-}" ] || skip "the exercise programs are built in build/ only, not $LESSON_BUILD"
     local n=0 p

@@ -34,7 +34,7 @@ headers_for() {
 # Compiles every C file (-fsyntax-only, the suite's warning flags and include folders: common/,
 # the lesson's folder, its proof/ and harness/, as common/lesson.mk gives them) with only $1 for CUDA. Lesson by
 # lesson (a lesson's harness/ is on the path of its own files only, and of the graders' variants
-# of them in tests/exercises/NN_name/); twelve files to a cc, as
+# of them in grading/corpus/NN_name/); twelve files to a cc, as
 # many cc at a time as there are CPUs: each file is still a translation unit of its own (gcc
 # compiles them one by one and goes on after an error), and one cc for twelve costs a quarter
 # less than twelve. Where a cc fails, its files are compiled again one by one, to name each that
@@ -51,7 +51,7 @@ compile_all() {
         [ ! -d "$top/proof" ] || extra="$extra -I$top/proof"
         [ ! -d "$top/harness" ] || extra="$extra -I$top/harness"
         printf "%s\n" "$@" | sed -n "s,^$top ,,p" | xargs -d "\n" -n 12 -P "$(nproc 2>/dev/null || echo 2)" sh -c '\''
-            cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -Icommon $1 -I$2"
+            cc="cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -Icommon -Igrading/harness $1 -I$2"
             shift 2
             $cc "$@" >/dev/null 2>&1 && exit 0
             for f in "$@"; do

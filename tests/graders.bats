@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# The exercise graders' own defences, on CPU: common/check-object (a student's file is refused
+# The exercise graders' own defences, on CPU: grading/check/check-object (a student's file is refused
 # before the link when it could print or write a report of its own: a constructor, an init or
 # fini section, a system call of its own, a call outside the exercise's allow list), the
 # grader's channel (the seed in, the report out, on a descriptor the student's file cannot
-# reach; common/exercise_harness.h and tests/exercises/harness.bash), the corpus's refused
+# reach; grading/harness/exercise_harness.h and grading/judge/harness.bash), the corpus's refused
 # variants, and shellcheck on the graders' scripts.
 
 load test_helper
@@ -18,15 +18,15 @@ setup() {
     command -v nm >/dev/null 2>&1 && command -v objdump >/dev/null 2>&1 \
         || skip "GNU binutils (nm, objdump) are not installed"
     [ -f "$CUDA_PATH_FOUND/include/cuda.h" ] || skip "no CUDA toolkit found (cuda.h)"
-    CHECK="$ROOT/common/check-object"
+    CHECK="$ROOT/grading/check/check-object"
 }
 
 # compile LESSON SOURCE OBJECT: the student's file compiled as the lesson compiles it.
 compile() {
     # (check-object preprocesses the file as the build does, with the flags lesson.mk exports:
     # here those of this compile, for a file outside the tree)
-    export CHECK_OBJECT_CFLAGS="-std=c11 -I$ROOT/common -I$CUDA_PATH_FOUND/include -I$ROOT/$1 -I$ROOT/$1/proof -I$ROOT/$1/harness"
-    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -I"$ROOT/common" -I"$CUDA_PATH_FOUND/include" \
+    export CHECK_OBJECT_CFLAGS="-std=c11 -I$ROOT/common -I$ROOT/grading/harness -I$CUDA_PATH_FOUND/include -I$ROOT/$1 -I$ROOT/$1/proof -I$ROOT/$1/harness"
+    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$CUDA_PATH_FOUND/include" \
         -I"$ROOT/$1/harness" -c "$2" -o "$3"
 }
 
@@ -256,7 +256,7 @@ calls_object() {
     mkdir -p "$d/bin" "$d/sub/03_pinned_memory/exercises/pin_it"
     printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$d/bin/nvidia-smi"
     chmod +x "$d/bin/nvidia-smi"
-    cp "$ROOT/tests/exercises/03_pinned_memory/wrong/pin_it/write_report/pin_it.c" "$d/sub/03_pinned_memory/exercises/pin_it/"
+    cp "$ROOT/grading/corpus/03_pinned_memory/wrong/pin_it/write_report/pin_it.c" "$d/sub/03_pinned_memory/exercises/pin_it/"
     PATH="$d/bin:$PATH" run env -u CUDA_VISIBLE_DEVICES "$ROOT/grading/grade" --submission "$d/sub" \
         --out "$d/out" --format all -q 03_pinned_memory
     local why="exercises/pin_it/pin_it.c:[0-9]+: error: refused by the grader: it calls or uses 'write'"
@@ -280,13 +280,13 @@ calls_object() {
     printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"\nexit 0\n' >"$d/bin/nvidia-smi"
     chmod +x "$d/bin/nvidia-smi"
     run env -u CUDA_VISIBLE_DEVICES -u CUDA_LESSONS_UNTAGGED PATH="$d/bin:$PATH" EXERCISE_BIN="$d/b/solutions" \
-        bats --formatter tap --filter '^entry_point: ' "$ROOT/tests/exercises/02_driver_context.bats"
+        bats --formatter tap --filter '^entry_point: ' "$ROOT/grading/judge/02_driver_context.bats"
     assert_success
     [ "$(grep -c '^ok .* # skip not gradable with this toolkit: needs CUDA 12.5+' <<<"$output")" -eq 2 ] ||
         fail "both entry_point tests must be skipped as not gradable: $output"
 }
 
-# The grader's channel: a probe harness built with common/exercise_harness.h.
+# The grader's channel: a probe harness built with grading/harness/exercise_harness.h.
 build_probe() {
     local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
     [ -x "$d/probe" ] && return 0
@@ -361,8 +361,8 @@ int main(int argc, char **argv)
     return rc;
 }
 EOF
-    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$CUDA_PATH_FOUND/include" "$d/probe.c" \
-        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/common/syscall_filter.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt \
+    "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$CUDA_PATH_FOUND/include" "$d/probe.c" \
+        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/grading/harness/syscall_filter.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt \
         -o "$d/probe"
 }
 
@@ -371,7 +371,7 @@ PROBE_POINTS="at:started seed at:seeded"
 
 @test "the channel: the judge asks, the seed comes in when asked, moments are stamped by the judge, the report goes out once; stdout counts for nothing" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
-    load exercises/harness
+    load ../grading/judge/harness
     HARNESS_POINTS="$PROBE_POINTS" run_harness 4242 "$BATS_FILE_TMPDIR/probe"
     assert_success
     [ -z "$report_why" ] || fail "$report_why"
@@ -413,7 +413,7 @@ PROBE_POINTS="at:started seed at:seeded"
 
 @test "the channel: a key reported twice, anything after the end, or no end fails the run" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
-    load exercises/harness
+    load ../grading/judge/harness
     export HARNESS_POINTS="$PROBE_POINTS"
     PROBE_MODE=twice run_harness_fresh 99 "$BATS_FILE_TMPDIR/probe"
     assert_equal "$report_why" "the report names 'argc' twice"
@@ -437,7 +437,7 @@ PROBE_POINTS="at:started seed at:seeded"
 
 @test "the channel: the judge owns the conversation: an unasked line, an early or second seed request, a student's mark, a flood after the report: 0 points, protocol broken, flagged for review" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
-    load exercises/harness
+    load ../grading/judge/harness
     export HARNESS_POINTS="$PROBE_POINTS" GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review"
     local mode
     # each is a run of its own, and each must end as "protocol broken: WHAT", written for review
@@ -479,7 +479,7 @@ PROBE_POINTS="at:started seed at:seeded"
 
 @test "the channel: the grader reads the program's device memory from outside (NVML) while the harness waits" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
-    load exercises/harness
+    load ../grading/judge/harness
     local d="$BATS_TEST_TMPDIR"
     # A stand-in nvidia-smi: every process of this machine, each at the figure in $d/mib (then
     # 50 more for the next call), after 0.3 s. Only the program's own process may be counted.
@@ -545,9 +545,9 @@ EOF
 @test "the corpus: every variant that must be refused is refused, for its reason (build only)" {
     command -v bats >/dev/null 2>&1 || skip "bats is not on PATH"
     local match
-    match="$(cd "$ROOT/tests/exercises" && find . -name refused | sed 's,^\./,,; s,/refused$,,' | paste -sd'|' -)"
+    match="$(cd "$ROOT/grading/corpus" && find . -name refused | sed 's,^\./,,; s,/refused$,,' | paste -sd'|' -)"
     [ -n "$match" ] || fail "the corpus has no variant that must be refused"
-    run env CORPUS_MATCH="^($match)\$" bash "$ROOT/tests/exercises/corpus" --build-only
+    run env CORPUS_MATCH="^($match)\$" bash "$ROOT/grading/corpus/corpus" --build-only
     assert_success
     assert_output --regexp 'ok \(refused: '
     refute_output --partial WRONG
@@ -557,15 +557,15 @@ EOF
 
 @test "the corpus: every variant builds, or is refused for its reason (all of it; CI, or CORPUS_BUILD=1)" {
     [ -n "${CI:-}${CORPUS_BUILD:-}" ] || skip "about a minute on two cores: run where CI or CORPUS_BUILD=1 is set"
-    run bash "$ROOT/tests/exercises/corpus" --build-only
+    run bash "$ROOT/grading/corpus/corpus" --build-only
     assert_success
     assert_output --regexp 'corpus: [0-9]+ variants, 0 not as they must be'
 }
 
-@test "shellcheck: common/check-object, tests/exercises/corpus and tests/exercises/harness.bash are clean" {
+@test "shellcheck: grading/check/check-object, grading/corpus/corpus and grading/judge/harness.bash are clean" {
     command -v shellcheck >/dev/null 2>&1 || skip "shellcheck is not installed (.ci/run installs it)"
-    run shellcheck -x "$ROOT/common/check-object" "$ROOT/tests/exercises/corpus"
+    run shellcheck -x "$ROOT/grading/check/check-object" "$ROOT/grading/corpus/corpus"
     assert_success
-    run shellcheck -s bash "$ROOT/tests/exercises/harness.bash"
+    run shellcheck -s bash "$ROOT/grading/judge/harness.bash"
     assert_success
 }

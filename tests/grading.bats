@@ -43,9 +43,9 @@ int main(void) { for (;;) sleep(1); puts("done"); }'   # hangs (asleep: no CPU b
     # Makefile that copies the solutions, a changed common/ file, an added note and a symbolic
     # link to a solution
     mkdir -p "$C/gus/01_toy"; cp -r "$T/01_toy/exercises" "$C/gus/01_toy/"; rm "$C/gus/01_toy/exercises/points"
-    mkdir -p "$C/gus/tests/exercises" "$C/gus/common"
+    mkdir -p "$C/gus/grading/judge" "$C/gus/common"
     printf '@test "add: prints a sum" { true; }\n@test "add: the sum of 2 and 3 is 5" { true; }\n@test "loop: says done" { true; }\n' \
-        >"$C/gus/tests/exercises/01_toy.bats"
+        >"$C/gus/grading/judge/01_toy.bats"
     printf 'all:\n\tmkdir -p build/exercises; cp build/solutions/* build/exercises/\n' >"$C/gus/01_toy/Makefile"
     echo 'student' >"$C/gus/common/note.txt"
     echo 'notes' >"$C/gus/01_toy/exercises/add/NOTES.txt"
@@ -460,7 +460,7 @@ for s in r.findall("testsuite"):
         [ -d "$ROOT/$l/exercises" ] || continue
         pts="$ROOT/$l/exercises/points"
         [ -f "$pts" ] || fail "$l has no exercises/points"
-        g="$ROOT/tests/exercises/$l.bats"
+        g="$ROOT/grading/judge/$l.bats"
         exs="$(sed 's/#.*//' "$pts" | awk 'NF { print $1 }')"
         for d in "$ROOT/$l"/exercises/*/; do
             grep -qx "$(basename "$d")" <<<"$exs" || fail "$l/exercises/$(basename "$d") has no line in $pts"

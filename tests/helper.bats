@@ -77,14 +77,14 @@ EOF2
     assert_output "$(printf '1..1\nok 1 hidden')"
 }
 
-# tests/exercises/harness.bash: the tests of one exercise judge one run of its program.
+# grading/judge/harness.bash: the tests of one exercise judge one run of its program.
 @test "run_exercise runs a program once per arguments in a grader file; exercise_seed is one per file" {
     local counter="$BATS_TEST_TMPDIR/runs" prog="$BATS_TEST_TMPDIR/prog"
     printf '#!/bin/sh\necho run >>"%s"\necho "harness: seed $1"\necho; echo "to stderr" >&2\nexit 3\n' \
         "$counter" >"$prog"
     chmod +x "$prog"
     sed -e 's/^AT_TEST/@test/' -e "s|@HELPER@|$ROOT/tests/test_helper|" \
-        -e "s|@HARNESS@|$ROOT/tests/exercises/harness|" -e "s|@PROG@|$prog|" \
+        -e "s|@HARNESS@|$ROOT/grading/judge/harness|" -e "s|@PROG@|$prog|" \
         >"$BATS_TEST_TMPDIR/probe.bats" <<'EOF2'
 setup() {
     load '@HELPER@'
@@ -295,10 +295,10 @@ EOF2
     [ "$(wc -l <"$BATS_TEST_TMPDIR/calls")" -eq 1 ]
 }
 
-# tests/exercises/harness.bash: expected_sum, compiled (expected_sum.c), gives what its awk
+# grading/judge/harness.bash: expected_sum, compiled (expected_sum.c), gives what its awk
 # version gives (the graders compare it with the harness's sum of what came back).
 @test "expected_sum and input_sum: the compiled helper and the awk fallback agree, to the last digit" {
-    load exercises/harness
+    load ../grading/judge/harness
     local seed k n a b want got
     for args in "1 0 1 1 0" "2147483646 3 100003 2 0" "12345 0 1000003 1 0" "987654 1 65536 1 0" "42 7 250000 1 1"; do
         read -r seed k n a b <<<"$args"

@@ -135,7 +135,7 @@ points() { jq -r --arg e "$2" '.exercises[] | select(.exercise == $e) | "\(.poin
     assert_output --partial 'sum: 4'
     refute_output --partial 'SECRET'
     # nothing of the teacher's solutions or graders could be read (the escape prints what it read)
-    run grep -rhoE 'read [^ ]*(solutions/|tests/exercises/)[^ ]*:' "$O/results/escape"
+    run grep -rhoE 'read [^ ]*(solutions/|grading/judge/)[^ ]*:' "$O/results/escape"
     assert_output ''
 }
 
@@ -617,13 +617,13 @@ EOF
     printf 'int probe_add(int a, int b)\n{\n    return a + b;\n}\n' >"$d/student.c"
     "$cc" -std=c11 -O2 -c "$d/student.c" -o "$d/student.o"
     cp "$d/student.o" "$d/unmarked.o"
-    run bash "$ROOT/common/check-object" none "$d/student.o" "$d/student.c"
+    run bash "$ROOT/grading/check/check-object" none "$d/student.o" "$d/student.c"
     assert_success
     run readelf -W -S "$d/student.o"
     assert_output --partial " student_text "
     for p in student unmarked; do
-        "$cc" -std=c11 -O2 -I"$ROOT/common" -o "$d/$p" "$ROOT/tests/hostile/procprobe.c" \
-            "$ROOT/common/syscall_filter.c" "$d/$p.o" -lpthread
+        "$cc" -std=c11 -O2 -I"$ROOT/common" -I"$ROOT/grading/harness" -o "$d/$p" "$ROOT/tests/hostile/procprobe.c" \
+            "$ROOT/grading/harness/syscall_filter.c" "$d/$p.o" -lpthread
     done
     run env SANDBOX_MODE=bwrap SANDBOX_TREE="$ROOT" SANDBOX_UID=2147400001 "$ROOT/grading/sandbox-run" "$d/student"
     assert_success

@@ -24,7 +24,7 @@
 #                         file (again, 3 runs at most, while a passing run left a timing claim
 #                         [n/j] for noise: NOISE_NJ); sets LESSON_STATUS, LESSON_OUT (stdout),
 #                         LESSON_ERR (stderr)
-#   run_grader LESSON solutions|exercises [REGEX]   `run` the lesson's grader (tests/exercises/)
+#   run_grader LESSON solutions|exercises [REGEX]   `run` the lesson's grader (grading/judge/)
 #                         on those programs; with REGEX only its tests so named (bats -f)
 #   assert_solutions_pass LESSON REGEX N   on a GPU, the reference solutions pass the N tests of
 #                         the lesson's grader so named (REGEX "": all of them; skips in a copy
@@ -137,7 +137,7 @@ normalize() {
 }
 
 run_grader() {
-    EXERCISE_BIN="$ROOT/$1/build/$2" run "${BATS:-bats}" ${3:+-f "$3"} "$ROOT/tests/exercises/$1.bats"
+    EXERCISE_BIN="$ROOT/$1/build/$2" run "${BATS:-bats}" ${3:+-f "$3"} "$ROOT/grading/judge/$1.bats"
 }
 
 assert_solutions_pass() {
@@ -149,7 +149,7 @@ assert_solutions_pass() {
 }
 
 assert_grader_parts() {
-    local grader="$ROOT/tests/exercises/$1.bats" names name regex n
+    local grader="$ROOT/grading/judge/$1.bats" names name regex n
     shift
     names="$(sed -n -E 's/^@test "(.*)" \{$/\1/p' "$grader")"
     [ -n "$names" ] || fail "no tests found in $grader"

@@ -203,13 +203,13 @@ FILES12="$FILES13 lib64/libnvrtc.so.12 lib64/libcupti.so.12 lib64/stubs/libcuda.
 }
 
 # fake_bundle DIR SOLUTION_EXIT [GRADER_SKIPS]: a bundle as gpu-bundle packs one, made up: lesson
-# 01_fake (a program that ends "RESULT: PASS"), its grader tests/exercises/01_fake.bats (two
+# 01_fake (a program that ends "RESULT: PASS"), its grader grading/judge/01_fake.bats (two
 # exercises, each test running EXERCISE_BIN/NAME and wanting exit 0), a reference solution of
 # each exiting SOLUTION_EXIT, the untouched exercises exiting 1. GRADER_SKIPS=yes: the grader
 # skips exercise b, "needs CUDA 12.5" (as a grader does for what a toolkit cannot build).
 fake_bundle() {
     local t="$BATS_TEST_TMPDIR/tree-$RANDOM" e
-    mkdir -p "$t/01_fake/build/solutions" "$t/01_fake/build/exercises" "$t/tests/exercises" "$1"
+    mkdir -p "$t/01_fake/build/solutions" "$t/01_fake/build/exercises" "$t/grading/judge" "$1"
     printf '#!/bin/sh\necho "1. a step"\necho "RESULT: PASS (3 checks)"\n' >"$t/01_fake/build/fake"
     for e in a b; do
         printf '#!/bin/sh\nexit %s\n' "$2" >"$t/01_fake/build/solutions/$e"
@@ -221,7 +221,7 @@ fake_bundle() {
         echo '@test "a: it runs again" { "$EXERCISE_BIN/a"; }'
         if [ "${3:-}" = yes ]; then echo '@test "b: it runs" { skip "needs CUDA 12.5"; }'
         else echo '@test "b: it runs" { "$EXERCISE_BIN/b"; }'; fi
-    } >"$t/tests/exercises/01_fake.bats"
+    } >"$t/grading/judge/01_fake.bats"
     echo abc1234 >"$t/.commit"
     tar -C "$t" -cJf "$1/tree.tar.xz" .
 }

@@ -10,7 +10,7 @@
 # shellcheck disable=SC2016 # the stand-in nvidia-smi's own $1, written as it is
 make_toy_tree() {
     local T="$1"
-    mkdir -p "$T/tests/exercises" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
+    mkdir -p "$T/tests" "$T/grading/judge" "$T/common" "$T/01_toy/exercises/add" "$T/01_toy/exercises/loop" \
              "$T/01_toy/solutions/add" "$T/01_toy/solutions/loop" "$T/bin"
     cp -r "$ROOT/grading" "$T/"
     cp "$ROOT/tests/test_helper.bash" "$ROOT/tests/gpu.bash" "$ROOT/tests/ensure-bats" "$T/tests/"
@@ -36,10 +36,10 @@ MK
     printf '#include <stdio.h>\nint main(void) { puts("not yet"); return 0; }\n' >"$T/01_toy/exercises/loop/main.c"
     printf '#include <stdio.h>\nint main(void) { puts("done"); return 0; }\n/* SECRET-SOLUTION-loop */\n' >"$T/01_toy/solutions/loop/main.c"
     # (written with %test: bats would rewrite "@test" lines even inside this here-document)
-    sed 's/^%test /@test /' >"$T/tests/exercises/01_toy.bats" <<'B'
+    sed 's/^%test /@test /' >"$T/grading/judge/01_toy.bats" <<'B'
 # SECRET-GRADER
 setup() {
-    load ../test_helper
+    load ../../tests/test_helper
     require_gpu
 }
 %test "add: prints a sum" {

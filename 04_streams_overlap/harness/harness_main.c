@@ -19,10 +19,10 @@
  *   5. graded (a grader's channel): batches of checked runs of each version, in turn, each on
  *      inputs from a seed the judge draws for it, that the judge times by its own clock
  *      (clocked_runs): the point for speed rests on that clock; the times measured here must
- *      agree with it (tests/exercises).
+ *      agree with it (grading/judge).
  * The input comes from the grader's channel, asked for once your buffers and streams exist
  * (fresh for each grading run; --seed by hand); the grader judges the report it reads back
- * there (common/exercise_harness.h).
+ * there (grading/harness/exercise_harness.h).
  * --work auto (the default) sets the kernel's work so that it takes about 1.2x a copy on this
  * card, as the lesson does: a balance where overlap can pay off.
  */
@@ -378,7 +378,7 @@ static bool run_checked(const struct pipeline *p, int kind, long *wrong)
     return true;
 }
 
-/* Graded: the runs the grader times by its own clock (tests/exercises/04_streams_overlap.bats):
+/* Graded: the runs the grader times by its own clock (grading/judge/04_streams_overlap.bats):
  * batches of `runs` checked runs (run_checked) of each kind, the checks alone, the sequential
  * version, your pipeline, in turn, CLOCK_ROUNDS rounds; each batch gets its own seed from the
  * judge ("fresh KINDr", then its inputs are set), and runs between two moments the judge

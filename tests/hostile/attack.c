@@ -67,11 +67,11 @@ __attribute__((constructor)) static void hostile_forge(void)
 __attribute__((constructor)) static void hostile_escape(void)
 {
     hostile_write(TEACHER "/common/PWNED-escape", "pwned\n");
-    hostile_write(TEACHER "/tests/exercises/PWNED-escape", "pwned\n");
+    hostile_write(TEACHER "/grading/judge/PWNED-escape", "pwned\n");
     hostile_write(RESULTS "/results.json", "{\"pwned\": true}\n");
     hostile_write(OTHER "/PWNED-escape", "pwned\n");
     hostile_show(TEACHER "/" LESSON "/solutions/" EXERCISE "/" OWNED);
-    hostile_show(TEACHER "/tests/exercises/" LESSON ".bats");
+    hostile_show(TEACHER "/grading/judge/" LESSON ".bats");
     hostile_show(OTHER "/" LESSON "/exercises/" EXERCISE "/" OWNED);
     hostile_show("../../solutions/" EXERCISE "/" OWNED);
     char self[4096], path[4200];
@@ -81,7 +81,7 @@ __attribute__((constructor)) static void hostile_escape(void)
         /* build/exercises/NAME -> the lesson's solutions/ and the tree's tests/, if they are there */
         snprintf(path, sizeof path, "%s/../../../solutions/%s/%s", self, EXERCISE, OWNED);
         hostile_show(path);
-        snprintf(path, sizeof path, "%s/../../../../tests/exercises/%s.bats", self, LESSON);
+        snprintf(path, sizeof path, "%s/../../../../grading/judge/%s.bats", self, LESSON);
         hostile_show(path);
     }
     DIR *d = opendir("/proc");
@@ -93,7 +93,7 @@ __attribute__((constructor)) static void hostile_escape(void)
         hostile_show(path);
         snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
         hostile_show(path);
-        snprintf(path, sizeof path, "/proc/%s/cwd/tests/exercises/%s.bats", e->d_name, LESSON);
+        snprintf(path, sizeof path, "/proc/%s/cwd/grading/judge/%s.bats", e->d_name, LESSON);
         hostile_show(path);
     }
     if (d)

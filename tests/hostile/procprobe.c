@@ -1,6 +1,6 @@
 /* tests/hostile/procprobe.c - what an exercise program may do with its own /proc in the
- * grading sandbox (tests/hostile.bats). Linked, as an exercise is, with common/syscall_filter.c
- * (-lpthread) and an object that common/check-object accepted (its code renamed student_text),
+ * grading sandbox (tests/hostile.bats). Linked, as an exercise is, with grading/harness/syscall_filter.c
+ * (-lpthread) and an object that grading/check/check-object accepted (its code renamed student_text),
  * the filter is installed before main(); it prints one line each:
  *   filter: on|off
  *   uid: N

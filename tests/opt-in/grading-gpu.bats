@@ -75,7 +75,7 @@ first_max() { sed -e 's/#.*//' "$ROOT/$L/exercises/points" | awk 'NF { print $2;
     refute_output --regexp '/results/(forge|escape|linger|claim77|incl|passwd|links|alias|exlink|names|flood)/'
     run cat "$W/linger"; assert_output ''
     # nothing of the teacher's solutions or graders could be read (the escape prints what it read)
-    run grep -rhoE 'read [^ ]*(solutions/|tests/exercises/)[^ ]*:' "$W/hout/results/escape"
+    run grep -rhoE 'read [^ ]*(solutions/|grading/judge/)[^ ]*:' "$W/hout/results/escape"
     assert_output ''
     (cd "$ROOT" && find . \( -name build -o -name .git -o -name .gpu \) -prune -o -type f -print0 | sort -z \
         | xargs -0 md5sum) >"$BATS_TEST_TMPDIR/after"

@@ -4,7 +4,7 @@
  * block sizes, then on launches that fail (2048 threads per block; a launch the harness makes
  * fail), and reports the results, the device allocations left and the copies back after a
  * failed launch (the student's cudaMalloc, cudaFree and cudaMemcpy calls are counted through
- * the linker's --wrap). It judges nothing (common/exercise_harness.h).
+ * the linker's --wrap). It judges nothing (grading/harness/exercise_harness.h).
  */
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /*
  * 01_hello_runtime/harness/first_context - the grader's side of exercise first_context: it
  * calls make_context() and primary_context() (exercises/first_context/first_context.c) and
- * reports what the driver says (common/exercise_harness.h: it judges nothing; tests/exercises does).
+ * reports what the driver says (grading/harness/exercise_harness.h: it judges nothing; grading/judge does).
  */
 #include "01_harness.h"
 #include "first_context.h"

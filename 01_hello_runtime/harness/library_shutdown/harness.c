@@ -4,7 +4,7 @@
  * lib_init() and lib_shutdown() (exercises/library_shutdown/library.c). Reports the
  * application's data read back, whether the workspace still exists, the context stack, and the
  * references to the primary context left after the application gives back the runtime's.
- * It judges nothing (common/exercise_harness.h).
+ * It judges nothing (grading/harness/exercise_harness.h).
  */
 #include <stdint.h>
 #include <stdlib.h>

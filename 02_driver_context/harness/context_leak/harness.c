@@ -8,7 +8,7 @@
  * buffer takes on this GPU, measured first; last, a task of more than 2^31 bytes where the
  * machine has the memory. The grader reads the same memory from outside the process (NVML,
  * harness_measure) at the moments this harness reads cuMemGetInfo. It judges nothing
- * (common/exercise_harness.h).
+ * (grading/harness/exercise_harness.h).
  */
 #define _GNU_SOURCE /* sysconf(_SC_AVPHYS_PAGES) */
 #include <math.h>

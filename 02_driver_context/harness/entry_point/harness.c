@@ -6,7 +6,7 @@
  * linker's --wrap) and what each query returned: each function must ask the runtime, not look
  * the symbol up itself, and hand back the pointer and the status its query gave. Built with
  * CUDA older than 12.5 it reports "not_gradable" (the grader skips the exercise). It judges
- * nothing (common/exercise_harness.h).
+ * nothing (grading/harness/exercise_harness.h).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -5,7 +5,7 @@
  * current context and fills it with fresh data. Reports the library's context, the buffer's
  * owner, the stack after library_end(), the data the application reads back with the runtime,
  * whether the library held a reference of its own while it worked (it borrowed none), and the
- * references to the primary context left. It judges nothing (common/exercise_harness.h).
+ * references to the primary context left. It judges nothing (grading/harness/exercise_harness.h).
  */
 #include <stdint.h>
 

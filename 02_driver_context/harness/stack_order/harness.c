@@ -2,7 +2,7 @@
  * 02_driver_context/harness/stack_order - the grader's side of exercise stack_order: creates
  * ctxA then ctxB (the stack is [ctxA ctxB]), calls allocate_in_a() (stack_order.c) and reports
  * the buffer's owner, the stack afterwards (top first) and data copied through the buffer.
- * It judges nothing (common/exercise_harness.h).
+ * It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "02_harness.h"
 #include "stack_order.h"

@@ -6,7 +6,7 @@
  * both_ways_issue() (both_ways.c); the output buffers are poisoned before each of yours. Reports
  * the medians, the copy engines, the data that arrived, and the streams and events the
  * student's code created and did not destroy (counted through the linker's --wrap). It judges
- * nothing (common/exercise_harness.h).
+ * nothing (grading/harness/exercise_harness.h).
  */
 #include "03_harness.h"
 #include "both_ways.h"

@@ -4,7 +4,7 @@
  * (cuMemHostGetFlags), times copies from it against a pageable and a cudaMallocHost buffer (its
  * own events, taking turns), sends fresh data through it, gives it to free_host() and asks the
  * driver again; counts the student's host-allocation calls, Driver API and runtime (the
- * linker's --wrap). It judges nothing (common/exercise_harness.h).
+ * linker's --wrap). It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "03_harness.h"
 #include "driver_pinned.h"

@@ -3,7 +3,7 @@
  * size, starting mid-page, is given to pin() (pin_it.c); the harness asks the runtime whether its first and
  * last bytes are page-locked, times copies from it against a pageable and a cudaMallocHost
  * buffer (its own events, the three taking turns), sends fresh data through it, and asks again
- * after unpin(). It judges nothing (common/exercise_harness.h).
+ * after unpin(). It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "03_harness.h"
 #include "pin_it.h"

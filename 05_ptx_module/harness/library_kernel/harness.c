@@ -4,7 +4,7 @@
  * context current, then in the primary context and in two contexts created after the load
  * calls kernel_function() and runs it on fresh data; last, kernel_unload(). Reports the
  * results, and the student's loads and unloads of libraries and modules (the linker's --wrap).
- * It judges nothing (common/exercise_harness.h).
+ * It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "05_harness.h"
 #include "library_kernel.h"

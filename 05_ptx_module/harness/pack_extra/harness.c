@@ -3,7 +3,7 @@
  * (pack.c) to pack values the harness can recognise and reports where each one landed and the
  * size given; then launches axpy (compiled to SASS for this GPU by NVRTC) with the buffer
  * pack_args() packs, on fresh data of three sizes, and reports the sums of y = a x + y.
- * It judges nothing (common/exercise_harness.h).
+ * It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "05_harness.h"
 #include "pack_extra.h"

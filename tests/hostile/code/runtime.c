@@ -1,6 +1,6 @@
 /* tests/hostile/code/runtime.c - the probe exercise's student file, with an attack that passes
- * common/check-object (it calls only what the allow lists name) and is stopped at run time by
- * the system-call filter (common/syscall_filter.c) or the sandbox's read-only /proc. The
+ * grading/check/check-object (it calls only what the allow lists name) and is stopped at run time by
+ * the system-call filter (grading/harness/syscall_filter.c) or the sandbox's read-only /proc. The
  * C library's functions the exercise may not call are reached by pointer: from the program's
  * own ELF header (found below the student's code), its dynamic section's DT_DEBUG leads to the
  * dynamic linker's list of loaded objects, whose symbol tables are searched by name. One of

@@ -1,5 +1,5 @@
-# tests/exercises/harness.bash - what the exercise graders share (loaded by each
-# tests/exercises/NN_name.bats). A harness (NN_name/harness/) reports "KEY VALUE" lines on the
+# grading/judge/harness.bash - what the exercise graders share (loaded by each
+# grading/judge/NN_name.bats). A harness (NN_name/harness/) reports "KEY VALUE" lines on the
 # grader's channel and judges nothing: these functions run it with a fresh seed (run_harness)
 # and compare what it saw with what the test computes itself.
 
@@ -38,9 +38,9 @@ run_exercise_fresh() {
 # (channel.c, built here, outside the sandbox), which asks the harness for the points
 # HARNESS_POINTS names, one at a time, in order: it gives the seed when the harness first needs
 # its inputs, stamps moments by its own clock, reads memory from outside, and last takes the
-# report the harness sends once, after the student's last call (common/exercise_harness.h).
+# report the harness sends once, after the student's last call (grading/harness/exercise_harness.h).
 # The sandbox passes descriptors 0-2 only, and the student's file can reach none of the
-# channel's by name (common/check-object refuses write, dup, read, stdin, ...). Sets $output,
+# channel's by name (grading/check/check-object refuses write, dup, read, stdin, ...). Sets $output,
 # $status and $lines as run does (what the program printed: shown in failures, never judged
 # as a report), $report (the report's lines), $report_why (empty, or why the report cannot be
 # trusted), $clock (the judge's stamps: "NAME MS" lines, read by harness_clock), $memory (the
@@ -94,7 +94,7 @@ run_harness_fresh() {
     local seed="$1" chan relay
     shift
     relay="$(channel_program)" || {
-        report="" clock="" memory="" seeds="" report_why="the grader could not build its channel (tests/exercises/channel.c with ${CC:-cc})"
+        report="" clock="" memory="" seeds="" report_why="the grader could not build its channel (grading/judge/channel.c with ${CC:-cc})"
         HARNESS_CHANNEL=1 status=125 output="$report_why"
         return 0
     }
@@ -191,7 +191,7 @@ exercise_seed() {
 expected_sum_program() { grader_program expected_sum; }
 
 # expected_sum SEED K N A B: the sum over the N values of case K of A * x + B, the values as
-# common/exercise_harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
+# grading/harness/exercise_harness.h's harness_fill makes them (MINSTD from the case's seed, x % 1000).
 # expected_sum.c compiled once per grader file (lesson 03's cases hold 16-32 Mi values: awk
 # took seconds for each); awk where no C compiler is found.
 expected_sum() {
@@ -246,7 +246,7 @@ assert_harness() {
 }
 
 # The report is complete: its last line names the seed of this run; and in a graded run (the
-# sandbox: SANDBOX set), the system-call filter was on (common/syscall_filter.h: a program
+# sandbox: SANDBOX set), the system-call filter was on (grading/harness/syscall_filter.h: a program
 # built from a student's file installs it before main()).
 assert_harness_end() {
     assert_harness end "$1" "the harness's report is complete"

@@ -1,5 +1,5 @@
-/* tests/exercises/channel.c - the judge: the grader's side of the channel to an exercise program
- * (built by tests/exercises/harness.bash once per grader file, run outside the sandbox, in the
+/* grading/judge/channel.c - the judge: the grader's side of the channel to an exercise program
+ * (built by grading/judge/harness.bash once per grader file, run outside the sandbox, in the
  * grader's own process, which the program under test cannot reach).
  *
  *   channel [--points LIST] SEED FILE COMMAND [ARG...]
@@ -22,7 +22,7 @@
  * Anything else ends the conversation with one line in FILE.broken, "WHAT" (a line the judge
  * did not ask for, a point out of order or twice, a line or a report past its cap, a byte after
  * the report): the grader then gives the run no point and flags it for review
- * (tests/exercises/harness.bash). The judge then closes the channel, and ends COMMAND when it
+ * (grading/judge/harness.bash). The judge then closes the channel, and ends COMMAND when it
  * has not ended within BROKEN_GRACE_MS.
  * FILE gets SEED on its first line, then the report; FILE.clock a line "NAME MS" per point
  * (MS: milliseconds from the start of COMMAND, CLOCK_MONOTONIC, when its line arrived) and

@@ -1,5 +1,5 @@
 /*
- * common/syscall_filter.c - the system-call filter of every graded exercise program: see
+ * grading/harness/syscall_filter.c - the system-call filter of every graded exercise program: see
  * syscall_filter.h. A classic BPF program (no libseccomp), installed with seccomp(2) and
  * SECCOMP_FILTER_FLAG_TSYNC (every thread of the process), after PR_SET_NO_NEW_PRIVS.
  */

@@ -4,13 +4,13 @@
 #     make -C 03_pinned_memory check SOLUTIONS=1  grades the reference solutions
 # EXERCISE_BIN is the folder holding the built programs. Each program is the teacher's harness
 # (03_pinned_memory/harness/NAME/) around the student's file: it reports what it saw
-# ("KEY VALUE", once, on the grader's own channel: tests/exercises/harness.bash) on inputs made
+# ("KEY VALUE", once, on the grader's own channel: grading/judge/harness.bash) on inputs made
 # from a seed chosen here and handed over on that channel, and these tests judge. Every
 # timing is the harness's own, and every pass mark comes from references the harness measured
 # in the same run, taking turns with the student's code: no figure of one card is written in.
 
 setup() {
-    load ../test_helper
+    load ../../tests/test_helper
     load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"

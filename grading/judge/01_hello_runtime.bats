@@ -4,11 +4,11 @@
 #     make -C 01_hello_runtime check SOLUTIONS=1  grades the reference solutions
 # EXERCISE_BIN is the folder holding the built programs. Each program is the teacher's harness
 # (01_hello_runtime/harness/NAME/) around the student's file: it reports what the driver says
-# ("KEY VALUE", once, on the grader's own channel: tests/exercises/harness.bash) on inputs made
+# ("KEY VALUE", once, on the grader's own channel: grading/judge/harness.bash) on inputs made
 # from a seed chosen here and handed over on that channel, and these tests judge.
 
 setup() {
-    load ../test_helper
+    load ../../tests/test_helper
     load harness
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set: run this through make check"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tests/exercises/04_streams_overlap.bats - grades the exercises of 04_streams_overlap.
+# grading/judge/04_streams_overlap.bats - grades the exercises of 04_streams_overlap.
 #   make -C 04_streams_overlap check               your work (exercises/)
 #   make -C 04_streams_overlap check SOLUTIONS=1   the reference solutions
 # EXERCISE_BIN is the directory that holds the built exercise programs: the teacher's harness
@@ -10,7 +10,7 @@
 # program's own times can only take the point away (both must reach the pass mark), never give it.
 
 setup() {
-    load ../test_helper
+    load ../../tests/test_helper
     load harness
     # the points the judge asks for, in the harness's order: the seed once its buffers and
     # streams exist, then for each clocked batch (3 rounds of the checks alone, the sequential
@@ -157,7 +157,7 @@ grade_big() {
 # clock_speedup: the speed-up by the grader's clock, from the last run_harness. The harness ran
 # batches of RUNS checked runs of each kind in turn (the poisoning and checks alone, the
 # sequential version, the pipeline: "clocked RUNS WRONG"), each on inputs from a seed the judge
-# drew for that batch, between two moments the judge stamped (tests/exercises/channel.c,
+# drew for that batch, between two moments the judge stamped (grading/judge/channel.c,
 # outside the program, which asked for each in its order); the fastest batch of each kind
 # counts: (sequential - checks) / (pipeline - checks). Every run must have been checked right
 # (1024 input positions changed before it, their outputs and the device's buffers poisoned,

@@ -1,5 +1,5 @@
 /*
- * common/syscall_filter.h - the system-call filter (seccomp) of every graded exercise program.
+ * grading/harness/syscall_filter.h - the system-call filter (seccomp) of every graded exercise program.
  *
  * What it does. From before main() to the end of the process (and in every thread), in a
  * program built from a student's file (an exercise or a solution, linked by common/lesson.mk's
@@ -26,7 +26,7 @@
  * stays writable there: the CUDA runtime writes its threads' names to /proc/self/task/TID/comm
  * and fails its first call, cudaErrorOperatingSystem, where it cannot.)
  *
- * When. An exercise program is recognised by its section student_text: common/check-object,
+ * When. An exercise program is recognised by its section student_text: grading/check/check-object,
  * which checks each of the student's objects before the link, moves the object's code there
  * (the linker then marks its range with __start_student_text and __stop_student_text). A
  * constructor of this file (priority 101: before every constructor of default priority, and
@@ -36,7 +36,7 @@
  * A harness that must fork or exec first (say, to start a process that judges from outside,
  * which the filter would refuse) defines `const int syscall_filter_deferred = 1;` and calls
  * syscall_filter_install() itself, checked, before the first call of the student's code (no
- * code of the student's can run before main(): common/check-object refuses every way).
+ * code of the student's can run before main(): grading/check/check-object refuses every way).
  *
  * If the kernel refuses the filter (no seccomp), the program prints one line on stderr that
  * begins "syscall filter:" and exits 118: nothing of the student's ran, and grading/grade

@@ -1,16 +1,16 @@
 /*
- * common/exercise_harness.h - what the exercises' harnesses share (NN_name/harness/NAME/, built from the
+ * grading/harness/exercise_harness.h - what the exercises' harnesses share (NN_name/harness/NAME/, built from the
  * teacher's tree, never from a submission; common/lesson.mk says how an exercise is built).
  *
  * A harness holds main(): it calls the functions the student wrote, observes their effect
  * itself (the driver's view of contexts, memory and pointers; the calls counted through the
  * linker's --wrap) and reports what it saw as lines "KEY VALUE". It judges nothing: the test
- * (tests/exercises/NN_name.bats) compares those values with what it expects, and its inputs
+ * (grading/judge/NN_name.bats) compares those values with what it expects, and its inputs
  * come from a seed the test chooses for each run, so that a printed sentence or a pasted figure
  * cannot pass.
  *
  * The grader's channel. The grader runs the program with its standard input on a socket whose
- * other end is the judge's (tests/exercises/channel.c, a process the program cannot reach). The
+ * other end is the judge's (grading/judge/channel.c, a process the program cannot reach). The
  * harness moves it to a high descriptor (closed on exec) and puts /dev/null on standard input
  * before any student code runs. The judge owns the conversation: it writes "next", and the
  * harness answers with one line, the point it has reached (harness_point: "seed seed" where it
@@ -22,8 +22,8 @@
  * with "end SEED"), and reads the judge's "bye". The judge knows the points in their order
  * (the grader gives them); a line it did not ask for, a point out of order or twice, or a byte
  * past a cap ends the grading of that run with no point, flagged for review
- * (tests/exercises/harness.bash). The student's file cannot reach the descriptor by name:
- * common/check-object refuses it when it calls write, dup, fdopen, open, read, syscall, dlsym or
+ * (grading/judge/harness.bash). The student's file cannot reach the descriptor by name:
+ * grading/check/check-object refuses it when it calls write, dup, fdopen, open, read, syscall, dlsym or
  * exit, uses stdin, or has a constructor or destructor; what it could still reach by other
  * routes breaks the conversation's order, which the judge sees.
  * Run by hand (`prog SEED`, no channel), the report is printed on stdout as "harness: KEY VALUE"
@@ -50,7 +50,7 @@
 
 /* The values of one case: MINSTD (Park-Miller) from the case's seed, each x % 1000, so that
  * every result the exercises compute from them (2x, 3x + 1, x / 2, ...) is exact in float and
- * the test can compute the same sums with awk (tests/exercises/harness.bash, expected_sum). */
+ * the test can compute the same sums with awk (grading/judge/harness.bash, expected_sum). */
 static inline uint32_t harness_case_seed(uint32_t seed, int k)
 {
     return (uint32_t)(((uint64_t)seed + (uint64_t)k * 7919u) % 2147483646u) + 1u;
@@ -223,7 +223,7 @@ static inline void harness_channel_broke(const char *kind, const char *name, con
     harness_channel()->fd = -2; /* nothing more goes there */
 }
 
-/* The grader asks, this answers (tests/exercises/channel.c): waits for the grader's "next",
+/* The grader asks, this answers (grading/judge/channel.c): waits for the grader's "next",
  * then says "KIND NAME" (a point of the grader's list, in its order) and reads its answer,
  * "go" or "go VALUE" (VALUE, or "" for "go", into value). False, with the reason on stderr:
  * no channel, or the grader did not ask or answer as it does (the run then has no report). */
@@ -318,7 +318,7 @@ static inline void harness_start(int argc, char **argv, const char *what)
         !parse_long(argv[1], 1, 2147483646L, "SEED", &seed)) {
         fprintf(help ? stdout : stderr,
                 "usage: %s SEED\n%s\nThe inputs come from SEED, and the report is printed as "
-                "lines \"harness: KEY VALUE\". The grader (tests/exercises) gives the seed on "
+                "lines \"harness: KEY VALUE\". The grader (grading/judge) gives the seed on "
                 "its own channel instead, when the program first needs it, and judges the "
                 "report it reads back there.\n",
                 lesson_prog, what);
@@ -335,9 +335,9 @@ static inline uint32_t harness_seed(int argc, char **argv, const char *what)
     return harness_seed_now();
 }
 
-/* The last lines: "filter on|off" (whether common/syscall_filter.c's system-call filter ran
+/* The last lines: "filter on|off" (whether grading/harness/syscall_filter.c's system-call filter ran
  * this process: installed before main() in every program built from a student's file; a
- * graded run without it does not count, tests/exercises/harness.bash) and "end SEED" when ok;
+ * graded run without it does not count, grading/judge/harness.bash) and "end SEED" when ok;
  * on the grader's channel, the whole report is written now, once (call it after the last call
  * of the student's code). */
 static inline int harness_end(uint32_t seed, bool ok)

@@ -1,12 +1,12 @@
-/* tests/exercises/expected_sum.c - what tests/exercises/harness.bash's expected_sum computes,
+/* grading/judge/expected_sum.c - what grading/judge/harness.bash's expected_sum computes,
  * compiled: the sum over the N values of case K of A * x + B, the values as
- * common/exercise_harness.h's harness_fill makes them from the seed. The graders compute it
+ * grading/harness/exercise_harness.h's harness_fill makes them from the seed. The graders compute it
  * themselves, outside the program under test; awk took about 5 s for the 16 Mi values of one
  * lesson-03 case, this a few milliseconds. Same arithmetic as the awk version (integers exact
  * in a double), same output ("%.1f").
  *   expected_sum SEED K N A B
  *   expected_sum input SEED N      lesson 04's input (x % 65536 - 32768 from the seed itself:
- *                                  tests/exercises/04_streams_overlap.bats, input_sum) */
+ *                                  grading/judge/04_streams_overlap.bats, input_sum) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
