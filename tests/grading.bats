@@ -191,7 +191,7 @@ print(e.get("type"), e.get("message"))' "$BATS_TEST_TMPDIR/junit.xml"
 @test "a cheater gains nothing: grader, Makefile, common/ and other files are ignored and listed" {
     run jq -r '.ignored[] | "\(.path): \(.why)"' "$(R gus)"
     # (the grader's copy is outside the work copy: counted, never compared with the teacher's)
-    assert_line "tests/: 1 file(s): not taken from a submission (the grading uses the teacher's own; they are not compared with it)"
+    assert_line "grading/: 1 file(s): not taken from a submission (the grading uses the teacher's own; they are not compared with it)"
     assert_line "01_toy/Makefile: changed; not a file a student may edit"
     assert_line "common/note.txt: changed; not a file a student may edit"
     assert_line "01_toy/exercises/add/NOTES.txt: added; not a file a student may edit"
@@ -495,7 +495,7 @@ for s in r.findall("testsuite"):
     run env CUDA_VISIBLE_DEVICES= "$ROOT/grading/grade" -q --submission "$C/cheater" --out "$O" "$first" "$last"
     assert_equal "$status" 77
     assert_output --partial "common/check.c: changed; not a file a student may edit"
-    assert_output --regexp "tests/: [0-9]+ file\(s\): not taken from a submission"
+    assert_output --regexp "grading/: [0-9]+ file\(s\): not taken from a submission"
     assert_output --regexp "[0-9]+_[a-z_]+/Makefile: changed"
     assert_output --partial "a symbolic link"
     run env CUDA_VISIBLE_DEVICES= "$ROOT/grading/grade" -q --submission "$C/missing" --out "$O" "$first" "$last"
