@@ -67,7 +67,7 @@ EXERCISES := $(notdir $(patsubst %/,%,$(wildcard exercises/*/)))
 SOLUTION_DIRS := $(notdir $(patsubst %/,%,$(wildcard solutions/*/)))
 EXERCISE_BINS := $(EXERCISES:%=$(BUILD)/exercises/%) $(SOLUTION_DIRS:%=$(BUILD)/solutions/%)
 
-INCLUDES := -I$(COMMON) $(if $(wildcard harness/),-I$(GRADING)/harness) -I$(CUDA_PATH)/include -I. $(if $(wildcard $(PROOF)/),-I$(PROOF)) $(if $(wildcard harness/),-Iharness)
+INCLUDES := -I$(COMMON) -I$(CUDA_PATH)/include -I. $(if $(wildcard $(PROOF)/),-I$(PROOF)) $(if $(wildcard harness/),-Iharness -I$(GRADING)/harness)
 # q: one word for the shell whatever the name holds ($(), spaces, quotes, ...): as it is when it
 # holds only letters, digits and _./+-= (what the output shows), else in single quotes.
 unsafe = $(strip $(subst =,,$(subst -,,$(subst +,,$(subst /,,$(subst .,,$(subst _,,$(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(subst Z,,$(subst Y,,$(subst X,,$(subst W,,$(subst V,,$(subst U,,$(subst T,,$(subst S,,$(subst R,,$(subst Q,,$(subst P,,$(subst O,,$(subst N,,$(subst M,,$(subst L,,$(subst K,,$(subst J,,$(subst I,,$(subst H,,$(subst G,,$(subst F,,$(subst E,,$(subst D,,$(subst C,,$(subst B,,$(subst A,,$(subst z,,$(subst y,,$(subst x,,$(subst w,,$(subst v,,$(subst u,,$(subst t,,$(subst s,,$(subst r,,$(subst q,,$(subst p,,$(subst o,,$(subst n,,$(subst m,,$(subst l,,$(subst k,,$(subst j,,$(subst i,,$(subst h,,$(subst g,,$(subst f,,$(subst e,,$(subst d,,$(subst c,,$(subst b,,$(subst a,,$(1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
