@@ -9,6 +9,9 @@
 #               with none visible, every architecture of 75 80 86 89 90 100 120 it can build;
 #               a GPU it cannot build for stops the build saying what to install)
 #               PTX for the last one is always embedded so newer GPUs can JIT it.
+#               ARCH=compute_75 builds PTX only, no machine code (run through the driver's JIT)
+#   ARCH_ALSO   machine code built beside a default ARCH (default 75, Colab's T4, where this
+#               nvcc builds it); empty when ARCH is given; ARCH_ALSO= leaves it out
 #   CFLAGS      host C optimisation/extra flags (default -O2); also given to the link
 #   LDFLAGS     extra link flags (-L..., -Wl,...), given to the link through nvcc
 #   NVCCFLAGS   extra nvcc flags (default -O2)
@@ -43,6 +46,9 @@ ifeq ($(origin ARCH),undefined)
   else
     ARCH := $(or $(filter $(NVCC_ARCHS),$(ARCH_CANDIDATES)),$(ARCH_CANDIDATES))
   endif
+  # the card most students meet (Colab's T4) runs the default build too; not when the build
+  # stops (no ARCH) or nvcc cannot build it
+  ARCH_ALSO ?= $(if $(strip $(ARCH)),$(filter 75,$(NVCC_ARCHS)))
   ifneq ($(ARCH_UNSUPPORTED),)
     NVCC_RELEASE := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
     NVCC_OLDEST := $(shell printf '%s\n' $(NVCC_ARCHS) | sort -n | head -1)
@@ -82,8 +88,12 @@ ifneq ($(strip $(ARCH_UNSUPPORTED_MESSAGE)),)
     $(error $(ARCH_UNSUPPORTED_MESSAGE))
   endif
 endif
-export ARCH
+export ARCH ARCH_ALSO
 ARCH_NUMS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(ARCH)))
+# compute_NN in ARCH: PTX only for it; NN or sm_NN: machine code (SASS)
+ARCH_PTX_ONLY := $(patsubst compute_%,%,$(filter compute_%,$(ARCH)))
+ARCH_SASS := $(filter-out $(ARCH_PTX_ONLY),$(ARCH_NUMS))
+ARCH_SASS_ALSO := $(filter-out $(ARCH_NUMS),$(ARCH_ALSO))
 
 # ARCH given by hand (make ARCH=52, ARCH=foo): checked against nvcc --list-gpu-code before
 # anything is built (an architecture-specific 90a or 100f as its 90 or 100), rather than every
@@ -101,7 +111,8 @@ ifneq ($(filter-out clean help doctor format format-check,$(or $(MAKECMDGOALS),a
     endif
   endif
 endif
-GENCODE := $(foreach a,$(ARCH_NUMS),-gencode arch=compute_$a,code=sm_$a) \
+GENCODE := $(foreach a,$(ARCH_SASS_ALSO) $(ARCH_SASS),-gencode arch=compute_$a,code=sm_$a) \
+           $(foreach a,$(filter-out $(lastword $(ARCH_NUMS)),$(ARCH_PTX_ONLY)),-gencode arch=compute_$a,code=compute_$a) \
            -gencode arch=compute_$(lastword $(ARCH_NUMS)),code=compute_$(lastword $(ARCH_NUMS))
 
 # dbg=1 replaces the default -O2 (nvcc warns when -O2 and -O0 meet on one command line).

@@ -165,6 +165,49 @@ setup() {
     fi
 }
 
+@test "the default build carries sm_75 machine code (Colab's T4) beside the GPU's; ARCH=compute_75 is PTX only" {
+    local b="$BATS_TEST_TMPDIR/bin" o="$BATS_TEST_TMPDIR/obj" cu f l
+    mkdir -p "$b"
+    ln -s "$(command -v nvcc)" "$b/nvcc"
+    # an nvidia-smi that sees an H100 (sm_90)
+    printf '#!/bin/sh\nprintf "9.0\\n"\n' >"$b/nvidia-smi"
+    chmod +x "$b/nvidia-smi"
+    cu="$(basename "$(ls "$COPY"/01_hello_runtime/*.cu | head -n 1)")"
+    run env -u ARCH -u ARCH_ALSO PATH="$b:/usr/bin:/bin" make -C "$COPY/01_hello_runtime" BUILD="$o/default" "$o/default/obj/$cu.o"
+    assert_success
+    assert_output --partial "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
+    run "$ROOT/tests/common/gpu-images" "$o/default/obj/$cu.o"
+    assert_success
+    assert_output "$(printf 'ptx compute_90\nsass sm_75\nsass sm_90')"
+    # ARCH_ALSO= leaves it out; ARCH given by hand is what is built
+    run env -u ARCH PATH="$b:/usr/bin:/bin" make -n -C "$COPY/01_hello_runtime" ARCH_ALSO= BUILD="$o/none" program
+    assert_success
+    refute_output --partial "code=sm_75"
+    # PTX only: no machine code at all, the driver compiles it at load time
+    run make -C "$COPY/01_hello_runtime" ARCH=compute_75 BUILD="$o/ptx" "$o/ptx/obj/$cu.o"
+    assert_success
+    refute_output --partial "code=sm_"
+    run "$ROOT/tests/common/gpu-images" "$o/ptx/obj/$cu.o"
+    assert_success
+    assert_output "ptx compute_75"
+    # every lesson's program built in this copy (ARCH=$ARCH, 75 unless BUILD_TEST_ARCH says
+    # otherwise), and its demo where the demo has GPU code, carries that machine code; the real
+    # tree's programs, when make test built them with the default ARCH, carry sm_75
+    for l in $LESSONS; do
+        run "$ROOT/tests/common/gpu-images" "$COPY/$l/build/${l#*_}"
+        assert_success
+        assert_line "sass sm_$ARCH"
+        run "$ROOT/tests/common/gpu-images" "$COPY/$l/build/demo"
+        assert_success
+        [ -z "$output" ] || assert_line "sass sm_$ARCH"
+        f="$ROOT/$l/build/${l#*_}"
+        if [ "$TREE_ARCH_SET" != yes ] && [ -e "$f" ]; then
+            run "$ROOT/tests/common/gpu-images" "$f"
+            assert_line "sass sm_75"
+        fi
+    done
+}
+
 @test "ARCH by default: the visible GPU's, else those of the list this nvcc can build" {
     local supported want
     supported="$(nvcc --list-gpu-code | sed -n 's/^sm_//p' | tr '\n' ' ')"
