@@ -29,6 +29,11 @@
  *   CUDA_SHIM_HOST_PAGE_TABLES=0|1  the device attributes of those names
  *   CUDA_SHIM_HOST_POINTER_REGISTERED=0|1  CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_
  *                                  REGISTERED_MEM (over the stub 1, as on x86-64 Linux GPUs)
+ *   CUDA_SHIM_NAME="Tesla T4"     the device's name
+ *   CUDA_SHIM_CC=7.5               its compute capability; CUDA_SHIM_SMS=40 its multiprocessors;
+ *   CUDA_SHIM_ECC=0|1              ECC; CUDA_SHIM_TOTAL_MIB=15360 its memory (cuDeviceTotalMem)
+ *                                  (a T4: these, CUDA_SHIM_ASYNC_ENGINES=3 and, in the NVML
+ *                                  shim, NVML_SHIM_LINK="3 16 3 16" NVML_SHIM_TOTAL_MIB=15360)
  *   CUDA_SHIM_MIG=1g.10gb          the device name gets " MIG 1g.10gb" (as a MIG slice's does)
  *                                  and one asynchronous engine unless CUDA_SHIM_ASYNC_ENGINES
  *   CUDA_SHIM_BURST=FROM:COUNT:FACTOR   a burst of noise in the timings: the FROM-th to the
@@ -90,6 +95,8 @@ enum {
     ATTR_ASYNC_ENGINE_COUNT = 40,
     ATTR_CC_MAJOR = 75,
     ATTR_CC_MINOR = 76,
+    ATTR_MULTIPROCESSORS = 16,
+    ATTR_ECC = 32,
     ATTR_PAGEABLE = 88,
     ATTR_HOST_POINTER_REGISTERED = 91,
     ATTR_HOST_PAGE_TABLES = 100,
@@ -110,6 +117,7 @@ extern const struct forward shim_forwards[] __attribute__((visibility("hidden"))
 static struct {
     void *lib;
     bool fake;   /* the stub is behind: emulate one device */
+    bool inited; /* (emulating) cuInit has succeeded: before it, the device calls answer 3 */
     int init_rc; /* what cuInit answered */
     int trace;
 } S;
@@ -210,10 +218,34 @@ static int compute_mode_override(void)
 
 #define FAKE_NAME "Emulated GPU (CUDA shim over the stub driver)"
 
+/* CUDA_SHIM_CC=7.5: its major (part 0) or minor (part 1); -1 when unset or not N.N */
+static int cc_part(int part)
+{
+    const char *v = getenv("CUDA_SHIM_CC");
+    int major, minor;
+    char end;
+    if (!v || sscanf(v, "%d.%d%c", &major, &minor, &end) != 2 || major < 1 || minor < 0)
+        return -1;
+    return part ? minor : major;
+}
+
 static void override_attribute(int *v, int attr)
 {
     long n;
     switch (attr) {
+    case ATTR_CC_MAJOR:
+    case ATTR_CC_MINOR:
+        if ((n = cc_part(attr == ATTR_CC_MINOR)) >= 0)
+            *v = (int)n;
+        break;
+    case ATTR_MULTIPROCESSORS:
+        if ((n = env_long("CUDA_SHIM_SMS", -1)) > 0)
+            *v = (int)n;
+        break;
+    case ATTR_ECC:
+        if ((n = env_long("CUDA_SHIM_ECC", -1)) >= 0)
+            *v = n != 0;
+        break;
     case ATTR_COMPUTE_MODE:
         if (compute_mode_override() >= 0)
             *v = compute_mode_override();
@@ -253,7 +285,7 @@ static int fake_attribute(int attr)
     case ATTR_GPU_OVERLAP: return 1;
     case 1: return 1024; /* max threads per block */
     case 10: return 32;  /* warp size */
-    case 16: return 132; /* multiprocessors */
+    case ATTR_MULTIPROCESSORS: return 132;
     case 19: return 1;   /* can map host memory */
     case 31: return 1;   /* concurrent kernels */
     case 41: return 1;   /* unified addressing */
@@ -266,6 +298,8 @@ static CUresult shim_get_attribute(int *v, int attr, CUdevice dev)
 {
     CUresult rc;
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         rc = dev == 0 ? OK : ERR_INVALID_DEVICE;
         if (rc == OK)
             *v = fake_attribute(attr);
@@ -293,6 +327,8 @@ static CUresult shim_init(unsigned flags)
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     if (S.fake && visible && !*visible)
         return ERR_NO_DEVICE; /* as the driver answers when the list hides every GPU */
+    if (S.fake)
+        S.inited = true;
     return S.fake ? OK : rc;
 }
 CUresult cuInit(unsigned flags)
@@ -318,6 +354,8 @@ CUresult cuDriverGetVersion(int *v)
 static CUresult shim_device_count(int *n)
 {
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         *n = 1;
         return OK;
     }
@@ -331,6 +369,8 @@ CUresult cuDeviceGetCount(int *n)
 static CUresult shim_device_get(CUdevice *d, int ordinal)
 {
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         if (ordinal != 0)
             return ERR_INVALID_DEVICE;
         *d = 0;
@@ -347,12 +387,17 @@ static CUresult shim_device_name(char *name, int len, CUdevice dev)
 {
     CUresult rc;
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         rc = dev == 0 ? OK : ERR_INVALID_DEVICE;
         if (rc == OK && len > 0)
             snprintf(name, (size_t)len, "%s", FAKE_NAME);
     } else {
         rc = ((CUresult(*)(char *, int, CUdevice))real("cuDeviceGetName"))(name, len, dev);
     }
+    const char *given = getenv("CUDA_SHIM_NAME");
+    if (rc == OK && given && *given && len > 0)
+        snprintf(name, (size_t)len, "%s", given);
     const char *mig = getenv("CUDA_SHIM_MIG");
     if (rc == OK && mig && *mig && len > 0) {
         size_t used = strlen(name);
@@ -367,22 +412,51 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 static CUresult shim_total_mem(size_t *bytes, CUdevice dev)
 {
+    CUresult rc = OK;
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         if (dev != 0)
             return ERR_INVALID_DEVICE;
         *bytes = (size_t)80 << 30;
-        return OK;
+    } else {
+        rc = ((CUresult(*)(size_t *, CUdevice))real("cuDeviceTotalMem_v2"))(bytes, dev);
     }
-    return ((CUresult(*)(size_t *, CUdevice))real("cuDeviceTotalMem_v2"))(bytes, dev);
+    long mib = env_long("CUDA_SHIM_TOTAL_MIB", -1);
+    if (rc == OK && mib > 0)
+        *bytes = (size_t)mib << 20;
+    return rc;
 }
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     return shim_total_mem(bytes, dev);
 }
 
+/* CUDA_SHIM_TOTAL_MIB: the card's memory in all is that, and what is free is the real figure
+ * less the memory the smaller card lacks (at least 0), so that what a program's allocations
+ * take from it still shows. */
+static CUresult shim_mem_info(size_t *free_b, size_t *total_b)
+{
+    CUresult rc = ((CUresult(*)(size_t *, size_t *))real("cuMemGetInfo_v2"))(free_b, total_b);
+    long mib = env_long("CUDA_SHIM_TOTAL_MIB", -1);
+    if (rc == OK && mib > 0 && free_b && total_b) {
+        size_t want = (size_t)mib << 20;
+        size_t lacking = *total_b > want ? *total_b - want : 0;
+        *free_b = *free_b > lacking ? *free_b - lacking : 0;
+        *total_b = want;
+    }
+    return rc;
+}
+CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
+{
+    return shim_mem_info(free_b, total_b);
+}
+
 static CUresult shim_bus_id(char *bus, int len, CUdevice dev)
 {
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         const char *b = getenv("CUDA_SHIM_BUS_ID");
         if (dev != 0)
             return ERR_INVALID_DEVICE;
@@ -394,6 +468,75 @@ static CUresult shim_bus_id(char *bus, int len, CUdevice dev)
 CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice dev)
 {
     return shim_bus_id(bus, len, dev);
+}
+
+/* ---- what the stub does not answer: error names, the loading mode ---------------------- */
+
+/* The codes the lessons meet, with the names and descriptions the driver gives them. */
+static const struct {
+    int code;
+    const char *name, *text;
+} errors[] = {
+    {0, "CUDA_SUCCESS", "no error"},
+    {1, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {4, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {34, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
+    {46, "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable"},
+    {100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
+    {218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain."},
+    {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {999, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+/* cuGetErrorName (text 0) and cuGetErrorString (text 1): the driver's answer, or, behind the
+ * stub, the table's (an unknown code: CUDA_ERROR_INVALID_VALUE and NULL, as the driver does). */
+static CUresult shim_error_text(CUresult code, const char **out, int text)
+{
+    CUresult rc = ((CUresult(*)(CUresult, const char **))real(text ? "cuGetErrorString" : "cuGetErrorName"))(code, out);
+    if (!S.fake || rc != ERR_STUB_LIBRARY || !out)
+        return rc;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].code == (int)code) {
+            *out = text ? errors[i].text : errors[i].name;
+            return OK;
+        }
+    *out = NULL;
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+}
+CUresult cuGetErrorName(CUresult code, const char **name)
+{
+    return shim_error_text(code, name, 0);
+}
+CUresult cuGetErrorString(CUresult code, const char **text)
+{
+    return shim_error_text(code, text, 1);
+}
+
+/* cuModuleGetLoadingMode behind the stub: CUDA_MODULE_LOADING=EAGER gives
+ * CU_MODULE_EAGER_LOADING (1), anything else the default, CU_MODULE_LAZY_LOADING (2). */
+static CUresult shim_loading_mode(int *mode)
+{
+    if (!S.fake)
+        return ((CUresult(*)(int *))real("cuModuleGetLoadingMode"))(mode);
+    if (!S.inited)
+        return ERR_NOT_INITIALIZED;
+    if (!mode)
+        return 1;
+    const char *v = getenv("CUDA_MODULE_LOADING");
+    *mode = v && !strcmp(v, "EAGER") ? 1 : 2;
+    return OK;
+}
+CUresult cuModuleGetLoadingMode(int *mode)
+{
+    return shim_loading_mode(mode);
 }
 
 /* ---- contexts: exclusive-process and prohibited modes ---------------------------------- */
@@ -492,6 +635,8 @@ static int forget(CUcontext ctx)
 
 static CUresult shim_retain(CUcontext *ctx, CUdevice dev)
 {
+    if (S.fake && !S.inited)
+        return ERR_NOT_INITIALIZED;
     CUresult rc = take(dev);
     if (rc != OK)
         return rc;
@@ -603,6 +748,8 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
 {
     static void *set;
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         fake_current = ctx;
         return OK;
     }
@@ -615,6 +762,8 @@ CUresult cuCtxGetCurrent(CUcontext *ctx)
 {
     static void *get;
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         *ctx = fake_current;
         return OK;
     }
@@ -627,6 +776,8 @@ CUresult cuCtxGetDevice(CUdevice *dev)
 {
     static void *get;
     if (S.fake) {
+        if (!S.inited)
+            return ERR_NOT_INITIALIZED;
         if (!fake_current)
             return 201; /* CUDA_ERROR_INVALID_CONTEXT */
         *dev = 0;
@@ -739,6 +890,10 @@ static const struct {
     {"cuDeviceGetAttribute", 2000, (void *)cuDeviceGetAttribute},
     {"cuDeviceTotalMem", 3020, (void *)cuDeviceTotalMem_v2},
     {"cuDeviceGetPCIBusId", 4010, (void *)cuDeviceGetPCIBusId},
+    {"cuMemGetInfo", 3020, (void *)cuMemGetInfo_v2},
+    {"cuGetErrorName", 6000, (void *)cuGetErrorName},
+    {"cuGetErrorString", 6000, (void *)cuGetErrorString},
+    {"cuModuleGetLoadingMode", 11070, (void *)cuModuleGetLoadingMode},
     {"cuDevicePrimaryCtxRetain", 7000, (void *)cuDevicePrimaryCtxRetain},
     {"cuDevicePrimaryCtxRelease", 11000, (void *)cuDevicePrimaryCtxRelease_v2},
     {"cuDevicePrimaryCtxRelease", 7000, (void *)cuDevicePrimaryCtxRelease},

@@ -10,7 +10,8 @@
  *   NVML_SHIM_PROCESSES=self,4242   the compute processes listed ("self": the caller's pid);
  *                                   empty: none, as in a container's PID namespace (default:
  *                                   self)
- *   NVML_SHIM_USED_MIB=600          memory in use on the GPU (default 0; 81559 MiB in all)
+ *   NVML_SHIM_USED_MIB=600          memory in use on the GPU (default 0)
+ *   NVML_SHIM_TOTAL_MIB=15360       the GPU's memory in all (default 81559, an H100's)
  *   NVML_SHIM_PCIE_MBPS=20000       PCIe traffic each way, MB/s (default 0)
  *   NVML_SHIM_MIG=1                 MIG mode on (default: MIG not supported)
  *   NVML_SHIM_LINK="4 16 5 16"      PCIe generation and width now, and at most (default 5 16 5 16)
@@ -102,7 +103,7 @@ struct memory_v2 {
     unsigned version;
     unsigned long long total, reserved, free, used;
 };
-#define TOTAL (81559ull << 20)
+#define TOTAL ((unsigned long long)env_long("NVML_SHIM_TOTAL_MIB", 81559) << 20)
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(void *dev, struct memory *m)
 {
