@@ -166,7 +166,7 @@ run-notebooks: build-quietly
 
 # Before anything runs: what this machine will show and what it cannot judge (tools/doctor).
 doctor:
-	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(ARCH)' BATS='$(BATS)' bash tools/doctor; \
+	@CUDA_PATH='$(CUDA_PATH)' NVCC='$(NVCC)' CC='$(CC)' ARCH='$(strip $(ARCH_SASS_ALSO) $(ARCH))' BATS='$(BATS)' bash tools/doctor; \
 	$(call tool_status,make doctor,tools/doctor)
 
 help:

@@ -99,19 +99,6 @@ bool check_runtime_(cudaError_t err, const char *call, const char *file, int lin
     return false;
 }
 
-bool check_driver_(CUresult err, const char *call, const char *file, int line)
-{
-    if (err == CUDA_SUCCESS)
-        return true;
-    const char *name = NULL, *message = NULL;
-    /* The stub driver returns CUDA_ERROR_STUB_LIBRARY here and leaves both NULL. */
-    (void)cuGetErrorName(err, &name);
-    (void)cuGetErrorString(err, &message);
-    report(file, line, call, name, (int)err, message);
-    cuda_limit_hint(err == CUDA_ERROR_OPERATING_SYSTEM, err == CUDA_ERROR_OUT_OF_MEMORY, call);
-    return false;
-}
-
 static void cannot_run(const char *why, const char *what_to_do)
 {
     fflush(stdout);
@@ -195,6 +182,23 @@ bool require_runtime_(cudaError_t err, const char *call, const char *file, int l
         explain(kind);
     }
     return check_runtime_(err, call, file, line);
+}
+
+bool check_driver_(CUresult err, const char *call, const char *file, int line)
+{
+    if (err == CUDA_SUCCESS)
+        return true;
+    /* the toolkit's stub answers every call so (a forwarding test driver in front of it may
+     * answer the first ones): whenever it is met, CUDA cannot run here, exit 77 with why */
+    if (err == CUDA_ERROR_STUB_LIBRARY)
+        explain(STUB);
+    const char *name = NULL, *message = NULL;
+    /* The stub driver returns CUDA_ERROR_STUB_LIBRARY here and leaves both NULL. */
+    (void)cuGetErrorName(err, &name);
+    (void)cuGetErrorString(err, &message);
+    report(file, line, call, name, (int)err, message);
+    cuda_limit_hint(err == CUDA_ERROR_OPERATING_SYSTEM, err == CUDA_ERROR_OUT_OF_MEMORY, call);
+    return false;
 }
 
 bool require_driver_(CUresult err, const char *call, const char *file, int line)

@@ -286,9 +286,9 @@ static int fake_attribute(int attr)
     case 1: return 1024; /* max threads per block */
     case 10: return 32;  /* warp size */
     case ATTR_MULTIPROCESSORS: return 132;
-    case 19: return 1;   /* can map host memory */
-    case 31: return 1;   /* concurrent kernels */
-    case 41: return 1;   /* unified addressing */
+    case 19: return 1; /* can map host memory */
+    case 31: return 1; /* concurrent kernels */
+    case 41: return 1; /* unified addressing */
     case ATTR_HOST_POINTER_REGISTERED: return 1;
     default: return 0;
     }
@@ -488,9 +488,11 @@ static const struct {
     {101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
-    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
     {218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
-    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain."},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+     "the provided PTX was compiled with an unsupported toolchain."},
     {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
     {999, "CUDA_ERROR_UNKNOWN", "unknown error"},
@@ -500,7 +502,8 @@ static const struct {
  * stub, the table's (an unknown code: CUDA_ERROR_INVALID_VALUE and NULL, as the driver does). */
 static CUresult shim_error_text(CUresult code, const char **out, int text)
 {
-    CUresult rc = ((CUresult(*)(CUresult, const char **))real(text ? "cuGetErrorString" : "cuGetErrorName"))(code, out);
+    CUresult rc = ((CUresult(*)(CUresult, const char **))real(text ? "cuGetErrorString"
+                                                                   : "cuGetErrorName"))(code, out);
     if (!S.fake || rc != ERR_STUB_LIBRARY || !out)
         return rc;
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
