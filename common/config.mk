@@ -111,9 +111,9 @@ ifneq ($(filter-out clean help doctor format format-check,$(or $(MAKECMDGOALS),a
     endif
   endif
 endif
-GENCODE := $(foreach a,$(ARCH_SASS_ALSO) $(ARCH_SASS),-gencode arch=compute_$a,code=sm_$a) \
+GENCODE := $(strip $(foreach a,$(ARCH_SASS_ALSO) $(ARCH_SASS),-gencode arch=compute_$a,code=sm_$a) \
            $(foreach a,$(filter-out $(lastword $(ARCH_NUMS)),$(ARCH_PTX_ONLY)),-gencode arch=compute_$a,code=compute_$a) \
-           -gencode arch=compute_$(lastword $(ARCH_NUMS)),code=compute_$(lastword $(ARCH_NUMS))
+           -gencode arch=compute_$(lastword $(ARCH_NUMS)),code=compute_$(lastword $(ARCH_NUMS)))
 
 # dbg=1 replaces the default -O2 (nvcc warns when -O2 and -O0 meet on one command line).
 ifdef dbg
