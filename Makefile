@@ -137,7 +137,7 @@ clean:
 # CUDA and header file of the suite in place; make format-check only names the files it would
 # change, and fails if there is one (CI runs it through tests/format.bats).
 CLANG_FORMAT ?= clang-format
-FORMAT_FILES = find . -name .git -prune -o -name build -prune -o -name build-hostsan -prune \
+FORMAT_FILES = find . -name .git -prune -o -name build -prune -o -name build-hostsan -prune -o -name build-ptx75 -prune \
   -o -name .gpu -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print
 format:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make format: $(CLANG_FORMAT) not found (Debian: apt-get install clang-format)" >&2; exit 2; }

@@ -290,7 +290,7 @@ sanitize: $(BIN)
 	done; exit $$failed
 
 clean::
-	@echo '$(LESSON): rm -rf $(BUILD) build-hostsan'; rm -rf $(BUILD) build-hostsan
+	@echo '$(LESSON): rm -rf $(BUILD) build-hostsan build-ptx75'; rm -rf $(BUILD) build-hostsan build-ptx75
 
 # The lesson's own targets (the .PHONY line of its Makefile) are listed by help with the
 # Makefile's comment line "# make TARGET ..." for each.

@@ -91,7 +91,7 @@ copy_tree() {
             | xargs -0 tar cf -) | (cd "$dst" && tar xf -)
     else # a release tarball, or a checkout git will not read: everything but the build output
         (cd "$src" && tar cf - --exclude=.git --exclude=.gpu --exclude='./[0-9][0-9]_*/build' \
-            --exclude='./[0-9][0-9]_*/build-hostsan' .) | (cd "$dst" && tar xf -)
+            --exclude='./[0-9][0-9]_*/build-hostsan' --exclude='./[0-9][0-9]_*/build-ptx75' .) | (cd "$dst" && tar xf -)
     fi
 }
 
