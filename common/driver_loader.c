@@ -1,10 +1,17 @@
-/* common/driver_loader.c - the cu* functions the lessons call, forwarded to libcuda.so.1
- * (opened with dlopen on first use). See driver_loader.h for why and for how this differs
- * from the runtime's own way of reaching the driver.
+/* common/driver_loader.c - the Driver API, forwarded to libcuda.so.1 (opened with dlopen on
+ * first use). See driver_loader.h for why and for how this differs from the runtime's own way
+ * of reaching the driver.
  *
- * To let a lesson call another Driver API function, add one line to DRIVER_FUNCTIONS:
- *     X(name, (parameters with names), (the names again))
- * A function missing here fails at link time with "undefined reference", never at run time. */
+ * Which functions: in every build by make, the whole Driver API of the toolkit's cuda.h. The
+ * table DRIVER_FUNCTIONS (one line X(name, (parameters with names), (the names again)) per
+ * function) is generated from the header at build time by common/driver-forward into the build
+ * folder (BUILD/gen/driver_forward.h; common/lesson.mk gives -DDRIVER_FORWARD_GENERATED and that
+ * folder on the include path for this file only). Nothing is kept by hand for it, so every call
+ * an exercise's allow list accepts links, whatever the toolkit (CUDA 12.x or 13).
+ * What cannot be generated: a build by hand that compiles this file alone (a README's one nvcc
+ * line, tools/doctor's probe) has no build folder to generate into; there the short table below
+ * (DRIVER_FUNCTIONS_BY_HAND: the calls the lessons' own programs and demos make) is used, and a
+ * function missing from it fails at link time with "undefined reference", never at run time. */
 #include "driver_loader.h"
 
 #include <cuda.h>
@@ -12,7 +19,10 @@
 #include <pthread.h>
 #include <stddef.h>
 
-/* ---- the table of forwarded functions ---------------------------------------------
+#ifdef DRIVER_FORWARD_GENERATED
+#include "driver_forward.h" /* #define DRIVER_FUNCTIONS(X), the whole of cuda.h's */
+#else
+/* ---- the table of forwarded functions, by hand (see the top of this file) --------------
  * Each line names one cu* function, its parameters and the arguments to pass on.
  * cuda.h maps many names to versioned entry points (cuMemAlloc -> cuMemAlloc_v2,
  * cuCtxCreate -> cuCtxCreate_v4 on CUDA 13); the definitions below go through the same
@@ -149,6 +159,7 @@
     X(cuEventSynchronize, (CUevent e), (e))                                                      \
     X(cuEventElapsedTime, (float *ms, CUevent a, CUevent b), (ms, a, b))                         \
     X(cuEventDestroy, (CUevent e), (e))
+#endif /* DRIVER_FORWARD_GENERATED */
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x) /* expands cuda.h's macro first: "cuMemAlloc_v2" */

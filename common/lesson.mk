@@ -148,6 +148,18 @@ $(BUILD)/obj/common/%.o: $(COMMON)/%.c $(BUILD)/flags
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)
 	$(call progress,$<)
 
+# The Driver API that common/driver_loader.c forwards: the whole of the toolkit's cuda.h, its
+# table generated into the build folder by common/driver-forward (with the build's C compiler's
+# preprocessor), never kept by hand; that file alone is compiled with it (driver_loader.c's top).
+DRIVER_FORWARD := $(BUILD)/gen/driver_forward.h
+$(DRIVER_FORWARD): $(COMMON)/driver-forward $(wildcard $(CUDA_PATH)/include/cuda.h) $(BUILD)/flags
+	@mkdir -p $(call q,$(@D))
+	sh $(call q,$(COMMON)/driver-forward) $(call q,$(CUDA_PATH)/include) $(call q,$@) '$(CC)'
+$(BUILD)/obj/common/driver_loader.o: $(DRIVER_FORWARD)
+# (check-object refuses an allowed Driver API call that is not in it, by name)
+export CHECK_OBJECT_DRIVER_TABLE := $(DRIVER_FORWARD)
+$(BUILD)/obj/common/driver_loader.o: ALL_CFLAGS += -DDRIVER_FORWARD_GENERATED -I$(BUILD)/gen
+
 $(BUILD)/obj/grading/%.o: $(GRADING)/harness/%.c $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $(call q,$<) -o $(call q,$@)

@@ -176,9 +176,39 @@ calls_object() {
     assert_success
     calls_object "$ROOT/01_hello_runtime/harness/first_context/allow" cuMemGetInfo_v2 cudaMemGetInfo
     assert_success
+    # issue 49: the families a correct file used that did not link before the loader was generated
+    calls_object "$ROOT/02_driver_context/harness/stack_order/allow" cuMemsetD8_v2 cuMemcpy cuPointerGetAttributes
+    assert_success
+    calls_object "$ROOT/04_streams_overlap/harness/driver.allow" cuMemcpyAsync cuMemsetD32Async cuStreamQuery cuCtxGetStreamPriorityRange
+    assert_success
+    calls_object "$ROOT/05_ptx_module/harness/library_kernel/allow" cuLibraryEnumerateKernels cuLibraryGetKernelCount cuKernelGetName
+    assert_success
     # and what stays narrow: the C library's file and process calls
     calls_object "$ROOT/02_driver_context/harness/context_leak/allow" open
     assert_failure 1
+}
+
+@test "check-object: an allowed Driver API call that the loader does not forward is refused by name, not left to the link" {
+    local t="$BATS_TEST_TMPDIR" allow="$ROOT/02_driver_context/harness/stack_order/allow"
+    local src="$ROOT/02_driver_context/solutions/stack_order/stack_order.c"
+    sh "$ROOT/common/driver-forward" "$CUDA_PATH_FOUND/include" "$t/table.h"
+    grep -v '^    X(cuCtxPopCurrent_v2,' "$t/table.h" >"$t/short.h"
+    compile 02_driver_context "$src" "$t/s.o"
+    cp "$t/s.o" "$t/s2.o"
+    cp "$t/s.o" "$t/s3.o"
+    CHECK_OBJECT_DRIVER_TABLE="$t/short.h" run bash "$CHECK" "$allow" "$t/s.o" "$src"
+    assert_failure 1
+    assert_output --regexp "^$src:10: error: refused by the grader: it calls 'cuCtxPopCurrent_v2', which common/driver_loader.c does not forward with this toolkit's cuda.h .*so it cannot link"
+    assert_equal "${#lines[@]}" 1
+    # the whole table (the build's), or none given (check-object makes it from cuda.h): accepted
+    CHECK_OBJECT_DRIVER_TABLE="$t/table.h" run bash "$CHECK" "$allow" "$t/s2.o" "$src"
+    assert_success
+    CHECK_OBJECT_DRIVER_TABLE= run bash "$CHECK" "$allow" "$t/s3.o" "$src"
+    assert_success
+    # a name that a family of the list (cuCtx*) accepts but cuda.h does not declare
+    calls_object "$ROOT/02_driver_context/harness/context_leak/allow" cuCtxNoSuchCall
+    assert_failure 1
+    assert_output --partial "it calls 'cuCtxNoSuchCall', which common/driver_loader.c does not forward"
 }
 
 @test "check-object: a .cu file keeps nvcc's own registration, and loses a constructor of its own" {

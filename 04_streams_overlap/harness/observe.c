@@ -5,7 +5,8 @@
  *   - every runtime copy's cudaMemcpyKind against its pointers' memory types
  *     (cudaPointerGetAttributes): the Runtime API makes a kind that does not match the pointers
  *     undefined behaviour, even where unified addressing happens to copy the right way;
- *   - the copies of each API (exercise "driver" must use the Driver API's);
+ *   - the copies of each API (exercise "driver" must use the Driver API's: cuMemcpyHtoDAsync,
+ *     cuMemcpyDtoHAsync or cuMemcpyAsync, the unified one, all count);
  *   - the library's memsets in the legacy default stream (exercises "legacy" and "driver");
  *   - the streams created (exercise_create_streams must make n, not more).
  */
@@ -46,6 +47,8 @@ CUresult __real_cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t b, CUs
     __attribute__((weak));
 CUresult __real_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream s)
     __attribute__((weak));
+CUresult __real_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t b, CUstream s)
+    __attribute__((weak));
 cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k,
                                    cudaStream_t s) __attribute__((weak));
 cudaError_t __real_cudaMemcpy(void *dst, const void *src, size_t b, enum cudaMemcpyKind k)
@@ -61,6 +64,11 @@ CUresult __wrap_cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t b, CUstream 
 {
     harness_observed.driver_copies += harness_observed.counting;
     return __real_cuMemcpyDtoHAsync_v2(h, d, b, s);
+}
+CUresult __wrap_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t b, CUstream s)
+{
+    harness_observed.driver_copies += harness_observed.counting;
+    return __real_cuMemcpyAsync(dst, src, b, s);
 }
 cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t b, enum cudaMemcpyKind k,
                                    cudaStream_t s)

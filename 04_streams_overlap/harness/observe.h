@@ -9,7 +9,7 @@
 
 struct observed {
     int counting;       /* 1 while pipeline.c's code runs */
-    int driver_copies;  /* cuMemcpyHtoDAsync / cuMemcpyDtoHAsync */
+    int driver_copies;  /* cuMemcpyHtoDAsync / cuMemcpyDtoHAsync / cuMemcpyAsync */
     int runtime_copies; /* cudaMemcpyAsync */
     int legacy_memsets; /* cudaMemsetAsync in the legacy default stream */
     int kinds_checked;  /* runtime copies whose cudaMemcpyKind was checked */

@@ -235,7 +235,7 @@ clock_speedup() {
     grade_big driver
 }
 
-@test "driver: the copies are the Driver API's (cuMemcpyHtoDAsync / cuMemcpyDtoHAsync), not the runtime's" {
+@test "driver: the copies are the Driver API's (cuMemcpyHtoDAsync / cuMemcpyDtoHAsync / cuMemcpyAsync), not the runtime's" {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
     seed="$(new_seed)"
