@@ -108,3 +108,21 @@ watched() {
     assert_success
     assert_line "made: no driver_watch_live"
 }
+
+@test "make WATCH_DRIVER=1 puts the stand-in beside the exercise programs, RPATH \$ORIGIN, never in the lesson's program" {
+    cd "$ROOT/04_streams_overlap"
+    local b="$BATS_TEST_TMPDIR/b"
+    run make -n ARCH=90 BUILD="$b" WATCH_DRIVER=1 "$b/solutions/pinned" "$b/exercises/pinned" "$b/streams_overlap"
+    assert_success
+    assert_line --partial "driver_watch/build $b/solutions/driver_watch"
+    assert_line --partial "cp -f $b/solutions/driver_watch/libcuda.so.1 $b/solutions/libcuda.so.1"
+    assert_line --partial "cp -f $b/exercises/driver_watch/libcuda.so.1 $b/exercises/libcuda.so.1"
+    [ "$(grep -c -- "-rpath -Xlinker '\$ORIGIN'.* -o $b/\(solutions\|exercises\)/pinned " <<<"$output")" = 2 ]
+    run grep -- "-o $b/streams_overlap " <<<"$output"
+    assert_success
+    refute_output --partial ORIGIN
+    # without it, no exercise program has it either
+    run make -n ARCH=90 BUILD="$b" "$b/solutions/pinned"
+    refute_output --partial ORIGIN
+    refute_output --partial driver_watch
+}
