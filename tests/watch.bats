@@ -14,6 +14,9 @@ setup_file() {
         "$ROOT/tests/watch/fake_driver.c" -ldl >"$FAKE.log" 2>&1 || true
     cc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT/grading/harness/driver_watch" -o "$PROBE" \
         "$ROOT/tests/watch/probe.c" -ldl >"$PROBE.log" 2>&1 || true
+    export HPROBE="$BATS_FILE_TMPDIR/harness_probe"
+    cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$(cuda_root)/include" \
+        -o "$HPROBE" "$ROOT/tests/watch/harness_probe.c" -ldl >"$HPROBE.log" 2>&1 || true
 }
 
 setup() {
@@ -23,6 +26,7 @@ setup() {
     }
     [ -f "$FAKE" ] || fail "the made-up driver did not build: $(cat "$FAKE.log")"
     [ -x "$PROBE" ] || fail "the probe did not build: $(cat "$PROBE.log")"
+    [ -x "$HPROBE" ] || fail "the harness probe did not build: $(cat "$HPROBE.log")"
 }
 
 # watched CMD...: `run` CMD with the stand-in first on LD_LIBRARY_PATH, the made-up driver next
@@ -125,4 +129,25 @@ watched() {
     run make -n ARCH=90 BUILD="$b" "$b/solutions/pinned"
     refute_output --partial ORIGIN
     refute_output --partial driver_watch
+}
+
+@test "harness_watch.h reports what a call left alive and what it made twice, by kind" {
+    watched "$HPROBE"
+    assert_success
+    assert_line "harness: calls 0 0 0 failed=0"
+    assert_line "harness: resources_probe left: stream 1 event 1 made twice: stream 2"
+}
+
+@test "harness_watch.h makes the Nth call fail and says so; a failed make is not counted" {
+    watched "$HPROBE" 2
+    assert_line "harness: calls 0 1 0 failed=1"
+    assert_line "harness: resources_probe left: event 1"
+    watched "$HPROBE" 4 # past the last call: none failed
+    assert_line "harness: calls 0 0 0 failed=0"
+}
+
+@test "harness_watch.h says 'not watched' where the program's driver is not the stand-in" {
+    run env LD_LIBRARY_PATH="$(dirname "$FAKE")" "$HPROBE"
+    assert_success
+    assert_line "harness: resources_probe not watched"
 }
