@@ -197,11 +197,20 @@ harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 'harness/$(1).wrap' 
 # check_objects EXERCISE, OBJECT SOURCE pairs. Not in a HOST_SANITIZE=1 build (the sanitizers
 # add constructors and calls of their own): a build to debug with, never to grade with.
 check_objects = $(if $(HOST_SANITIZE),echo 'check-object: not run on $(1) in a HOST_SANITIZE=1 build (never grade with one)',bash $(call q,$(GRADING)/check/check-object) $(call q,$(firstword $(wildcard harness/$(1)/allow harness/$(1).allow) none)) $(2))
+# WATCH_DRIVER=1: beside the exercise programs (never the lesson's own), the stand-in driver
+# grading/harness/driver_watch (it counts what the student's code makes and can make its calls
+# fail), found before any other libcuda.so.1 through the programs' RPATH $$ORIGIN.
+WATCH_LIB = $(if $(filter 1,$(WATCH_DRIVER)),$(BUILD)/$(1)/libcuda.so.1)
+WATCH_LINK = $(if $(filter 1,$(WATCH_DRIVER)),-Xlinker --disable-new-dtags -Xlinker -rpath -Xlinker '$$ORIGIN')
+$(BUILD)/exercises/libcuda.so.1 $(BUILD)/solutions/libcuda.so.1: $(GRADING)/harness/driver_watch/driver_watch.c $(GRADING)/harness/driver_watch/driver_watch.h $(GRADING)/harness/driver_watch/build
+	@mkdir -p $(call q,$(@D))
+	CUDA_PATH=$(call q,$(CUDA_PATH)) bash $(call q,$(GRADING)/harness/driver_watch/build) $(call q,$(@D)/driver_watch) >/dev/null
+	cp -f $(call q,$(@D)/driver_watch/libcuda.so.1) $(call q,$@)
 define exercise_rule
-$(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS) $$(GRADING_OBJS)
+$(BUILD)/$(1)/$(2): $$(call obj,$$(call harness_srcs,$(2)) $$(call student_srcs,$(1),$(2))) $$(COMMON_OBJS) $$(GRADING_OBJS) | $$(call WATCH_LIB,$(1))
 	@mkdir -p $$(call q,$$(@D))
 	@$$(call check_objects,$(2),$$(foreach s,$$(call student_srcs,$(1),$(2)),$$(call q,$$(call obj,$$(s))) $$(call q,$$(s))))
-	$$(NVCC) $$(LINK_FLAGS) $$(call harness_wraps,$(2)) -o $$(call q,$$@) $$(call qall,$$^) $$(LDLIBS)
+	$$(NVCC) $$(LINK_FLAGS) $$(WATCH_LINK) $$(call harness_wraps,$(2)) -o $$(call q,$$@) $$(call qall,$$^) $$(LDLIBS)
 endef
 $(foreach e,$(EXERCISES),$(eval $(call exercise_rule,exercises,$(e))))
 $(foreach e,$(SOLUTION_DIRS),$(eval $(call exercise_rule,solutions,$(e))))

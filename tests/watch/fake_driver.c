@@ -1,0 +1,100 @@
+/* tests/watch/fake_driver.c - a made-up driver for tests/watch.bats: the few functions the
+ * probe calls through the stand-in (grading/harness/driver_watch), each answering success with
+ * a new made-up handle, and cuGetProcAddress that finds them by name. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef int CUresult;
+static uintptr_t next = 0x1000;
+static void *handle(void)
+{
+    return (void *)(next += 16);
+}
+
+CUresult cuDriverGetVersion(int *v)
+{
+    *v = 12345;
+    return 0;
+}
+CUresult cuStreamCreate(void **s, unsigned flags)
+{
+    (void)flags;
+    *s = handle();
+    return 0;
+}
+CUresult cuStreamDestroy_v2(void *s)
+{
+    return s ? 0 : 400; /* CUDA_ERROR_INVALID_HANDLE */
+}
+CUresult cuEventCreate(void **e, unsigned flags)
+{
+    (void)flags;
+    *e = handle();
+    return 0;
+}
+CUresult cuEventDestroy_v2(void *e)
+{
+    return e ? 0 : 400;
+}
+CUresult cuLibraryLoadData(void **l, const void *code, void *a, void *b, unsigned c, void *d,
+                           void *e, unsigned f)
+{
+    (void)code, (void)a, (void)b, (void)c, (void)d, (void)e, (void)f;
+    *l = handle();
+    return 0;
+}
+CUresult cuLibraryUnload(void *l)
+{
+    return l ? 0 : 400;
+}
+CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned flags)
+{
+    (void)bytes, (void)flags;
+    *p = handle();
+    return 0;
+}
+CUresult cuMemFreeHost(void *p)
+{
+    return p ? 0 : 1;
+}
+CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned flags)
+{
+    (void)bytes, (void)flags;
+    return p ? 0 : 1;
+}
+CUresult cuMemHostUnregister(void *p)
+{
+    return p ? 0 : 1;
+}
+CUresult cuMemAlloc_v2(unsigned long long *d, size_t bytes)
+{
+    (void)bytes;
+    *d = (unsigned long long)(uintptr_t)handle();
+    return 0;
+}
+CUresult cuMemFree_v2(unsigned long long d)
+{
+    return d ? 0 : 1;
+}
+CUresult cuCtxGetCurrent(void **ctx)
+{
+    *ctx = (void *)(uintptr_t)0xc0;
+    return 0;
+}
+/* the name, else its _v2 */
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
+                             int *status)
+{
+    (void)version, (void)flags;
+    char v2[128];
+    void *p = dlsym(RTLD_DEFAULT, symbol);
+    if (!p && snprintf(v2, sizeof v2, "%s_v2", symbol) < (int)sizeof v2)
+        p = dlsym(RTLD_DEFAULT, v2);
+    *pfn = p;
+    if (status)
+        *status = p ? 0 : 1;
+    return p ? 0 : 500;
+}
