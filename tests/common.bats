@@ -150,14 +150,20 @@ stop_neighbour() {
     assert_line --regexp "^shared: NVML cannot list processes outside this container's PID namespace, but the PCIe link carried [0-9.]+ GB/s while this program copied nothing"
 }
 
-@test "a failed call reports a NULL error name and message as (no name) / (no message); requireDriver adds no such line before the stub's explanation" {
+@test "a failed call reports a NULL error name and message as (no name) / (no message); a checked call that meets the stub, and requireDriver, say only the stub's explanation (exit 77)" {
     local dir
     dir="$(stub_driver_dir)" || skip "no stub libcuda.so in the CUDA toolkit"
-    LD_LIBRARY_PATH="$dir" run "$PLATFORM_PROBE" cuinit
+    # cuGetErrorName/String leave NULL for a code they do not know (cuda.h), the stub for all
+    LD_LIBRARY_PATH="$dir" run "$PLATFORM_PROBE" unknown
     assert_equal "$status" 1
-    assert_output --regexp '^/.*platform_probe\.c:[0-9]+: cuInit\(0\) failed: \(no name\) \(34\): \(no message\)$'
+    assert_output --regexp '^/.*platform_probe\.c:[0-9]+: \(CUresult\)9999 failed: \(no name\) \(9999\): \(no message\)$'
+    local stub
+    stub="$(printf '%s\n' "platform_probe: cannot run here: libcuda.so.1 is the CUDA toolkit's stub library (lib64/stubs), which only lets programs link; it cannot talk to a GPU." "platform_probe: remove the stubs directory from LD_LIBRARY_PATH / ld.so.conf so that the real driver's libcuda.so.1 is found.")"
+    LD_LIBRARY_PATH="$dir" run "$PLATFORM_PROBE" cuinit
+    assert_equal "$status" 77
+    assert_output "$stub"
     run_with_stub_driver "$PLATFORM_PROBE" facts
-    assert_output "$(printf '%s\n' "platform_probe: cannot run here: libcuda.so.1 is the CUDA toolkit's stub library (lib64/stubs), which only lets programs link; it cannot talk to a GPU." "platform_probe: remove the stubs directory from LD_LIBRARY_PATH / ld.so.conf so that the real driver's libcuda.so.1 is found.")"
+    assert_output "$stub"
 }
 
 # ---- process limits: the one-line hint after a failure a low limit explains ----------------

@@ -47,7 +47,8 @@ compile_all() {
     # each file with its lesson (the first NN_name folder on its path), or "-"
     mapfile -t lines < <(sed -E 's,^(.*/)?([0-9][0-9]_[^/]*)/.*,\2 &,;t;s,^,- ,' <<<"$files")
     run sh -c 'for top in $(printf "%s\n" "$@" | cut -d" " -f1 | sort -u); do
-        extra="-I$top"
+        extra=""
+        [ "$top" = - ] || extra="-I$top"
         [ ! -d "$top/proof" ] || extra="$extra -I$top/proof"
         [ ! -d "$top/harness" ] || extra="$extra -I$top/harness"
         printf "%s\n" "$@" | sed -n "s,^$top ,,p" | xargs -d "\n" -n 12 -P "$(nproc 2>/dev/null || echo 2)" sh -c '\''

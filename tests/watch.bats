@@ -12,7 +12,7 @@ setup_file() {
     mkdir -p "$(dirname "$FAKE")"
     cc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$FAKE" \
         "$ROOT/tests/watch/fake_driver.c" -ldl >"$FAKE.log" 2>&1 || true
-    cc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT/grading/harness/driver_watch" -o "$PROBE" \
+    cc -std=gnu11 -Wall -Wextra -Werror -I"$ROOT/grading/harness" -o "$PROBE" \
         "$ROOT/tests/watch/probe.c" -ldl >"$PROBE.log" 2>&1 || true
     export HPROBE="$BATS_FILE_TMPDIR/harness_probe"
     cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$(cuda_root)/include" \

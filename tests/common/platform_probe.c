@@ -8,7 +8,9 @@
  *                               "blind: <why>" or "sees" (gpu_shared_blind)
  *   platform_probe driver-shared S   the same through the Driver API only (a primary context
  *                               made current, no copy): runs over tests/shims' emulated device
- *   platform_probe cuinit       checkDriver(cuInit(0)): check.c's report of a failed call
+ *   platform_probe cuinit       checkDriver(cuInit(0)): over the stub, check.c's "cannot run here"
+ *   platform_probe unknown      checkDriver of an error code no driver knows (9999): check.c's
+ *                               report of a failed call whose name and message are NULL
  *   platform_probe ptx-isa V... platform_ptx_isa(V) for each CUDA version V (13000 ...) */
 #define _GNU_SOURCE
 #include "check.h"
@@ -102,11 +104,13 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "cuinit") == 0)
         return checkDriver(cuInit(0)) ? EXIT_OK : EXIT_CHECK;
+    if (argc == 2 && strcmp(argv[1], "unknown") == 0)
+        return checkDriver((CUresult)9999) ? EXIT_OK : EXIT_CHECK;
     if (argc == 3 && strcmp(argv[1], "shared") == 0)
         return shared(atof(argv[2]));
     if (argc == 3 && strcmp(argv[1], "driver-shared") == 0)
         return driver_shared(atof(argv[2]));
-    fprintf(stderr, "usage: %s tool | facts [N] | shared S | driver-shared S | cuinit\n",
+    fprintf(stderr, "usage: %s tool | facts [N] | shared S | driver-shared S | cuinit | unknown\n",
             lesson_prog);
     return EXIT_USAGE;
 }

@@ -6,7 +6,7 @@
  *   N       the Nth watched call fails
  * Prints each call's result, then "live KIND=N ..." after the makes and after the releases. */
 #define _GNU_SOURCE
-#include "driver_watch.h"
+#include "driver_watch/driver_watch.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
