@@ -104,16 +104,21 @@ no_false_fail() {
 # bats test_tags=gpu
 @test "GPU: every lesson with a T4's facts over the real driver: each claim [ok] or [n/j], every verdict PASS" {
     require_gpu
-    local dir="$BATS_FILE_TMPDIR/shim-real" l prog
+    local dir="$BATS_FILE_TMPDIR/shim-real" l prog bad=""
     test_shims "$dir"
+    # The multiprocessor count stays the card's: what a lesson measures (02's stack reserved for
+    # every thread the device can hold) is made by the real card's multiprocessors, and a model
+    # from a T4's 40 would be a true [FAIL] of the shim, not of the lesson.
+    T4_FACTS=("${T4_FACTS[@]/CUDA_SHIM_SMS=*/CUDA_SHIM_NAME=Tesla T4}")
     for l in $(list_lessons "$ROOT"); do
         prog="$ROOT/$l/build/${l#*_}"
-        [ -x "$prog" ] || fail "$l: $prog is not built"
+        [ -x "$prog" ] || { bad+="$l: $prog is not built"$'\n'; continue; }
         cd "$ROOT/$l"
         as_t4 "$dir" "$prog"
         cd "$ROOT"
-        no_false_fail "$l"
-        assert_equal "$l: exit $status" "$l: exit 0"
-        assert_line --regexp '^RESULT: PASS'
+        # every lesson is run, and every one that did not pass is named
+        (no_false_fail "$l") >/dev/null 2>&1 && [ "$status" -eq 0 ] && grep -q '^RESULT: PASS' <<<"$output" \
+            || bad+="$l (exit $status): $(grep -E '^ *\[FAIL\]|^RESULT:' <<<"$output" | head -5)"$'\n'
     done
+    [ -z "$bad" ] || fail "$bad"
 }

@@ -150,8 +150,10 @@ int main(int argc, char **argv)
         bool loaded = kernel_load(image, &handle);
         harness_report("kernel_load", "%s", loaded ? "true" : "false");
         harness_state_check("kernel_load", &state);
-        run(handle, 0, 1000, 0);            /* the primary context */
-        for (int c = 0; c < 2 && ok; c++) { /* contexts created after the load */
+        /* a load that failed gave no handle: nothing more of the student's is called with it */
+        if (loaded)
+            run(handle, 0, 1000, 0);                  /* the primary context */
+        for (int c = 0; c < 2 && loaded && ok; c++) { /* contexts created after the load */
             ok = make_context(&later[c], dev);
             run(handle, 1 + c, 3000, 11u * (unsigned)c);
         }
@@ -159,9 +161,10 @@ int main(int argc, char **argv)
             if (later[c])
                 ok = checkDriver(cuCtxDestroy(later[c])) && ok;
         ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
-        if (loaded)
+        if (loaded) {
             failing_lookup(handle);
-        unload(handle);
+            unload(handle);
+        }
     }
     free(image);
     ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
