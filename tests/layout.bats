@@ -564,3 +564,19 @@ setup() {
     done
     [ -z "$bad" ] || fail "$bad"
 }
+
+@test "each exercise's README names every call its allow list refuses by name, and the list refuses each call the README names (and accepts none of them)" {
+    local a l e readme listed named bad=""
+    for a in "$ROOT"/[0-9][0-9]_*/harness/*/allow; do
+        e="$(basename "$(dirname "$a")")"
+        l="$(basename "$(dirname "$(dirname "$(dirname "$a")")")")"
+        readme="$ROOT/$l/exercises/$e/README.md"
+        listed="$(sed -n 's/^# refused: \([^:]*\):.*/\1/p' "$a" | sort)"
+        named="$(sed -n '/^Refused in your file/,/^$/s/^- `\([^`]*\)`:.*/\1/p' "$readme" | sort)"
+        [ "$listed" = "$named" ] || bad+="$l $e: the allow list refuses [$(echo $listed)], the README names [$(echo $named)]"$'\n'
+        for n in $named; do
+            ! grep -qx "$n" "$a" || bad+="$l $e: the README says $n is refused, the allow list accepts it"$'\n'
+        done
+    done
+    [ -z "$bad" ] || fail "$bad"
+}
