@@ -313,6 +313,32 @@ EOF2
     done
 }
 
+# grading/harness/exercise_harness.h's harness_fill (eight MINSTD lanes, no division) makes the
+# values the awk fallback's s * 48271 % p makes, one by one, at sizes that are and are not a
+# multiple of its block (8 values, 1024 a chunk).
+@test "harness_fill: every value as the plain MINSTD recurrence makes it (the awk fallback's sums), sizes 0-17, 1023-1025, 100003" {
+    load ../grading/judge/harness
+    cat >"$BATS_TEST_TMPDIR/fill.c" <<'C'
+#include "exercise_harness.h"
+int main(int argc, char **argv)
+{
+    size_t n = strtoul(argv[1], NULL, 10);
+    float *v = malloc(n * sizeof *v + 1);
+    harness_fill(v, n, (uint32_t)strtoul(argv[2], NULL, 10), atoi(argv[3]));
+    printf("%.1f\n", harness_sum(v, n));
+    free(v);
+    return argc == 4 ? 0 : 2;
+}
+C
+    cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$(cuda_root)/include" \
+        -o "$BATS_TEST_TMPDIR/fill" "$BATS_TEST_TMPDIR/fill.c" || fail "the probe did not build"
+    local n
+    for n in $(seq 0 17) 1023 1024 1025 100003; do
+        assert_equal "$n: $("$BATS_TEST_TMPDIR/fill" "$n" 4711 3)" \
+            "$n: $(CC=no-such-compiler BATS_FILE_TMPDIR="$BATS_TEST_TMPDIR" expected_sum 4711 3 "$n" 1 0)"
+    done
+}
+
 # test_helper's batslib_count_lines and batslib_prefix: what bats-support's own give, on output
 # of every shape, without a bash loop per line (a failed assertion on 5000 lines took 3 s).
 @test "bats-support's line counter and prefixer, replaced: the same text, without a loop per line" {

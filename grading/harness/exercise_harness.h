@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "minstd.h"
 #include "syscall_filter.h"
 
 /* The values of one case: MINSTD (Park-Miller) from the case's seed, each x % 1000, so that
@@ -58,10 +59,14 @@ static inline uint32_t harness_case_seed(uint32_t seed, int k)
 
 static inline void harness_fill(float *v, size_t n, uint32_t seed, int k)
 {
-    uint64_t s = harness_case_seed(seed, k);
-    for (size_t i = 0; i < n; i++) {
-        s = s * 48271u % 2147483647u;
-        v[i] = (float)(s % 1000u);
+    struct minstd m;
+    uint32_t x[1024];
+    minstd_start(&m, harness_case_seed(seed, k));
+    for (size_t i = 0; i < n; i += 1024) {
+        size_t count = n - i < 1024 ? n - i : 1024;
+        minstd_next(&m, x, count);
+        for (size_t j = 0; j < count; j++)
+            v[i + j] = (float)(x[j] % 1000u);
     }
 }
 
