@@ -520,3 +520,44 @@ for s in r.findall("testsuite"):
         grading/lib.sh tests/run .ci/run tests/hostile/make-class
     assert_success
 }
+
+# grading/grade's GPU lock (issue: a class graded side by side on one GPU): its functions, read
+# from the script, on a lock folder of the test's own.
+@test "the GPU lock: an exercise tagged gpu_alone waits for a grading that holds the GPU, shared ones run side by side, the wait is not charged to the budget; the graders tag exactly the exercises that time the GPU or read its free memory" {
+    eval "$(sed -n '/^grader_alone()/,/^}/p;/^gpu_lock_file()/,/^}/p;/^gpu_lock()/,/^}/p;/^gpu_unlock()/,/^}/p' "$ROOT/grading/grade")"
+    say() { echo "$*"; }
+    local l e alone=""
+    for l in $(list_lessons "$ROOT"); do
+        for e in $(sed -n 's/^\([a-z_]*\) [0-9.]*$/\1/p' "$ROOT/$l/exercises/points"); do
+            ! grader_alone "$ROOT/grading/judge/$l.bats" "$e" || alone+="${l%%_*}/$e "
+        done
+    done
+    assert_equal "$alone" "02/context_leak 03/both_ways 03/pin_it 03/driver_pinned 04/driver 04/legacy 04/pinned 04/streams "
+    export GRADE_LOCK_DIR="$BATS_TEST_TMPDIR"
+    local g="$BATS_TEST_TMPDIR/judge.bats" lock t0 deadline=1000 gpu_lock_fd='' gpu_lock_path=''
+    printf '# bats test_tags=gpu_alone\n@test "timed: it" {\n}\n@test "plain: it" {\n}\n' >"$g"
+    lock="$(gpu_lock_file)"
+    # another grading runs an untimed program (shared) for 2 s: a timed exercise waits for it
+    flock -s "$lock" sleep 2 &
+    sleep 0.3
+    t0=$(date +%s)
+    l=L e=timed
+    gpu_lock "$g" timed >"$BATS_TEST_TMPDIR/said"
+    run cat "$BATS_TEST_TMPDIR/said"
+    assert_output "== L/timed: waiting for the GPU (another grading's program is on it)"
+    [ $(( $(date +%s) - t0 )) -ge 1 ] || fail "the timed exercise did not wait"
+    [ "$deadline" -ge 1001 ] || fail "the wait was charged to the budget: deadline $deadline"
+    gpu_unlock
+    wait
+    # two untimed ones share it: no wait, the deadline as it was
+    flock -s "$lock" sleep 2 &
+    sleep 0.3
+    deadline=1000 t0=$(date +%s)
+    gpu_lock "$g" plain >"$BATS_TEST_TMPDIR/said"
+    run cat "$BATS_TEST_TMPDIR/said"
+    assert_output ""
+    [ $(( $(date +%s) - t0 )) -le 1 ] || fail "an untimed exercise waited for another untimed one"
+    assert_equal "$deadline" 1000
+    gpu_unlock
+    wait
+}

@@ -66,6 +66,7 @@ setup() {
     assert_harness_end "$seed"
 }
 
+# bats test_tags=gpu_alone
 @test "context_leak: every task computes the right data (four sizes)" {
     run_harness "$seed" "$EXERCISE_BIN/context_leak"
     assert_success

@@ -28,6 +28,7 @@ judge_rate() {
         fail "copies from your buffer ran at ${yours} GB/s: pageable ${pageable}, pinned ${pinned} GB/s in the same run (half way needed: it is not pinned)"
 }
 
+# bats test_tags=gpu_alone
 @test "pin_it: pin() page-locks the whole buffer in place, unpin() undoes it" {
     run_harness "$seed" "$EXERCISE_BIN/pin_it"
     assert_success
@@ -51,6 +52,7 @@ judge_rate() {
     judge_rate
 }
 
+# bats test_tags=gpu_alone
 @test "both_ways: both copies deliver their data, and what begin made is destroyed" {
     run_harness "$seed" "$EXERCISE_BIN/both_ways"
     assert_success
@@ -97,6 +99,7 @@ judge_rate() {
     fail "$why"
 }
 
+# bats test_tags=gpu_alone
 @test "driver_pinned: the buffer comes from cuMemHostAlloc, portable, and goes back with cuMemFreeHost" {
     run_harness "$seed" "$EXERCISE_BIN/driver_pinned"
     assert_success

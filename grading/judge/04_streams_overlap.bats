@@ -179,6 +179,7 @@ clock_speedup() {
     clock_why="the fastest of 3 batches of $runs runs: checks alone ${best[check]} ms, sequential ${best[sequential]} ms, your pipeline ${best[pipeline]} ms"
 }
 
+# bats test_tags=gpu_alone
 @test "streams: asynchronous copies in one stream per chunk overlap" {
     grade streams
 }
@@ -191,6 +192,7 @@ clock_speedup() {
     grade_sizes streams
 }
 
+# bats test_tags=gpu_alone
 @test "pinned: page-locked host buffers let the copies overlap the kernels" {
     grade pinned
 }
@@ -203,6 +205,7 @@ clock_speedup() {
     grade_sizes pinned
 }
 
+# bats test_tags=gpu_alone
 @test "legacy: the streams overlap again despite the legacy-default-stream memset" {
     grade legacy
 }
@@ -215,6 +218,7 @@ clock_speedup() {
     grade_sizes legacy
 }
 
+# bats test_tags=gpu_alone
 @test "driver: the Driver API's asynchronous copies in CU_STREAM_NON_BLOCKING streams overlap despite the legacy memset" {
     grade driver
 }
