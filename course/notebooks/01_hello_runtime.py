@@ -307,6 +307,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # device must be as they were after every call.
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cudaDeviceReset`: it would end the context the harness checks your buffers in
 
 # %%
 # %%writefile 01_hello_runtime/exercises/check_launch/check_launch.c
@@ -367,6 +370,10 @@ cleanup:
 # is current, must change nothing at all (a `cudaSetDevice` or `cuCtxSetCurrent` there loses).
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cuCtxCreate`: the exercise is about the primary context; a context of your own is lesson 02's (and the harness reads which context is current)
+# - `cuCtxDestroy`: the exercise is about the primary context, which is released, never destroyed
 
 # %%
 # %%writefile 01_hello_runtime/exercises/first_context/first_context.c
@@ -420,6 +427,10 @@ bool primary_context(CUcontext *primary)
 # context's state and the current device unchanged.
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cuCtxCreate`: the exercise is about the primary context; a context of your own is lesson 02's (and the harness reads which context is current)
+# - `cuCtxDestroy`: the exercise is about the primary context, which is released, never destroyed
 
 # %%
 # %%writefile 01_hello_runtime/exercises/thread_context/thread_context.c
@@ -467,6 +478,10 @@ bool bind_worker(CUcontext main_ctx)
 # back, or pops a context it did not push, loses).
 #
 # Grade it from `01_hello_runtime/` with `make check` (it needs a GPU).
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cuCtxCreate`: the exercise is about the primary context; a context of your own is lesson 02's (and the harness reads which context is current)
+# - `cuCtxDestroy`: the exercise is about the primary context, which is released, never destroyed
 
 # %%
 # %%writefile 01_hello_runtime/exercises/library_shutdown/library.c

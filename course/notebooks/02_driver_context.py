@@ -490,6 +490,10 @@ bool library_end(CUdevice dev, CUcontext ctx)
 # allocation of yours but that buffer is left alive. Grade it with `make check` from
 # `02_driver_context/` (a GPU is needed); `./build/exercises/stack_order SEED` runs it by hand.
 # The primary contexts' state and the current device must be as they were after `allocate_in_a()` too.
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cuCtxCreate`: the exercise steers the allocation with the stack the harness made; a context of your own is refused (the README says so)
+# - `cuCtxDestroy`: ctxB must stay alive (the README: do not destroy it), and ctxA is the harness's
 
 # %%
 # %%writefile 02_driver_context/exercises/stack_order/stack_order.c

@@ -351,6 +351,11 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # they are done), and your pair gains at least 3/4 of what the harness's own two streams gain over
 # one direction after the other (not judged on a card whose copy engines cannot overlap the two
 # directions). Grade it from `03_pinned_memory/` with `make check` (a GPU is needed).
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cudaDeviceSynchronize`: both_ways_issue returns without waiting (the grader times from the call until the device is idle)
+# - `cudaStreamSynchronize`: both_ways_issue returns without waiting
+# - `cudaMemcpy`: a copy that waits; the exercise issues both and returns
 
 # %%
 # %%writefile 03_pinned_memory/exercises/both_ways/both_ways.c

@@ -499,6 +499,10 @@ void pack_args(unsigned char buf[64], size_t *size, float a, CUdeviceptr x, CUde
 # `./build/exercises/library_kernel SEED` prints the harness's report by hand.
 # After each of your calls the context stack, the primary context's state and the current device must
 # be as they were.
+#
+# Refused in your file (the grader stops before the link and says why):
+# - `cuLibraryLoadFromFile`: the image is given in memory (kernel_load's argument); a file would be read from outside the exercise
+# - `cuModuleLoad`: the image is given in memory; a file would be read from outside the exercise
 
 # %%
 # %%writefile 05_ptx_module/exercises/library_kernel/library.c
