@@ -205,7 +205,7 @@ kit_copy() {
     kit_copy
     CUDA_VISIBLE_DEVICES='' run "$py" "$KIT_COPY/course/run-notebooks" "$KIT_COPY/course/notebooks/01_hello_runtime.ipynb"
     assert_success
-    assert_line "ok 01_hello_runtime.ipynb: 01_hello_runtime NO GPU"
+    assert_line --regexp '^ok 01_hello_runtime\.ipynb: 01_hello_runtime NO GPU \[[0-9]+ s\]$'
     run python3 -c 'import json, sys
 t = lambda x: "".join(x) if isinstance(x, list) else x
 out = "".join(t(o.get("text", "")) for c in json.load(open(sys.argv[1]))["cells"] for o in c.get("outputs", []))
