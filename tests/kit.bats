@@ -227,38 +227,42 @@ EOF
     assert_line --partial "<-- 01_hello_runtime: NO GPU"
 }
 
-@test "slides: lesson 01's deck built by make-slides without an overfull line, the README's quotes in it, page 1 as a PNG" {
-    local t
+@test "slides: lessons 01's and 04's decks built by make-slides without an overfull line, the README's quotes in them, page 1 as a PNG" {
+    local t l
     for t in pandoc pdflatex kpsewhich; do
         command -v "$t" >/dev/null 2>&1 || skip "no $t (bash course/install-tools, as root, installs pandoc and LaTeX)"
     done
     kpsewhich beamer.cls >/dev/null 2>&1 || skip "no beamer.cls (bash course/install-tools installs texlive-latex-recommended)"
     local copy="$BATS_TEST_TMPDIR/tree"
     copy_tree "$ROOT" "$copy"
-    run python3 "$copy/course/make-slides" 01_hello_runtime
+    run python3 "$copy/course/make-slides" 01_hello_runtime 04_streams_overlap
     assert_success
-    assert_output --partial "ok 01_hello_runtime"
-    local s="$copy/course/build/slides"
-    [ -s "$s/01_hello_runtime.pdf" ]
-    run grep -E '^(Overfull|Underfull) \\[hv]box' "$s/01_hello_runtime.log"
-    assert_failure
-    # each quote of the README (its first line of code) is in the deck's source
-    run python3 - "$ROOT/01_hello_runtime/README.md" "$s/01_hello_runtime.md" <<'EOF'
+    local out="$output" s="$copy/course/build/slides"
+    for l in 01_hello_runtime 04_streams_overlap; do
+        grep -q "ok $l" <<<"$out" || fail "make-slides said no 'ok $l': $out"
+        [ -s "$s/$l.pdf" ] || fail "no $s/$l.pdf"
+        run grep -E '^(Overfull|Underfull) \\[hv]box' "$s/$l.log"
+        assert_failure
+        # each quote of the README (its every line of code) is in the deck's source
+        run python3 - "$ROOT/$l/README.md" "$s/$l.md" <<'EOF'
 import re, sys
 readme, deck = (open(f).read() for f in sys.argv[1:])
 code = readme.split("## The code", 1)[1].split("## Run it", 1)[0]
-quotes = re.findall(r"^`[\w./-]+:\d+-\d+`\n```c\n(.*?)\n```", code, re.S | re.M)
+quotes = re.findall(r"^`[\w./-]+:\d+-\d+`[^\n]*\n```c\n(.*?)\n```", code, re.S | re.M)
 assert quotes, "no quote found in the README"
 for q in quotes:
     for line in q.splitlines():
         assert line in deck, "not in the deck: %r" % line
 EOF
-    assert_success
-    command -v pdftoppm >/dev/null 2>&1 || skip "no pdftoppm (poppler-utils): the deck was built, page 1 not drawn"
-    run pdftoppm -f 1 -l 1 -r 40 -png "$s/01_hello_runtime.pdf" "$BATS_TEST_TMPDIR/page"
-    assert_success
-    run bash -c "head -c 8 '$BATS_TEST_TMPDIR'/page*1.png | od -An -c | tr -d ' \n'"
-    assert_output --partial 'PNG'
+        assert_success
+    done
+    command -v pdftoppm >/dev/null 2>&1 || skip "no pdftoppm (poppler-utils): the decks were built, page 1 not drawn"
+    for l in 01_hello_runtime 04_streams_overlap; do
+        run pdftoppm -f 1 -l 1 -r 40 -png "$s/$l.pdf" "$BATS_TEST_TMPDIR/page-$l"
+        assert_success
+        run bash -c "head -c 8 '$BATS_TEST_TMPDIR'/page-$l*1.png | od -An -c | tr -d ' \n'"
+        assert_output --partial 'PNG'
+    done
 }
 
 @test "container: Containerfile and cuda-lessons.def on one CUDA devel image pinned by digest, the same build-steps in order, hadolint clean" {
