@@ -227,6 +227,29 @@ EOF
     assert_line --partial "<-- 01_hello_runtime: NO GPU"
 }
 
+@test "run-notebooks: every other notebook headless with the GPU hidden (02-05, the T4 smoke): no cell failed, every lesson's verdict said" {
+    local py
+    py="$(kit_python nbclient nbformat ipykernel)" \
+        || skip "no nbclient, nbformat and ipykernel (bash course/install-tools puts them in $KIT_VENV)"
+    command -v nvcc >/dev/null 2>&1 || skip "no nvcc here: the lessons cannot build"
+    kit_copy
+    local nb="$KIT_COPY/course/notebooks" l
+    # two at a time: each waits on its kernel and its lesson's builds as much as on the CPU
+    CUDA_VISIBLE_DEVICES='' "$py" "$KIT_COPY/course/run-notebooks" "$nb"/0[23]_*.ipynb >"$BATS_TEST_TMPDIR/a.out" 2>&1 &
+    local a=$!
+    CUDA_VISIBLE_DEVICES='' run "$py" "$KIT_COPY/course/run-notebooks" "$nb"/0[45]_*.ipynb "$nb/t4_smoke.ipynb"
+    local b_status=$status b_output=$output
+    wait "$a"
+    status=$?
+    output="$(cat "$BATS_TEST_TMPDIR/a.out")"$'\n'"$b_output"
+    mapfile -t lines <<<"$output"
+    assert_equal "exit $status $b_status" "exit 0 0"
+    for l in 02_driver_context 03_pinned_memory 04_streams_overlap 05_ptx_module; do
+        assert_line --regexp "^ok $l\.ipynb: $l NO GPU \[[0-9]+ s\]$"
+    done
+    assert_line --regexp '^ok t4_smoke\.ipynb: 01_hello_runtime NO GPU; 02_driver_context NO GPU; 03_pinned_memory NO GPU; 04_streams_overlap NO GPU; 05_ptx_module NO GPU \[[0-9]+ s\]$'
+}
+
 @test "slides: lessons 01's and 04's decks built by make-slides without an overfull line, the README's quotes in them, page 1 as a PNG" {
     local t l
     for t in pandoc pdflatex kpsewhich; do
