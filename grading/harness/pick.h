@@ -47,12 +47,36 @@ static inline float harness_input_value(uint32_t seed, uint64_t i)
     return (float)(int32_t)(harness_input_at(seed, i) & 0xffffu) / 32768.0f - 1.0f;
 }
 
-/* v[0..n) = harness_input_value(seed, 0..n): a loop the compiler can vectorise. */
-static inline void harness_input_fill(float *v, size_t n, uint32_t seed)
+/* v[0..n) = harness_input_value of the seed whose key is `key`: a loop the compiler vectorises
+ * (integers, then an exact conversion: the same values whatever the instructions). */
+static inline __attribute__((always_inline)) void pick_fill_loop(float *v, size_t n, uint32_t key)
 {
-    uint32_t key = pick_key(seed);
     for (size_t i = 0; i < n; i++)
         v[i] = (float)(int32_t)(pick_mix((uint32_t)i ^ key) & 0xffffu) / 32768.0f - 1.0f;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+/* The same loop with AVX2's eight 32-bit multiplies at once (x86-64's baseline SSE2 has no
+ * 32-bit multiply of four lanes): 16 Mi values in about 6 ms instead of 13 here. Chosen at run
+ * time where the CPU has AVX2 (a branch, no IFUNC). */
+__attribute__((target("avx2"))) static void pick_fill_avx2(float *v, size_t n, uint32_t key)
+{
+    pick_fill_loop(v, n, key);
+}
+#define PICK_FILL_AVX2 1
+#endif
+
+/* v[0..n) = harness_input_value(seed, 0..n), made fast: a run's whole input is made in the
+ * time the judge takes of that run (lesson 04). */
+static inline void harness_input_fill(float *v, size_t n, uint32_t seed)
+{
+#ifdef PICK_FILL_AVX2
+    if (__builtin_cpu_supports("avx2")) {
+        pick_fill_avx2(v, n, pick_key(seed));
+        return;
+    }
+#endif
+    pick_fill_loop(v, n, pick_key(seed));
 }
 
 /* The PICK_COUNT positions of a pick with seed s over n > 0 values: drawn over [0, n), the last
