@@ -383,6 +383,40 @@ int main(int argc, char **argv)
         harness_measure("two");
         harness_report("relay_files", "%d", relay_files());
     }
+    if (mode && strncmp(mode, "pick", 4) == 0) { /* an output, then the judge's pick of it */
+        static float out[1000003];
+        uint64_t at[PICK_COUNT];
+        uint32_t in = harness_fresh_seed("batch");
+        harness_input_fill(out, 1000003, in);
+        if (strcmp(mode, "pick_last_wrong") == 0)
+            out[1000002] += 1; /* the last value: every pick holds it */
+        if (strcmp(mode, "pick_malformed") == 0) {
+            char go[32];
+            (void)harness_point("pick", "batch", go, sizeof go);
+            (void)harness_channel_write("picked batch 1000003 7:3f800000\n", 32);
+        } else if (strcmp(mode, "pick_twice") == 0) { /* the right answer, then another */
+            char go[32], line[8192];
+            (void)harness_point("pick", "batch", go, sizeof go);
+            pick_positions((uint32_t)strtoul(go, NULL, 10), 1000003, at);
+            int n = 0;
+            for (int copy = 0; copy < 2; copy++) {
+                n += snprintf(line + n, sizeof line - (size_t)n, "picked batch 1000003");
+                for (int k = 0; k < PICK_COUNT; k++) {
+                    uint32_t bits;
+                    memcpy(&bits, &out[at[k]], sizeof bits);
+                    n += snprintf(line + n, sizeof line - (size_t)n, " %llu:%08x",
+                                  (unsigned long long)at[k], bits);
+                }
+                line[n++] = '\n';
+            }
+            (void)harness_channel_write(line, (size_t)n);
+        } else if (strcmp(mode, "pick_unasked") == 0) {
+            (void)harness_channel_write("pick batch\n", 11);
+        } else {
+            (void)harness_pick("batch", out, 1000003, at);
+        }
+        harness_report("input", "%u", in);
+    }
     if (mode && strcmp(mode, "bad_measure") == 0)
         (void)harness_channel_write("measure One!\n", 13);
     int rc = harness_end(seed, true);
@@ -505,6 +539,148 @@ PROBE_POINTS="at:started seed at:seeded"
     run "$(channel_program)" --points 'seed' 5 "$BATS_TEST_TMPDIR/c" sh -c 'exec >&0; echo unasked; trap "" PIPE; exec sleep 60'
     [ "$SECONDS" -lt 15 ] || fail "the judge waited ${SECONDS}s for a program it had stopped talking to"
     assert_equal "$status" 137
+}
+
+@test "the channel: a pick: the judge draws its seed after the output exists, the positions cover the whole output and its last value, the values are checked outside; an unasked pick, a second answer or a malformed one breaks the conversation" {
+    build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
+    load ../grading/judge/harness
+    export GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review"
+    local points="$PROBE_POINTS fresh:batch pick:batch" in s n rest at max=0 low=0
+    HARNESS_POINTS="$points" PROBE_MODE=pick run_harness_fresh 31 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$report_why" ""
+    in="$(harness_fresh batch)"
+    assert_equal "$(harness_value input)" "$in"
+    read -r s n rest <<<"$(harness_picks batch)"
+    assert_equal "$n" 1000003
+    # 64 positions, the last the output's last; the rest spread over all of it
+    assert_equal "$(wc -w <<<"$rest")" 64
+    [[ "$rest" == *" 1000002:"* ]] || [[ "$rest" == "1000002:"* ]] || fail "the last value was not picked: $rest"
+    for at in $rest; do
+        at="${at%%:*}"
+        [ "$at" -lt 1000003 ] || fail "position $at past the output"
+        [ "$at" -le "$max" ] || max="$at"
+        [ "$at" -ge 500000 ] || low=$((low + 1))
+    done
+    [ "$low" -ge 16 ] && [ "$low" -le 48 ] || fail "$low of 64 positions in the first half: not spread over the output: $rest"
+    # the seed is the judge's, drawn at the pick: not the input's, nor the run's
+    [ "$s" != "$in" ] && [ "$s" != 31 ] || fail "the pick's seed $s is not one of its own"
+    harness_picks_right batch "$in" 0
+    run harness_picks_right batch "$((in + 1))" 0
+    assert_failure
+    # values the judge checks: the last one changed is seen in every pick
+    HARNESS_POINTS="$points" PROBE_MODE=pick_last_wrong run_harness_fresh 31 "$BATS_FILE_TMPDIR/probe"
+    assert_equal "$report_why" ""
+    assert_equal "$(printf 'batch %s 0\n' "$(harness_fresh batch)" | harness_picks_wrong)" batch
+    assert_equal "$(printf 'other 5 0\n' | harness_picks_wrong)" "other"
+    # broken: a pick the judge did not ask for, a second answer, a malformed answer
+    for mode in pick_unasked pick_twice pick_malformed; do
+        : >"$GRADE_REVIEW_FILE"
+        # (the unasked pick: a list without it)
+        export PROBE_MODE=$mode
+        HARNESS_POINTS="$points"
+        [ "$mode" != pick_unasked ] || HARNESS_POINTS="$PROBE_POINTS fresh:batch"
+        run_harness_fresh 31 "$BATS_FILE_TMPDIR/probe"
+        unset PROBE_MODE
+        [[ "$report_why" == "protocol broken: "* ]] || fail "$mode: not broken: '$report_why'"
+        grep -qxF "$report_why" "$GRADE_REVIEW_FILE" || fail "$mode: not flagged for review"
+        case "$mode" in
+            pick_unasked) assert_equal "$report_why" "protocol broken: a line the judge did not ask for: 'pick batch'" ;;
+            pick_twice) [[ "$report_why" == "protocol broken: a second answer to a pick: 'picked batch"* ]] || fail "$mode: $report_why" ;;
+            pick_malformed) assert_equal "$report_why" "protocol broken: the answer to 'pick batch': a position the judge did not pick" ;;
+        esac
+    done
+    # a pick the program answers with nothing, or with a line past the cap
+    run "$(channel_program)" --points 'pick:x' 5 "$BATS_TEST_TMPDIR/c" sh -c 'exec >&0; read -r l; echo "pick x"; read -r l'
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/c.broken")" "no answer to 'pick x'"
+    run "$(channel_program)" --points 'pick:x' 5 "$BATS_TEST_TMPDIR/c" sh -c 'exec >&0; read -r l; echo "pick x"; read -r l; printf "picked x 9 "; head -c 5000 /dev/zero | tr "\0" 1; echo'
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/c.broken")" "a line longer than 4095 bytes"
+}
+
+# A CPU stand-in of lesson 04's clocked runs (04_streams_overlap/harness/harness_main.c,
+# clocked_runs): the same points and report, the work done on the host; STAND_IN=wrong leaves
+# one pipeline run's output unworked, STAND_IN=lie reports wrong runs that were right.
+build_clock_stand_in() {
+    local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
+    [ -x "$d/clocked" ] && return 0
+    [ -f "$lib/libcudart_static.a" ] || lib="$CUDA_PATH_FOUND/lib"
+    [ -f "$lib/libcudart_static.a" ] || skip "this toolkit ($CUDA_PATH_FOUND) has no libcudart_static.a"
+    cat >"$d/clocked.c" <<'EOF'
+#define _GNU_SOURCE /* usleep */
+#include "exercise_harness.h"
+#include <math.h>
+static float worked(float x, int work)
+{
+    for (int k = 0; k < work; k++)
+        x = fmaf(x, 0.9999f, 0.0001f);
+    return x;
+}
+int main(int argc, char **argv)
+{
+    static const char *const kind[3] = {"check", "sequential", "pipeline"};
+    static float in[100003], out[100003];
+    const char *mode = getenv("STAND_IN") ? getenv("STAND_IN") : "";
+    long n = 100003, runs = 0;
+    lesson_init(argv[0]);
+    if (!harness_channel_open() || argc != 3 || !parse_long(argv[2], 1, 100, "N", &runs))
+        return 2;
+    uint32_t seed = harness_seed_now();
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            for (long i = 0; i < runs; i++) {
+                char name[48];
+                uint64_t at[PICK_COUNT];
+                snprintf(name, sizeof name, "%s%d_%ld", kind[k], r, i);
+                harness_input_fill(in, (size_t)n, harness_fresh_seed(name));
+                int work = k == 2 && i == 1 && strcmp(mode, "wrong") == 0 ? 0 : 10;
+                for (long j = 0; k && j < n; j++)
+                    out[j] = worked(in[j], work);
+                usleep(k == 1 ? 4000 : k == 2 ? 2000 : 0); /* the GPU's part */
+                if (!harness_pick(name, k ? out : in, (size_t)n, at))
+                    return 1;
+            }
+    harness_report("clocked", "%ld %d %d", runs, 10, strcmp(mode, "lie") == 0 ? 3 : 0);
+    return harness_end(seed, true);
+}
+EOF
+    "${CC:-cc}" -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$CUDA_PATH_FOUND/include" "$d/clocked.c" \
+        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/grading/harness/syscall_filter.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt -lm \
+        -o "$d/clocked"
+}
+
+@test "04's clocked runs, judged: the grader's clock over runs it checked at its picks; a wrong pick fails, a report that contradicts the grader is flagged" {
+    build_clock_stand_in || fail "the stand-in does not build"
+    load ../grading/judge/harness
+    local f
+    # the grader's own functions, from its file
+    for f in clocked_points clock_batches clock_judged clock_speedup; do
+        eval "$(awk -v f="$f" 'index($0, f "() {") == 1 { on = 1 } on { print } on && /^}/ { exit }' "$ROOT/grading/judge/04_streams_overlap.bats")"
+    done
+    export GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review"
+    clocked_points 3
+    run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
+    assert_equal "$report_why" ""
+    clock_speedup
+    # 9 batches of 3 runs, each timed from its seed to its pick: a sequential run 4 ms more than
+    # the checks alone, a pipeline run 2 ms (the work on the host is in both)
+    assert_equal "$(wc -l <<<"$clock_rows")" 9
+    awk -v x="$clock_x" 'BEGIN { exit !(x > 1.2 && x < 3) }' || fail "speed-up $clock_x ($clock_why)"
+    [ ! -s "$GRADE_REVIEW_FILE" ] || fail "flagged: $(cat "$GRADE_REVIEW_FILE")"
+    # one pipeline run left unworked: the grader's picks see it (the stand-in's own count says 0)
+    STAND_IN=wrong run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
+    run clock_judged ""
+    assert_failure
+    assert_output --partial "inconsistent report: the harness found 0 of the clocked runs wrong at the grader's picks, the grader 3"
+    grep -q "^inconsistent report: " "$GRADE_REVIEW_FILE" || fail "not flagged for review"
+    # a report of wrong runs the grader found right; a run count not the grader's
+    STAND_IN=lie run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
+    run clock_judged ""
+    assert_failure
+    assert_output --partial "inconsistent report: the harness found 3 of the clocked runs wrong at the grader's picks, the grader 0"
+    clocked_points 2
+    run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 2
+    CLOCKED=3 run clock_judged ""
+    assert_failure
+    assert_output --partial "inconsistent report: the harness says it ran 2 runs a batch where the grader asked for 3"
 }
 
 @test "the channel: the grader reads the program's device memory from outside (NVML) while the harness waits" {

@@ -339,6 +339,59 @@ C
     done
 }
 
+# grading/harness/pick.h's inputs by position and the judge's picks, against the same hash
+# written here again in bash arithmetic: harness_input_at at positions spread over 2^32 and
+# harness_input_fill's values (one loop, which the compiler vectorises) as harness_input_value
+# gives them one by one; pick_positions as expected_picks.c writes them, the last one n - 1.
+@test "harness_input_at, harness_input_fill and pick_positions: the values the hash gives, computed independently" {
+    load ../grading/judge/harness
+    cat >"$BATS_TEST_TMPDIR/at.c" <<'C'
+#include "exercise_harness.h"
+int main(int argc, char **argv)
+{
+    uint32_t seed = (uint32_t)strtoul(argv[1], NULL, 10);
+    float v[1000];
+    harness_input_fill(v, 1000, seed);
+    int same = 1;
+    for (int i = 0; i < 1000; i++)
+        same &= memcmp(&v[i], &(float){harness_input_value(seed, (uint64_t)i)}, 4) == 0;
+    for (int k = 2; k < argc; k++)
+        printf("%u\n", harness_input_at(seed, strtoull(argv[k], NULL, 10)));
+    printf("fill %s %.10f\n", same ? "same" : "different", v[999]);
+    return 0;
+}
+C
+    cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$(cuda_root)/include" \
+        -o "$BATS_TEST_TMPDIR/at" "$BATS_TEST_TMPDIR/at.c" || fail "the probe did not build"
+    mix() { # lowbias32
+        local x=$(($1 & 0xffffffff))
+        x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff))
+        x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
+        echo $((x ^ (x >> 16)))
+    }
+    local seed key i want got x
+    for seed in 1 4711 2147483646; do
+        key="$(mix $(((seed * 0x9e3779b1 + 0x7f4a7c15) & 0xffffffff)))"
+        want=""
+        for i in 0 1 2 999 65536 1000003 4294967295; do
+            want+="$(mix $((i ^ key)))"$'\n'
+        done
+        x="$(mix $((999 ^ key)))"
+        got="$("$BATS_TEST_TMPDIR/at" "$seed" 0 1 2 999 65536 1000003 4294967295)"
+        assert_equal "$got" "${want}fill same $(awk -v x="$x" 'BEGIN { printf "%.10f", (x % 65536) / 32768 - 1 }')"
+    done
+    # the picks: 64 positions, every one below n, the last n - 1; as the relay checks them
+    local line
+    line="$(printf 'x 4711 99 1000003 0\n' | "$(expected_picks_program)")"
+    assert_equal "$(wc -w <<<"$line")" 67
+    [[ "$line" == *" 1000002:"* ]] || fail "no last position: $line"
+    key="$(mix $(((99 ^ 0x5bd1e995) * 0x9e3779b1 + 0x7f4a7c15)))"
+    i="$(( ((($(mix $((0 ^ key))) << 32) | $(mix $((1 ^ key)))) & 0x7fffffffffffffff) ))"
+    read -r _ _ _ first _ <<<"$line"
+    # (bash's integers are signed: the first position's 64-bit draw, when its top bit is 0)
+    [ "$(( ($(mix $((0 ^ key))) >> 31) ))" = 1 ] || assert_equal "${first%%:*}" "$((i % 1000003))"
+}
+
 # test_helper's batslib_count_lines and batslib_prefix: what bats-support's own give, on output
 # of every shape, without a bash loop per line (a failed assertion on 5000 lines took 3 s).
 @test "bats-support's line counter and prefixer, replaced: the same text, without a loop per line" {

@@ -17,7 +17,8 @@
  * first makes its inputs, harness_seed_now; "fresh NAME" for a timed batch's own seed,
  * harness_fresh_seed; "at NAME", a moment the judge stamps by its own clock, harness_mark;
  * "measure NAME", where the judge reads the device memory this process holds from outside,
- * harness_measure), and waits for the judge's "go [VALUE]"; last, after the last call of the
+ * harness_measure; "pick NAME" after a call made an output, answered by the values at the
+ * positions the judge picks then, harness_pick), and waits for the judge's "go [VALUE]"; last, after the last call of the
  * student's code, harness_end answers with "report LEN" and the report kept in memory (ending
  * with "end SEED"), and reads the judge's "bye". The judge knows the points in their order
  * (the grader gives them); a line it did not ask for, a point out of order or twice, or a byte
@@ -47,6 +48,7 @@
 
 #include "check.h"
 #include "minstd.h"
+#include "pick.h"
 #include "syscall_filter.h"
 
 /* The values of one case: MINSTD (Park-Miller) from the case's seed, each x % 1000, so that
@@ -308,6 +310,39 @@ static inline void harness_measure(const char *name)
 {
     char text[8];
     (void)harness_point("measure", name, text, sizeof text);
+}
+
+/* After a call of the student's whose output is out[0..n) (n > 0): "pick NAME", and the judge
+ * answers with a seed it draws now, after the call; the harness answers at once with the
+ * values at the PICK_COUNT positions that seed gives over the whole output (pick_positions,
+ * into at; the last is n - 1): "picked NAME N AT:BITS ...", BITS the float's 8 hex digits. The
+ * judge keeps them and computes the values due itself (grading/judge/channel.c,
+ * expected_picks.c). By hand, a seed made from the run's seed and NAME, and nothing is sent.
+ * False: the judge did not answer as it does (the conversation is broken). */
+static inline bool harness_pick(const char *name, const float *out, size_t n,
+                                uint64_t at[PICK_COUNT])
+{
+    char text[32] = {0}, line[PICK_COUNT * 32 + 96];
+    uint32_t s;
+    if (harness_channel()->fd >= 0) {
+        if (!harness_point("pick", name, text, sizeof text))
+            return false;
+        s = harness_seed_value(text);
+    } else {
+        s = harness_fresh_seed(name) ^ 0x2545f491u;
+    }
+    pick_positions(s, n, at);
+    int len = snprintf(line, sizeof line, "picked %.60s %zu", name, n);
+    for (int k = 0; k < PICK_COUNT && len > 0; k++) {
+        uint32_t bits;
+        memcpy(&bits, &out[at[k]], sizeof bits);
+        len += snprintf(line + len, sizeof line - (size_t)len, " %llu:%08x",
+                        (unsigned long long)at[k], bits);
+    }
+    if (harness_channel()->fd < 0)
+        return true;
+    line[len++] = '\n';
+    return harness_channel_write(line, (size_t)len);
 }
 
 /* The grader's channel (then the command line must be empty), else the seed from the command

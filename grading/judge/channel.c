@@ -17,6 +17,16 @@
  *   measure:NAME  stamped, then the device memory the program's processes hold is read from
  *                 outside (NVML's list of compute processes, through nvidia-smi) while the
  *                 program waits for its "go"; FILE.memory gets "NAME MIB" or "NAME unseen WHY"
+ *   pick:NAME     after a call of the student's made an output: stamped ("pick:NAME MS" in
+ *                 FILE.clock), then the judge draws a seed now, after the call, and answers
+ *                 "go S"; the program must answer at once with one line (at most
+ *                 PICK_LINE_CAP bytes), "picked NAME N AT:BITS ..." (N the output's length,
+ *                 then the PICK_COUNT positions grading/harness/pick.h's pick_positions gives
+ *                 for S and N, in order, each with the 8 hex digits of the value there), and
+ *                 FILE.picks gets "NAME S N AT:BITS ..." (at most PICKS_CAP bytes in all).
+ *                 No answer, a malformed one, other positions, or a second answer breaks the
+ *                 conversation; the grader computes the values due itself
+ *                 (grading/judge/expected_picks.c).
  * The program may end early: "report" answers any "next" (the points left are then not
  * reached, and a grader that needs them fails). LIST defaults to "seed".
  * Anything else ends the conversation with one line in FILE.broken, "WHAT" (a line the judge
@@ -24,7 +34,8 @@
  * the report): the grader then gives the run no point and flags it for review
  * (grading/judge/harness.bash). The judge then closes the channel, and ends COMMAND when it
  * has not ended within BROKEN_GRACE_MS.
- * FILE gets SEED on its first line, then the report; FILE.clock a line "NAME MS" per point
+ * FILE gets SEED on its first line, then the report; FILE.picks the picks' answers (above);
+ * FILE.clock a line "NAME MS" per point ("pick:NAME MS" for a pick)
  * (MS: milliseconds from the start of COMMAND, CLOCK_MONOTONIC, when its line arrived) and
  * "closed MS". nvidia-smi is GRADER_NVIDIA_SMI where set (a test's stand-in).
  * Exits as COMMAND did (128 + N when a signal N ended it), 125 when COMMAND could not be started
@@ -42,6 +53,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../harness/pick.h"
 
 static struct timespec started;
 static pid_t program; /* COMMAND's process: NVML's figures count it and its descendants */
@@ -169,8 +182,10 @@ static int good_name(const char *name)
 
 enum {
     LINE_CAP = 128,        /* a point's line, "next"'s answer */
+    PICK_LINE_CAP = 4096,  /* a "picked" line: 64 positions of 20 digits and their values */
+    PICKS_CAP = 1 << 20,   /* FILE.picks's bytes in all */
     REPORT_CAP = 65536,    /* the report's bytes */
-    POINTS_CAP = 128,      /* points in LIST */
+    POINTS_CAP = 4096,     /* points in LIST */
     BROKEN_GRACE_MS = 5000 /* how long a program whose conversation broke may take to end */
 };
 
@@ -183,7 +198,8 @@ struct judge {
     const char *seed;
     struct point points[POINTS_CAP];
     int count, next; /* the points of LIST; the next one due */
-    FILE *report, *clock, *memory, *seeds;
+    FILE *report, *clock, *memory, *seeds, *picks;
+    long picks_written; /* FILE.picks's bytes so far */
     const char *broken_path;
     int broken;
 };
@@ -202,27 +218,37 @@ static void broken(struct judge *j, const char *fmt, const char *arg)
     }
 }
 
+/* A kind of point the judge knows. */
+static int good_kind(const char *kind)
+{
+    static const char *const kinds[] = {"seed", "fresh", "at", "measure", "pick"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kind, kinds[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* LIST into j->points: words KIND:NAME or "seed"; false when one is not of that form. */
 static int parse_points(struct judge *j, const char *list)
 {
-    char copy[8192];
-    snprintf(copy, sizeof copy, "%s", list);
-    for (char *w = strtok(copy, " ,\n"); w; w = strtok(NULL, " ,\n")) {
+    char *copy = strdup(list);
+    for (char *w = copy ? strtok(copy, " ,\n") : NULL; w; w = strtok(NULL, " ,\n")) {
         char *colon = strchr(w, ':');
         const char *kind = colon ? w : "seed", *name = colon ? colon + 1 : "seed";
         if (colon)
             *colon = '\0';
         if (j->count == POINTS_CAP || !good_name(name) ||
-            strlen(name) >= sizeof j->points[0].name ||
-            (strcmp(kind, "seed") != 0 && strcmp(kind, "fresh") != 0 && strcmp(kind, "at") != 0 &&
-             strcmp(kind, "measure") != 0) ||
-            (strcmp(kind, "seed") == 0 && strcmp(name, "seed") != 0))
+            strlen(name) >= sizeof j->points[0].name || !good_kind(kind) ||
+            (strcmp(kind, "seed") == 0 && strcmp(name, "seed") != 0)) {
+            free(copy);
             return 0;
+        }
         snprintf(j->points[j->count].kind, sizeof j->points[0].kind, "%s", kind);
         snprintf(j->points[j->count].name, sizeof j->points[0].name, "%s", name);
         j->count++;
     }
-    return 1;
+    free(copy);
+    return copy != NULL;
 }
 
 /* Writes `text` on the socket; false when it could not (broken, unless the program has
@@ -253,13 +279,16 @@ static int unasked(struct judge *j)
         return 0;
     text[n] = '\0';
     text[strcspn(text, "\n")] = '\0';
-    broken(j, "a line the judge did not ask for: '%s'", text);
+    if (strncmp(text, "picked ", 7) == 0) /* a pick answered twice */
+        broken(j, "a second answer to a pick: '%.40s...'", text);
+    else
+        broken(j, "a line the judge did not ask for: '%s'", text);
     return 1;
 }
 
-/* One line of at most LINE_CAP - 1 bytes into `line` (the newline dropped): 1; 0 at the end of
- * the channel before any byte; -1 (broken) for a line too long or cut by the end. */
-static int read_line(struct judge *j, char *line)
+/* One line of at most cap - 1 bytes into `line` (the newline dropped): 1; 0 at the end of the
+ * channel before any byte; -1 (broken) for a line too long or cut by the end. */
+static int read_line(struct judge *j, char *line, size_t cap)
 {
     size_t len = 0;
     for (;;) {
@@ -275,8 +304,10 @@ static int read_line(struct judge *j, char *line)
         }
         if (c == '\n')
             break;
-        if (len == LINE_CAP - 1) {
-            broken(j, "a line longer than %s bytes", "127");
+        if (len == cap - 1) {
+            char most[24];
+            snprintf(most, sizeof most, "%zu", cap - 1);
+            broken(j, "a line longer than %s bytes", most);
             return -1;
         }
         line[len++] = c;
@@ -338,6 +369,66 @@ static unsigned long fresh_seed(void)
     return (unsigned long)(r % 2147483646u) + 1;
 }
 
+/* Why the answer `rest` to a pick with seed s is not "N AT:BITS ..." with the positions
+ * pick_positions gives for s and N; NULL when it is. */
+static const char *bad_pick(const char *rest, uint32_t s)
+{
+    char *end = NULL;
+    if (*rest < '1' || *rest > '9')
+        return "no output length";
+    unsigned long long n = strtoull(rest, &end, 10);
+    if (n == 0 || n > (1ull << 40) || *end != ' ')
+        return "an output length out of range";
+    uint64_t at[PICK_COUNT];
+    pick_positions(s, n, at);
+    const char *q = end;
+    for (int k = 0; k < PICK_COUNT; k++) {
+        if (*q++ != ' ' || *q < '0' || *q > '9')
+            return "fewer positions than the judge picked";
+        unsigned long long a = strtoull(q, &end, 10);
+        if (a != at[k] || *end != ':')
+            return "a position the judge did not pick";
+        q = end + 1;
+        if (strspn(q, "0123456789abcdef") != 8 || (q[8] != ' ' && q[8] != '\0'))
+            return "a value that is not 8 hex digits";
+        q += 8;
+    }
+    return *q ? "more than the positions the judge picked" : NULL;
+}
+
+/* "pick NAME" answered: a seed drawn now, "go S", and the one line that must answer it, checked
+ * (bad_pick) and kept in FILE.picks as "NAME S N AT:BITS ...". */
+static void take_pick(struct judge *j, const char *name)
+{
+    static char line[PICK_LINE_CAP];
+    char go[64], head[96];
+    unsigned long s = fresh_seed();
+    snprintf(go, sizeof go, "go %lu\n", s);
+    if (!say(j, go))
+        return;
+    int got = read_line(j, line, sizeof line);
+    if (got == 0)
+        broken(j, "no answer to 'pick %s'", name);
+    if (got <= 0)
+        return;
+    int n = snprintf(head, sizeof head, "picked %s ", name);
+    const char *why = strncmp(line, head, (size_t)n) != 0 ? "not 'picked NAME ...'"
+                                                          : bad_pick(line + n, (uint32_t)s);
+    if (why) {
+        char what[200];
+        snprintf(what, sizeof what, "the answer to 'pick %.64s': %s", name, why);
+        broken(j, "%s", what);
+        return;
+    }
+    j->picks_written += (long)strlen(line + n) + 24 + (long)strlen(name);
+    if (j->picks_written > PICKS_CAP) {
+        broken(j, "%s", "picks past their cap (1 MiB)");
+        return;
+    }
+    fprintf(j->picks, "%s %lu %s\n", name, s, line + n);
+    fflush(j->picks);
+}
+
 /* The point `line` ("KIND NAME"), checked against the one due, stamped and answered. */
 static void answer_point(struct judge *j, const char *line)
 {
@@ -356,8 +447,12 @@ static void answer_point(struct judge *j, const char *line)
         return;
     }
     j->next++;
-    fprintf(j->clock, "%s %.3f\n", p->name, at);
+    fprintf(j->clock, "%s%s %.3f\n", strcmp(p->kind, "pick") == 0 ? "pick:" : "", p->name, at);
     fflush(j->clock);
+    if (strcmp(p->kind, "pick") == 0) {
+        take_pick(j, p->name);
+        return;
+    }
     char go[64] = "go\n";
     if (strcmp(p->kind, "seed") == 0) {
         snprintf(go, sizeof go, "go %s\n", j->seed);
@@ -379,7 +474,7 @@ static void converse(struct judge *j)
     while (!j->broken) {
         if (unasked(j) || !say(j, "next\n"))
             return;
-        int got = read_line(j, line);
+        int got = read_line(j, line, sizeof line);
         if (got <= 0)
             return; /* the program ended (or broke the line): no report */
         if (strncmp(line, "report ", 7) == 0) {
@@ -430,26 +525,27 @@ static int program_status(int was_broken)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* FILE, FILE.clock, FILE.memory, FILE.seeds opened ("e": closed on exec, so that no program
+/* FILE, FILE.clock, FILE.memory, FILE.seeds, FILE.picks opened ("e": closed on exec, so that no program
  * started here holds them); FILE.broken's path kept, the file made only when it breaks. */
-static int open_files(struct judge *j, const char *path, char names[4][4096])
+static int open_files(struct judge *j, const char *path, char names[5][4096])
 {
-    static const char *const ext[4] = {"clock", "memory", "seeds", "broken"};
-    for (int i = 0; i < 4; i++)
+    static const char *const ext[5] = {"clock", "memory", "seeds", "broken", "picks"};
+    for (int i = 0; i < 5; i++)
         snprintf(names[i], 4096, "%s.%s", path, ext[i]);
     unlink(names[3]);
     j->broken_path = names[3];
+    j->picks = fopen(names[4], "we");
     j->report = fopen(path, "we");
     j->clock = fopen(names[0], "we");
     j->memory = fopen(names[1], "we");
     j->seeds = fopen(names[2], "we");
-    return j->report && j->clock && j->memory && j->seeds;
+    return j->report && j->clock && j->memory && j->seeds && j->picks;
 }
 
 int main(int argc, char **argv)
 {
     static struct judge j = {.sock = -1};
-    char names[4][4096];
+    char names[5][4096];
     const char *list = "seed";
     int first = 1;
     if (argc > 2 && strcmp(argv[1], "--points") == 0) {
@@ -458,7 +554,8 @@ int main(int argc, char **argv)
     }
     if (argc - first < 3 || !argv[first][0] ||
         strspn(argv[first], "0123456789") != strlen(argv[first]) || !parse_points(&j, list)) {
-        fprintf(stderr, "usage: channel [--points 'seed fresh:NAME at:NAME measure:NAME ...'] "
+        fprintf(stderr, "usage: channel [--points 'seed fresh:NAME at:NAME measure:NAME "
+                        "pick:NAME ...'] "
                         "SEED FILE COMMAND [ARG...]\n");
         return 2;
     }
@@ -484,5 +581,6 @@ int main(int argc, char **argv)
     fclose(j.clock);
     fclose(j.memory);
     fclose(j.seeds);
+    fclose(j.picks);
     return program_status(j.broken);
 }

@@ -44,8 +44,9 @@ run_exercise_fresh() {
 # $status and $lines as run does (what the program printed: shown in failures, never judged
 # as a report), $report (the report's lines), $report_why (empty, or why the report cannot be
 # trusted), $clock (the judge's stamps: "NAME MS" lines, read by harness_clock), $memory (the
-# device memory the judge read from NVML at the harness's measures: harness_memory) and $seeds
-# (the seeds it drew: harness_fresh).
+# device memory the judge read from NVML at the harness's measures: harness_memory), $seeds
+# (the seeds it drew: harness_fresh) and $picks (the values the harness gave at the positions
+# the judge picked after a call: harness_picks, harness_picks_wrong).
 run_harness() {
     local kept
     kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "${HARNESS_POINTS:-seed}" "$@" | md5sum | cut -d' ' -f1)"
@@ -57,6 +58,7 @@ run_harness() {
         clock="$(cat "$kept.clock")"
         memory="$(cat "$kept.memory")"
         seeds="$(cat "$kept.seeds")"
+        picks="$(cat "$kept.picks")"
         HARNESS_CHANNEL=1
         return 0
     fi
@@ -67,15 +69,18 @@ run_harness() {
     printf '%s' "$clock" >"$kept.clock"
     printf '%s' "$memory" >"$kept.memory"
     printf '%s' "$seeds" >"$kept.seeds"
+    printf '%s' "$picks" >"$kept.picks"
     echo "$status" >"$kept.status"
 }
 
-# grader_program NAME: the path of NAME.c (beside this file) built, once per grader file, in
+# grader_program NAME [LIB...]: the path of NAME.c (beside this file) built, once per grader file, in
 # BATS_FILE_TMPDIR; fails where no C compiler builds it.
+# LIB... (e.g. -lm) are linked after it.
 grader_program() {
-    local bin="$BATS_FILE_TMPDIR/$1"
+    local bin="$BATS_FILE_TMPDIR/$1" name="$1"
+    shift
     if [ ! -x "$bin" ] && command -v "${CC:-cc}" >/dev/null 2>&1 &&
-        "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/$1.c" 2>/dev/null; then
+        "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/$name.c" "$@" 2>/dev/null; then
         mv -f "$bin.$$" "$bin"
     fi
     [ -x "$bin" ] && echo "$bin"
@@ -87,14 +92,15 @@ channel_program() { grader_program channel; }
 # run_harness_fresh SEED PROGRAM ARG...: a run of its own (never a kept one); see run_harness.
 # The judge (channel.c) asks for the points HARNESS_POINTS names, in that order (default
 # "seed": the seed, then the report); $seeds gets the seeds it drew for "fresh:NAME" points
-# ("NAME SEED" lines, harness_fresh), and a conversation it found broken makes $report_why
+# ("NAME SEED" lines, harness_fresh), $picks the answers to its "pick:NAME" points ("NAME
+# SEED N AT:BITS ..." lines, checked for their form and positions by the relay), and a conversation it found broken makes $report_why
 # "protocol broken: WHAT" and is written to GRADE_REVIEW_FILE where the grading sets one (the
 # run scores nothing and is flagged for review, grading/grade).
 run_harness_fresh() {
     local seed="$1" chan relay
     shift
     relay="$(channel_program)" || {
-        report="" clock="" memory="" seeds="" report_why="the grader could not build its channel (grading/judge/channel.c with ${CC:-cc})"
+        report="" clock="" memory="" seeds="" picks="" report_why="the grader could not build its channel (grading/judge/channel.c with ${CC:-cc})"
         HARNESS_CHANNEL=1 status=125 output="$report_why"
         return 0
     }
@@ -105,11 +111,12 @@ run_harness_fresh() {
     clock="$(head -c 65536 "$chan.clock" 2>/dev/null)"
     memory="$(head -c 65536 "$chan.memory" 2>/dev/null)"
     seeds="$(head -c 65536 "$chan.seeds" 2>/dev/null)"
+    picks="$(head -c 1048576 "$chan.picks" 2>/dev/null)"
     if [ -s "$chan.broken" ]; then
         report_why="protocol broken: $(head -c 300 "$chan.broken" | head -n 1)"
         [ -z "${GRADE_REVIEW_FILE:-}" ] || printf '%s\n' "$report_why" >>"$GRADE_REVIEW_FILE"
     fi
-    rm -f "$chan" "$chan.clock" "$chan.memory" "$chan.seeds" "$chan.broken"
+    rm -f "$chan" "$chan.clock" "$chan.memory" "$chan.seeds" "$chan.broken" "$chan.picks"
 }
 
 # harness_fresh NAME: the seed the judge drew for the last run_harness's point fresh:NAME.
@@ -118,6 +125,53 @@ harness_fresh() {
     v="$(relay_value "$seeds" "$1")"
     [ -n "$v" ] || { fail "the judge drew no seed '$1' (seeds: $(printf '%s' "$seeds" | tr '\n' ' '))"; return 1; }
     printf '%s\n' "$v"
+}
+
+# harness_picks NAME: the answer to the last run_harness's point pick:NAME as the relay kept it,
+# "SEED N AT:BITS ..." (the seed the judge drew after the call, the output's length, the values
+# at the positions it picked); fails where there is none.
+harness_picks() {
+    local v
+    v="$(relay_value "$picks" "$1")"
+    [ -n "$v" ] || { fail "the harness answered no pick '$1'"; return 1; }
+    printf '%s\n' "$v"
+}
+
+# expected_picks_program: expected_picks.c built (with -lm: fmaf).
+expected_picks_program() { grader_program expected_picks -lm; }
+
+# harness_picks_wrong: reads lines "NAME INSEED WORK" (a pick of the last run_harness, the seed
+# of the input the judge drew for that call, lesson 04's WORK, 0 for the input itself) and
+# prints the NAME of each whose values are not those expected_picks.c computes outside the
+# program, or that has no answer; nothing when every one is right. Fails where the grader
+# cannot build expected_picks.c.
+harness_picks_wrong() {
+    local bin asked
+    bin="$(expected_picks_program)" || { fail "the grader could not build grading/judge/expected_picks.c with ${CC:-cc}"; return 1; }
+    # "R NAME INSEED SEED N WORK" for each pick the relay kept, "M NAME" for one it has not
+    asked="$(awk 'NR == FNR { if (NF > 3 && !($1 in s)) { s[$1] = $2; n[$1] = $3 }; next }
+        NF == 3 { if ($1 in s) print "R", $1, $2, s[$1], n[$1], $3; else print "M", $1 }' \
+        <(printf '%s\n' "$picks") -)"
+    sed -n 's/^M //p' <<<"$asked"
+    sed -n 's/^R //p' <<<"$asked" | grep . | "$bin" |
+        awk 'NR == FNR { want[$1] = $0; next } ($1 in want) && want[$1] != $0 { print $1; delete want[$1] }' \
+            - <(printf '%s\n' "$picks")
+}
+
+# harness_picks_right NAME INSEED WORK: the pick NAME of the last run_harness holds the values
+# due (harness_picks_wrong), else fails with what it held.
+harness_picks_right() {
+    local wrong
+    wrong="$(printf '%s %s %s\n' "$1" "$2" "$3" | harness_picks_wrong)" || return 1
+    [ -z "$wrong" ] || { fail "the pick '$1' does not hold the values due (input seed $2, work $3): $(relay_value "$picks" "$1" | cut -c1-200)"; return 1; }
+}
+
+# harness_inconsistent WHY: what the harness reported in-process contradicts what the grader saw
+# itself (its clock, its picks): the test fails with "inconsistent report: WHY", written to
+# GRADE_REVIEW_FILE where the grading sets one (flagged for review, as a broken protocol is).
+harness_inconsistent() {
+    [ -z "${GRADE_REVIEW_FILE:-}" ] || printf 'inconsistent report: %s\n' "$1" >>"$GRADE_REVIEW_FILE"
+    fail "inconsistent report: $1"
 }
 
 # relay_value TEXT NAME: what follows "NAME " on the last such line of TEXT (one of the relay's
