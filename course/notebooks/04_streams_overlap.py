@@ -359,7 +359,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
 # the memory), every run right. Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. Run it by hand with
+# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. Run it by hand with
 # `./build/exercises/driver`. The reference solution is `solutions/driver/pipeline.c`.
 
 # %%
@@ -456,7 +458,9 @@ bool exercise_issue(const struct pipeline *p)
 # then, with no clock, for the result and what your change leaves to read back at 1024
 # floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed, every run right. Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. Run it by hand with
+# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. Run it by hand with
 # `./build/exercises/legacy`. The reference solution is `solutions/legacy/pipeline.c`.
 
 # %%
@@ -540,7 +544,11 @@ bool exercise_issue(const struct pipeline *p)
 # then, with no clock, for the result and what your change leaves to read back at 1024
 # floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed, every run right. Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. Run it by hand with
+# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. With the driver's allocation made to fail
+# (the grader's `--fail-at N`), `exercise_host_alloc()` must return NULL: pageable memory instead
+# hides the failure and loses. Run it by hand with
 # `./build/exercises/pinned`. The reference solution is `solutions/pinned/pipeline.c`.
 
 # %%
@@ -623,7 +631,9 @@ bool exercise_issue(const struct pipeline *p)
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
 # the memory), every run right. Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. Run it by hand with
+# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. Run it by hand with
 # `./build/exercises/streams`. The reference solution is `solutions/streams/pipeline.c`.
 
 # %%
