@@ -199,7 +199,14 @@ harness_wraps = $(foreach f,$(shell cat 'harness/$(1)/wrap' 'harness/$(1).wrap' 
 check_objects = $(if $(HOST_SANITIZE),echo 'check-object: not run on $(1) in a HOST_SANITIZE=1 build (never grade with one)',bash $(call q,$(GRADING)/check/check-object) $(call q,$(firstword $(wildcard harness/$(1)/allow harness/$(1).allow) none)) $(2))
 # WATCH_DRIVER=1: beside the exercise programs (never the lesson's own), the stand-in driver
 # grading/harness/driver_watch (it counts what the student's code makes and can make its calls
-# fail), found before any other libcuda.so.1 through the programs' RPATH $$ORIGIN.
+# fail), found before any other libcuda.so.1 through the programs' RPATH $$ORIGIN. grading/grade
+# builds with it, and make exercise-from (how a grader builds a submission) does by default
+# (WATCH_DRIVER=0 to build without); DRIVER_WATCH_LIB: a stand-in built already, copied beside
+# the program exercise-from builds (grading/corpus/corpus builds one for every variant).
+ifneq ($(filter exercise-from,$(MAKECMDGOALS)),)
+WATCH_DRIVER ?= 1
+endif
+DRIVER_WATCH_LIB ?= $(BUILD)/exercises/libcuda.so.1
 WATCH_LIB = $(if $(filter 1,$(WATCH_DRIVER)),$(BUILD)/$(1)/libcuda.so.1)
 WATCH_LINK = $(if $(filter 1,$(WATCH_DRIVER)),-Xlinker --disable-new-dtags -Xlinker -rpath -Xlinker '$$ORIGIN')
 $(BUILD)/exercises/libcuda.so.1 $(BUILD)/solutions/libcuda.so.1: $(GRADING)/harness/driver_watch/driver_watch.c $(GRADING)/harness/driver_watch/driver_watch.h $(GRADING)/harness/driver_watch/build
@@ -259,9 +266,14 @@ $(INTO)/obj/%.o: $(FROM)/%.c $(BUILD)/flags
 $(INTO)/obj/%.cu.o: $(FROM)/%.cu $(BUILD)/flags
 	@mkdir -p $(call q,$(@D))
 	$(NVCC) $(ALL_NVCCFLAGS) -c $(call q,$<) -o $(call q,$@)
-$(INTO)/$(EXERCISE): $(call obj,$(call harness_srcs,$(EXERCISE))) $(FROM_OBJS) $(COMMON_OBJS) $(GRADING_OBJS)
+$(INTO)/$(EXERCISE): $(call obj,$(call harness_srcs,$(EXERCISE))) $(FROM_OBJS) $(COMMON_OBJS) $(GRADING_OBJS) | $(if $(filter 1,$(WATCH_DRIVER)),$(INTO)/libcuda.so.1)
 	@$(call check_objects,$(EXERCISE),$(foreach s,$(FROM_SRCS),$(call q,$(INTO)/obj/$(patsubst %.c,%.o,$(patsubst %.cu,%.cu.o,$(s)))) $(call q,$(FROM)/$(s))))
-	$(NVCC) $(LINK_FLAGS) $(call harness_wraps,$(EXERCISE)) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
+	$(NVCC) $(LINK_FLAGS) $(WATCH_LINK) $(call harness_wraps,$(EXERCISE)) -o $(call q,$@) $(call qall,$^) $(LDLIBS)
+ifeq ($(WATCH_DRIVER),1)
+$(INTO)/libcuda.so.1: $(DRIVER_WATCH_LIB)
+	@mkdir -p $(call q,$(@D))
+	cp -f $(call q,$<) $(call q,$@)
+endif
 exercise-from: $(INTO)/$(EXERCISE)
 else
 exercise-from:

@@ -326,12 +326,12 @@ shim03() {
 # buffer page-locked in place, the data delivered, what was made destroyed, cuMemHostAlloc's
 # flags) beside other programs in the shared first phase; its tests that time copies alone. A CPU
 # test below checks that the two parts hold every test once.
-GRADER_03_FUNCTION='^(pin_it: pin\(\) page-locks|both_ways: both copies deliver|driver_pinned: the buffer comes from)'
+GRADER_03_FUNCTION='^(pin_it: pin\(\) page-locks|pin_it: a driver call made to fail|both_ways: both copies deliver|driver_pinned: the buffer comes from|driver_pinned: a driver call made to fail)'
 GRADER_03_TIMING='^(pin_it: copies from the pinned buffer|both_ways: the two directions overlap|driver_pinned: its copy runs)'
 
 # bats test_tags=gpu,shared
 @test "GPU: the reference solutions pass the exercise grader's tests of function" {
-    assert_solutions_pass 03_pinned_memory "$GRADER_03_FUNCTION" 3
+    assert_solutions_pass 03_pinned_memory "$GRADER_03_FUNCTION" 5
 }
 
 # bats test_tags=gpu

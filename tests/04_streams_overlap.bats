@@ -321,7 +321,7 @@ check() {
 
 # bats test_tags=gpu
 @test "the reference solutions pass the grader" {
-    assert_solutions_pass "$LESSON" "" 15
+    assert_solutions_pass "$LESSON" "" 16
 }
 
 # The untouched exercises go through the grader in two parts (bats -f). streams and pinned copy
@@ -356,7 +356,7 @@ every_test_failed() {
     require_gpu
     run_grader "$LESSON" exercises "$GRADER_04_SYNCHRONOUS"
     echo "$output"
-    every_test_failed 10
+    every_test_failed 11
     # the reasons no other program can change: every run returned with its work done, and the
     # driver exercise's copies are synchronous
     [ "$(grep -cE 'returned with all its work done in ([0-9]+) of \1 runs: it must return without waiting' <<<"$output")" -eq 4 ] ||

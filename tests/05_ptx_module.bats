@@ -361,7 +361,7 @@ normalize_05() {
 
 # bats test_tags=gpu,shared
 @test "GPU: the exercises' reference solutions pass the grader" {
-    assert_solutions_pass 05_ptx_module "" 6
+    assert_solutions_pass 05_ptx_module "" 7
 }
 
 # bats test_tags=gpu,shared

@@ -69,6 +69,7 @@ setup() {
     local n=0 p
     for p in "$ROOT"/0[1235]_*/build/exercises/*; do
         [ -x "$p" ] && [ -f "$p" ] || continue
+        case "$p" in *.so | *.so.*) continue ;; esac # the stand-in driver of a WATCH_DRIVER=1 build
         n=$((n + 1))
         run "$p" --help
         assert_equal "$(basename "$p") --help: exit $status" "$(basename "$p") --help: exit 0"

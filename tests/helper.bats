@@ -415,3 +415,51 @@ C
     ours=$((${t1/./} - ${t0/./})) lib_us=$((${t2/./} - ${t1/./}))
     [ $((ours * 5)) -lt "$lib_us" ] || fail "5001 lines: ${ours} us here, ${lib_us} us with bats-support's loops"
 }
+
+@test "judge_failures and assert_resources: each N until none comes; the call that saw it answers the failure and nothing is left; a crash, a silent success, a leak or no failure at all loses" {
+    load ../grading/judge/harness
+    seed=7
+    # a run as the harness reports it, from FAKE (the case) and the N given after --fail-at
+    run_harness() {
+        local n="$4" where=none pin=true unpin=true left=kept came=no
+        HARNESS_CHANNEL=1 report_why='' output="(run $n)" status=0
+        case "$n" in 1) where=pin pin=false unpin=false came=yes ;; 2) where=unpin unpin=false came=yes ;; esac
+        case "$FAKE.$n" in
+            silent.1) pin=true unpin=true ;;
+            leak.2) left="left: registered 1" ;;
+            crash.1) status=139 ;;
+            none.1) where=none pin=true came=no ;;
+            unwatched.2) left="not watched" ;;
+        esac
+        report="$(printf 'fail_came %s\nfail_in %s\npin %s\nunpin %s\nresources_fail %s\nfilter on\nend 7' \
+            "$came" "$where" "$pin" "$unpin" "$left")"
+    }
+    FAKE=right run judge_failures prog "pin false true" "unpin false true"
+    assert_success
+    FAKE=silent run judge_failures prog "pin false true" "unpin false true"
+    assert_failure
+    assert_output --partial "with the driver's call 1 made to fail (in pin): what pin answered"
+    FAKE=leak run judge_failures prog "pin false true" "unpin false true"
+    assert_failure
+    assert_output --partial "left: registered 1"
+    FAKE=crash run judge_failures prog "pin false true" "unpin false true"
+    assert_failure
+    assert_output --partial "ended with status 139"
+    FAKE=none run judge_failures prog "pin false true" "unpin false true"
+    assert_failure
+    assert_output --partial "none came"
+    FAKE=unwatched run judge_failures prog "pin false true" "unpin false true"
+    assert_failure
+    assert_output --partial "was not the grader's stand-in driver"
+    # one call (04 pinned): its key is where the failure came
+    run_harness() {
+        HARNESS_CHANNEL=1 report_why='' output='' status=0
+        report="$(printf 'fail_came %s\nhost_alloc %s\nresources_fail kept\nend 7' \
+            "$([ "$4" = 1 ] && echo yes || echo no)" "$([ "$4" = 1 ] && echo "$FAKE" || echo given)")"
+    }
+    FAKE=NULL run judge_failures prog "host_alloc NULL given"
+    assert_success
+    FAKE=given run judge_failures prog "host_alloc NULL given"
+    assert_failure
+    assert_output --partial "the harness saw 'given', expected 'NULL'"
+}

@@ -453,6 +453,19 @@ print("csv ok")' "$I/exercises.csv" "$RO/gradebook.csv"
     assert_line 'MY_VAR=passed'
 }
 
+@test "hostile: DRIVER_WATCH_REAL (the real driver behind the stand-in) reaches the program, its file bound read-only where the system folders do not show it" {
+    local d="$BATS_TEST_TMPDIR/drv/lib"
+    mkdir -p "$d"; echo "the real driver" >"$d/libcuda.so.1.580"; ln -s libcuda.so.1.580 "$d/libcuda.so.1"
+    chmod -R go+rX "$BATS_TEST_TMPDIR/drv"
+    run env DRIVER_WATCH_REAL="$d/libcuda.so.1" SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/sh -c \
+        'echo "real=$DRIVER_WATCH_REAL"; cat "$DRIVER_WATCH_REAL"; echo x >>"$DRIVER_WATCH_REAL" || echo read-only; ls "${DRIVER_WATCH_REAL%/*}"'
+    assert_success
+    assert_line "real=$d/libcuda.so.1"
+    assert_line "the real driver"
+    assert_line "read-only"
+    refute_line "libcuda.so.1.580" # the file alone, not its folder
+}
+
 @test "hostile: a LD_LIBRARY_PATH folder outside /usr and /opt (under /tmp too) is there for the program, the folders above it open (0755), /tmp still its own" {
     local uid=() dirs=("$BATS_TEST_TMPDIR/ld/x/y/lib") o
     mkdir -p "${dirs[0]}"; echo "marker of ${dirs[0]}" >"${dirs[0]}/marker"

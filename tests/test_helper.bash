@@ -136,8 +136,19 @@ normalize() {
         -e 's/(^|[^A-Za-z_0-9.#])[0-9]+( ?(ns|us|ms|s|B|KiB|MiB|GiB|TiB|GB\/s|MB\/s|%|x)([^A-Za-z_0-9]|$))/\1#\2/g'
 }
 
+# run_grader LESSON KIND [FILTER]: the grader over the lesson's build/KIND (solutions or
+# exercises), its programs first linked as the graded build links them: with the stand-in
+# driver beside them (WATCH_DRIVER=1, grading/harness/driver_watch), which the graders count
+# the resources with; a program linked without it is linked again.
 run_grader() {
-    EXERCISE_BIN="$ROOT/$1/build/$2" run "${BATS:-bats}" ${3:+-f "$3"} "$ROOT/grading/judge/$1.bats"
+    local d="$ROOT/$1/build/$2" e
+    local -a progs=()
+    for e in $(awk '!/^#/ && NF { print $1 }' "$ROOT/$1/exercises/points" 2>/dev/null); do
+        [ -f "$d/libcuda.so.1" ] && readelf -d "$d/$e" 2>/dev/null | grep -q 'R.*PATH.*\$ORIGIN' || rm -f "$d/$e"
+        progs+=("build/$2/$e")
+    done
+    [ "${#progs[@]}" = 0 ] || make --no-print-directory -s -k -C "$ROOT/$1" WATCH_DRIVER=1 "${progs[@]}" >/dev/null 2>&1 || true
+    EXERCISE_BIN="$d" run "${BATS:-bats}" ${3:+-f "$3"} "$ROOT/grading/judge/$1.bats"
 }
 
 assert_solutions_pass() {

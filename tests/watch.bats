@@ -151,3 +151,76 @@ watched() {
     assert_success
     assert_line "harness: resources_probe not watched"
 }
+
+@test "the stream-ordered and pitched allocations are device memory too, per-thread default stream or legacy" {
+    watched "$PROBE" async
+    assert_success
+    assert_line "made: stream=0 event=0 module=0 library=0 registered=0 pinned=0 device=5"
+    # asked for per-thread ones (as the static runtime built with them asks), the stand-in
+    # answers its own per-thread wrappers, which reach the driver's _ptsz functions
+    [ "$(grep -c '^cuMemAlloc\(FromPool\)\?Async=0 per_thread=1$' <<<"$output")" = 2 ] || fail "$output"
+    [ "$(grep -c '^cuMemAlloc\(FromPool\)\?Async=0 per_thread=0$' <<<"$output")" = 2 ] || fail "$output"
+    refute_line --regexp '^cuMemFreeAsync=[^0]'
+    assert_line "released: stream=0 event=0 module=0 library=0 registered=0 pinned=0 device=0"
+    run grep -x 'cuMemAllocPitch_v2\|cuMemAllocAsync\|cuMemAllocAsync_ptsz\|cuMemAllocFromPoolAsync_ptsz\|cuMemFreeAsync_ptsz' "$WATCH/forwarded.txt"
+    assert_output "" # watched, not jumped over
+}
+
+@test "a leak is seen by kind, and the Nth stream-ordered allocation fails too" {
+    watched "$PROBE" async 3
+    assert_line "cuMemAllocAsync=2 per_thread=0" # the third call: out of memory, nothing made
+    assert_line "made: stream=0 event=0 module=0 library=0 registered=0 pinned=0 device=4"
+    watched env DRIVER_WATCH_REPORT=1 "$PROBE" proc
+    assert_line --partial " library=1/1 " # the probe leaves its library loaded
+}
+
+@test "with no real driver to forward to, the stand-in answers 'no device': no crash" {
+    run env DRIVER_WATCH_REAL=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$WATCH" "$PROBE" proc
+    assert_success
+    assert_line "cuDriverGetVersion=0 version=99999" # a version, so the runtime goes on to cuInit
+    assert_line "cuStreamCreate=100"                 # CUDA_ERROR_NO_DEVICE
+    assert_line "made: stream=0 event=0 module=0 library=0 registered=0 pinned=0 device=0"
+    run env DRIVER_WATCH_REAL=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$WATCH" "$PROBE" direct
+    assert_success
+    assert_line "cuStreamCreate=100"
+}
+
+@test "make exercise-from builds with the stand-in beside the program; with no driver it exits 77, runtime and Driver API" {
+    local into="$BATS_TEST_TMPDIR/into"
+    run make --no-print-directory -C "$ROOT/03_pinned_memory" exercise-from EXERCISE=pin_it \
+        FROM="$ROOT/03_pinned_memory/solutions/pin_it" INTO="$into/03"
+    assert_success
+    [ -f "$into/03/libcuda.so.1" ] || fail "no stand-in beside the program: $output"
+    run env DRIVER_WATCH_REAL=/nonexistent/libcuda.so.1 "$into/03/pin_it" 5
+    assert_failure 77
+    assert_output --partial "cannot run here"
+    run make --no-print-directory -C "$ROOT/05_ptx_module" exercise-from EXERCISE=library_kernel \
+        FROM="$ROOT/05_ptx_module/solutions/library_kernel" INTO="$into/05"
+    assert_success
+    run env DRIVER_WATCH_REAL=/nonexistent/libcuda.so.1 "$into/05/library_kernel" 5
+    assert_failure 77
+    # WATCH_DRIVER=0: without it
+    run make -n --no-print-directory -C "$ROOT/03_pinned_memory" exercise-from EXERCISE=pin_it \
+        FROM="$ROOT/03_pinned_memory/solutions/pin_it" INTO="$into/03b" WATCH_DRIVER=0
+    refute_output --partial ORIGIN
+}
+
+@test "harness_watch_fail_arg takes --fail-at N out of the command line; harness_watch_judge says whether it came" {
+    watched "$HPROBE" --fail-at 1
+    assert_success
+    assert_line "harness: fail_came yes"
+    assert_line "harness: made none"
+    assert_line "harness: resources_fail kept"
+    watched "$HPROBE" --fail-at 3 # the event: the streams made before it are released
+    assert_line "harness: fail_came yes"
+    assert_line "harness: resources_fail kept"
+    watched "$HPROBE" --fail-at 4 # past the last call: none came, all made (and released)
+    assert_line "harness: fail_came no"
+    assert_line "harness: made all"
+    assert_line "harness: resources_fail kept"
+    watched "$HPROBE" --fail-at 2 leak # what was made before the failure left behind
+    assert_line "harness: resources_fail left: stream 1"
+    watched "$HPROBE" --fail-at 0
+    assert_failure 2
+    assert_output --partial "--fail-at must be followed by an integer from 1 to 1000"
+}

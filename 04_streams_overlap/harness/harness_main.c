@@ -36,7 +36,46 @@
 
 #include "harness.h"
 #include "exercise_harness.h"
+#include "harness_watch.h"
 #include "observe.h"
+
+/* What pipeline.c's calls make and leave, by the stand-in driver whatever API made it
+ * ("resources_NAME"): exercise_host_alloc() one page-locked buffer at most (a registration
+ * counts as one), kept; exercise_create_streams() its n streams, kept; exercise_issue() (its
+ * first run) nothing left. Modules and libraries are not judged: the runtime's lazy loading
+ * makes its own at a first launch (harness_watch_take_lazy). */
+static const bool host_once[DRIVER_WATCH_KINDS] = {
+    [DRIVER_WATCH_PINNED] = true, [DRIVER_WATCH_REGISTERED] = true};
+static const long host_kept[DRIVER_WATCH_KINDS] = {
+    [DRIVER_WATCH_PINNED] = 1, [DRIVER_WATCH_REGISTERED] = 1};
+
+/* exercise_host_alloc() in a window of its own: "resources_NAME". */
+static float *watched_host_alloc(const char *name, size_t bytes)
+{
+    struct harness_watch w = harness_watch_take_lazy();
+    float *p = exercise_host_alloc(bytes);
+    harness_watch_check_kept(name, &w, host_once, host_kept);
+    return p;
+}
+
+/* The judge's --fail-at N: the Nth watched call from exercise_host_alloc() on fails; a failure
+ * that came must give NULL ("host memory ... NULL when it cannot be had": memory that is not
+ * page-locked is no answer where pinned memory was asked for), and nothing may be left
+ * ("fail_came", "host_alloc", "resources_fail"). exercise_host_free() returns nothing, so no
+ * failure of its own can be checked: the failure is armed over the allocation only. */
+static int failure_run(size_t bytes, long n)
+{
+    uint32_t seed = harness_seed_now();
+    struct harness_watch w = harness_watch_take_lazy();
+    harness_watch_fail_at(n);
+    float *p = exercise_host_alloc(bytes);
+    bool came = harness_watch_judge();
+    harness_report("host_alloc", "%s", p ? "given" : "NULL");
+    if (p && !came)
+        exercise_host_free(p);
+    harness_watch_check("fail", &w, host_once);
+    return harness_end(seed, true);
+}
 
 #define MAX_REPS 50
 
@@ -51,9 +90,16 @@ static int issue_runs, issue_busy;
 
 static bool counted_issue(const struct pipeline *p)
 {
+    static bool watched; /* the first run, in a window of its own (the others untouched) */
+    struct harness_watch w = {0};
+    if (!watched)
+        w = harness_watch_take_lazy();
     harness_observed.counting = 1;
     bool ok = exercise_issue(p);
     harness_observed.counting = 0;
+    if (!watched)
+        harness_watch_check("pipeline", &w, NULL);
+    watched = true;
     bool busy = false;
     for (int i = 0; i < p->streams && !busy; i++)
         busy = p->stream[i] && cudaStreamQuery(p->stream[i]) == cudaErrorNotReady;
@@ -427,14 +473,37 @@ static void report_changes(const struct pipeline *p)
     harness_report("streams_nonblocking", "%d %d", nonblocking, p->streams);
 }
 
+/* exercise_create_streams(), counted; the stand-in's window keeps its streams alone. */
+static bool watched_create_streams(struct pipeline *p)
+{
+    long streams_kept[DRIVER_WATCH_KINDS] = {[DRIVER_WATCH_STREAM] = p->streams};
+    struct harness_watch w = harness_watch_take_lazy();
+    harness_observed.counting = 1;
+    bool made = exercise_create_streams(p->stream, p->streams);
+    harness_observed.counting = 0;
+    harness_watch_check_kept("create_streams", &w, NULL, streams_kept);
+    return made;
+}
+
+/* "NULL when it cannot be had": 4 EiB; a failed allocation leaves nothing. */
+static void too_big(void)
+{
+    struct harness_watch w = harness_watch_take_lazy();
+    float *huge = exercise_host_alloc((size_t)1 << 62);
+    harness_report("too_big", "%s", huge ? "given" : "NULL");
+    if (huge)
+        exercise_host_free(huge);
+    harness_watch_check("too_big", &w, NULL);
+}
+
 /* Buffers, streams and input through pipeline.c's functions, each checked as the header
  * promises (two distinct host buffers, n distinct streams made once, NULL for 4 EiB); the
  * input from the seed. False: a call failed. */
 static bool set_up(struct pipeline *p, float **ref)
 {
     size_t bytes = p->n * sizeof(float);
-    p->host_in = exercise_host_alloc(bytes);
-    p->host_out = exercise_host_alloc(bytes);
+    p->host_in = watched_host_alloc("host_alloc", bytes);
+    p->host_out = watched_host_alloc("host_alloc_out", bytes);
     *ref = malloc(bytes);
     if (p->host_in && p->host_out) { /* two buffers, not one (nor overlapping) */
         uintptr_t a = (uintptr_t)p->host_in, b = (uintptr_t)p->host_out;
@@ -445,9 +514,7 @@ static bool set_up(struct pipeline *p, float **ref)
                 bytes);
         return false;
     }
-    harness_observed.counting = 1;
-    bool made = exercise_create_streams(p->stream, p->streams);
-    harness_observed.counting = 0;
+    bool made = watched_create_streams(p);
     if (!checkRuntime(cudaMalloc((void **)&p->dev_in, bytes + GUARD * sizeof(float))) ||
         !checkRuntime(cudaMalloc((void **)&p->dev_out, bytes + GUARD * sizeof(float))) ||
         !checkRuntime(cudaMalloc((void **)&p->dev_counter, sizeof(int))) ||
@@ -460,10 +527,7 @@ static bool set_up(struct pipeline *p, float **ref)
                 streams = p->stream[i] ? "repeated" : "null";
     harness_report("streams", "%s %d made", streams, harness_observed.streams_made);
     report_changes(p);
-    float *huge = exercise_host_alloc((size_t)1 << 62); /* "NULL when it cannot be had" */
-    harness_report("too_big", "%s", huge ? "given" : "NULL");
-    if (huge)
-        exercise_host_free(huge);
+    too_big();
     (void)cudaGetLastError(); /* the failed allocation is no error of the runs that follow */
     return true;
 }
@@ -511,6 +575,7 @@ static bool clean_up(struct pipeline *p, float *ref, bool ok)
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    long fail_at = harness_watch_fail_arg(&argc, argv); /* the judge's --fail-at N */
     argv[0] = (char *)lesson_prog; /* getopt's own messages show the short name too */
     struct options o = {.elements = 16L << 20, .streams = 8, .reps = 5, .seed = 1};
     int bad = parse_options(argc, argv, &o);
@@ -532,11 +597,13 @@ int main(int argc, char **argv)
     struct cudaDeviceProp prop;
     /* cudaFree(NULL) makes sure the device's primary context exists and is current, so that an
      * exercise may allocate with the Driver API (exercise "driver") in the runtime's context. */
-    bool ok = checkRuntime(cudaSetDevice((int)o.device)) && checkRuntime(cudaFree(NULL)) &&
-              checkRuntime(cudaGetDeviceProperties(&prop, (int)o.device)) &&
-              checkRuntime(
-                  cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, (int)o.device)) &&
-              set_up(&p, &ref);
+    bool ok =
+        checkRuntime(cudaSetDevice((int)o.device)) && checkRuntime(cudaFree(NULL)) &&
+        checkRuntime(cudaGetDeviceProperties(&prop, (int)o.device)) &&
+        checkRuntime(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, (int)o.device));
+    if (ok && fail_at)
+        return failure_run((size_t)o.elements * sizeof(float), fail_at);
+    ok = ok && set_up(&p, &ref);
     if (ok && graded)
         o.seed = harness_seed_now(); /* asked now: your buffers and streams exist */
     if (ok)

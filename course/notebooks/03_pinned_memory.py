@@ -350,7 +350,9 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # `both_ways_issue()` returns without waiting for its copies (it takes less than half the time until
 # they are done), and your pair gains at least 3/4 of what the harness's own two streams gain over
 # one direction after the other (not judged on a card whose copy engines cannot overlap the two
-# directions). Grade it from `03_pinned_memory/` with `make check` (a GPU is needed).
+# directions).
+# What your three functions make is counted by the driver itself, whatever API made it: a stream
+# or event of the Driver API left alive is a leak too. Grade it from `03_pinned_memory/` with `make check` (a GPU is needed).
 #
 # Refused in your file (the grader stops before the link and says why):
 # - `cudaDeviceSynchronize`: both_ways_issue returns without waiting (the grader times from the call until the device is idle)
@@ -428,6 +430,10 @@ bool both_ways_end(struct both_ways *w)
 # The buffer starts mid-page and its last byte lies past its last whole page (both drawn from the
 # seed), so a registration rounded to whole pages inside the buffer misses it; the context, the
 # primary context and the current device must be as they were after each call.
+# The driver counts what you make, whatever API made it: one registration, released by `unpin()`.
+# The grader also makes your driver calls fail, one at a time (`--fail-at N`: the Nth call that
+# makes or releases something): the call that saw it must return false, and nothing may be left
+# registered; no crash, no silent success.
 
 # %%
 # %%writefile 03_pinned_memory/exercises/pin_it/pin_it.c
@@ -481,7 +487,10 @@ bool unpin(void *p)
 # (`cuMemHostGetFlags`) and forgets it after `free_host()`, your host-memory calls are the Driver
 # API's (counted: `cudaMallocHost` is not the exercise), `alloc_host()` of more than any machine has
 # (4 EiB) returns NULL, the data arrives intact, and its copies run at least half way from the
-# pageable rate to the `cudaMallocHost` rate. Grade it from `03_pinned_memory/` with `make check`
+# pageable rate to the `cudaMallocHost` rate. The driver counts what you make, whatever API made it: one
+# page-locked buffer, given back by `free_host()`. The grader also makes your driver calls fail, one
+# at a time (`--fail-at N`): `alloc_host()` must then return NULL (pageable memory from `malloc`
+# instead hides the failure and loses) and `free_host()` false, leaving nothing behind. Grade it from `03_pinned_memory/` with `make check`
 # (a GPU is needed).
 
 # %%

@@ -358,11 +358,14 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
-# the memory), every run right. The speed-up that counts is the
-# grader's own: it times each of its runs itself, gives each an input of its own (a seed it draws
-# for that run) and checks the output at 64 positions it picks after the run, over the whole
-# output: a result kept from an earlier run, or a part left out, is wrong, and where the
-# harness's own figures contradict the grader's the run is flagged for review. Run it by hand with
+# the memory), every run right.
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
+# functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. Run it by hand with
 # `./build/exercises/driver`. The reference solution is `solutions/driver/pipeline.c`.
 
 # %%
@@ -458,11 +461,14 @@ bool exercise_issue(const struct pipeline *p)
 # pass mark it prints (half way from 1x to the speed-up the pipeline's model allows on this card);
 # then, with no clock, for the result and what your change leaves to read back at 1024
 # floats in 64 streams (16 a chunk), at a small odd size
-# drawn from the seed, every run right. The speed-up that counts is the
-# grader's own: it times each of its runs itself, gives each an input of its own (a seed it draws
-# for that run) and checks the output at 64 positions it picks after the run, over the whole
-# output: a result kept from an earlier run, or a part left out, is wrong, and where the
-# harness's own figures contradict the grader's the run is flagged for review. Run it by hand with
+# drawn from the seed, every run right.
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
+# functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. Run it by hand with
 # `./build/exercises/legacy`. The reference solution is `solutions/legacy/pipeline.c`.
 
 # %%
@@ -545,11 +551,16 @@ bool exercise_issue(const struct pipeline *p)
 # pass mark it prints (half way from 1x to the speed-up the pipeline's model allows on this card);
 # then, with no clock, for the result and what your change leaves to read back at 1024
 # floats in 64 streams (16 a chunk), at a small odd size
-# drawn from the seed, every run right. The speed-up that counts is the
-# grader's own: it times each of its runs itself, gives each an input of its own (a seed it draws
-# for that run) and checks the output at 64 positions it picks after the run, over the whole
-# output: a result kept from an earlier run, or a part left out, is wrong, and where the
-# harness's own figures contradict the grader's the run is flagged for review. Run it by hand with
+# drawn from the seed, every run right.
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
+# functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. With the driver's allocation made to fail (the
+# grader's `--fail-at N`), `exercise_host_alloc()` must return NULL: pageable memory instead hides
+# the failure and loses. Run it by hand with
 # `./build/exercises/pinned`. The reference solution is `solutions/pinned/pipeline.c`.
 
 # %%
@@ -631,11 +642,14 @@ bool exercise_issue(const struct pipeline *p)
 # floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
-# the memory), every run right. The speed-up that counts is the
-# grader's own: it times each of its runs itself, gives each an input of its own (a seed it draws
-# for that run) and checks the output at 64 positions it picks after the run, over the whole
-# output: a result kept from an earlier run, or a part left out, is wrong, and where the
-# harness's own figures contradict the grader's the run is flagged for review. Run it by hand with
+# the memory), every run right.
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
+# functions make and leave is counted by the driver itself, whatever API made it: each
+# `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
+# else; `exercise_issue()` nothing left behind. Run it by hand with
 # `./build/exercises/streams`. The reference solution is `solutions/streams/pipeline.c`.
 
 # %%

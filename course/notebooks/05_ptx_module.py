@@ -374,7 +374,7 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 #
 # **How it is graded:** the name must be this run's mangled name, written within `len` bytes,
 # found in the module, got through those two NVRTC calls (counted), and the kernel must scale
-# fresh data right. Run `make check` from `05_ptx_module/` (it needs a GPU);
+# fresh data right. Your calls make no driver resource (the driver counts them). Run `make check` from `05_ptx_module/` (it needs a GPU);
 # `./build/exercises/find_kernel SEED` prints the harness's report by hand.
 # The length you are given comes from the seed and the buffer ends where a page that cannot be touched
 # begins (a write past `len` stops the program); a second call gives less room than the name needs:
@@ -434,7 +434,7 @@ bool kernel_name(nvrtcProgram prog, char *name, size_t len)
 #
 # **How it is graded:** the harness (`harness/pack_extra/`) reads where each value landed and the
 # size you report, then launches `axpy` with your buffer on fresh data of three sizes and checks
-# `y = 3x + 1`. Run `make check` from `05_ptx_module/` (it needs a GPU);
+# `y = 3x + 1`. `pack_args()` makes no driver resource (the driver counts them). Run `make check` from `05_ptx_module/` (it needs a GPU);
 # `./build/exercises/pack_extra SEED` prints the harness's report by hand.
 # The 64-byte buffer ends where a page that cannot be touched begins: writing past it stops the
 # program.
@@ -497,6 +497,10 @@ void pack_args(unsigned char buf[64], size_t *size, float a, CUdeviceptr x, CUde
 # results and counts one library load, no module load and one unload. Creating a context yourself
 # (`cuCtxCreate`) is refused. Run `make check` from `05_ptx_module/` (it needs a GPU);
 # `./build/exercises/library_kernel SEED` prints the harness's report by hand.
+# The driver counts what you load, whatever call made it: one library (or module), loaded once and
+# unloaded. The grader also makes your driver calls fail, one at a time (`--fail-at N`):
+# `kernel_load()` or `kernel_unload()`, whichever saw it, must return false (a result not checked is
+# a silent success and loses), leaving nothing loaded; no crash.
 # After each of your calls the context stack, the primary context's state and the current device must
 # be as they were.
 #

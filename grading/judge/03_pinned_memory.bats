@@ -39,10 +39,15 @@ judge_rate() {
     assert_harness after "unregistered unregistered" "the buffer's first and last bytes after unpin()"
     assert_harness state_pin kept "the context, the primary context and the device after pin()"
     assert_harness state_unpin kept "the context, the primary context and the device after unpin()"
+    assert_resources pin_it "what pin() and unpin() made and left (one registration, released)"
     # the harness's size: a last byte past the last whole page of a buffer that starts mid-page
     n=$(((16 << 20) + 1024 * ((seed / 1022) % 64) + 2 + seed % 1022))
     assert_harness case0 "$n $(expected_sum "$seed" 0 "$n" 1 0)" "data copied from the pinned buffer and back"
     assert_harness_end "$seed"
+}
+
+@test "pin_it: a driver call made to fail is reported by pin() or unpin(), and leaves nothing behind" {
+    judge_failures "$EXERCISE_BIN/pin_it" "pin false true" "unpin false true"
 }
 
 @test "pin_it: copies from the pinned buffer run at the pinned rate of the same run" {
@@ -64,6 +69,7 @@ judge_rate() {
     assert_harness both_ways_end true
     assert_harness state_both_ways kept "the context stack, the primary context and the current device after both_ways_begin(), both_ways_issue() and both_ways_end()"
     assert_harness left "0 0" "streams and events your code created and did not destroy"
+    assert_resources both_ways "what both_ways_begin(), both_ways_issue() and both_ways_end() made and did not release, through either API"
     read -r kinds_wrong kinds_checked <<<"$(harness_value copy_kinds)"
     [ "$kinds_wrong" = 0 ] ||
         fail "$kinds_wrong of $kinds_checked cudaMemcpyAsync calls named a cudaMemcpyKind their pointers do not have (cudaPointerGetAttributes): undefined behaviour, even where unified addressing copies the right way"
@@ -115,7 +121,12 @@ judge_rate() {
     [ "$allocs" -ge 1 ] && [ "$frees" -ge 1 ] && [ "$runtime" = 0 ] ||
         fail "the Driver API's cuMemHostAlloc/cuMemFreeHost must do it: $allocs Driver API allocation(s), $frees cuMemFreeHost, $runtime runtime host-memory call(s)"
     assert_harness too_big NULL "alloc_host() of more memory than any machine has (4 EiB): NULL, as the header says"
+    assert_resources driver_pinned "what alloc_host() and free_host() made and left (one page-locked buffer, given back)"
     assert_harness_end "$seed"
+}
+
+@test "driver_pinned: a driver call made to fail gives NULL or false, never pageable memory, and leaves nothing behind" {
+    judge_failures "$EXERCISE_BIN/driver_pinned" "alloc_host NULL given" "free_host false true"
 }
 
 @test "driver_pinned: its copy runs at the pinned rate of the same run, and the data arrives intact" {

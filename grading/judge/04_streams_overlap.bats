@@ -55,6 +55,7 @@ grade() {
     [ "${1:-}" != --elements ] || streams="$4" # the odd size: --elements N --streams S
     assert_harness streams "distinct $streams made" "the streams exercise_create_streams() made (none NULL, no two the same; how many it created)"
     assert_harness too_big NULL "exercise_host_alloc() of more memory than any machine has (4 EiB): NULL, as the header says"
+    assert_watched
     assert_harness result "right identical" "the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
     read -r past runs_guarded <<<"$(harness_value past_the_end)"
     [ "$past" = 0 ] || fail "$past of $runs_guarded runs wrote past the end of the device buffers (a chunk beyond p->n: clamp the last chunks to the buffer)"
@@ -94,6 +95,18 @@ grade() {
         fail "speed-up ${clock_x}x by the grader's clock ($clock_why), more than the ${allowed}x the model allows: the runs were not alike"
 }
 
+# assert_watched: what pipeline.c's calls made and left, by the stand-in driver whatever API
+# made it (harness_main.c's windows): each exercise_host_alloc() one page-locked buffer at most,
+# kept; exercise_create_streams() its streams, kept, nothing else; the 4 EiB allocation and the
+# first exercise_issue() nothing left.
+assert_watched() {
+    assert_resources host_alloc "what exercise_host_alloc() made and left for the input buffer (one buffer, made once)"
+    assert_resources host_alloc_out "what exercise_host_alloc() made and left for the output buffer (one buffer, made once)"
+    assert_resources create_streams "what exercise_create_streams() made and left besides its streams"
+    assert_resources too_big "what exercise_host_alloc() of 4 EiB left behind (it failed: nothing)"
+    assert_resources pipeline "what exercise_issue() made and left (nothing: it issues work into your streams)"
+}
+
 # grade_right E ARG...: one graded run of exercise E with ARG (a fresh seed), judged for its
 # result only (no speed point: at these sizes the model allows too little overlap to tell):
 # every run right and identical to the sequential one, the judge's clocked runs right too, the
@@ -108,6 +121,7 @@ grade_right() {
     assert_harness buffers distinct "the input and the output host buffers"
     s="$(sed -n 's/.*--streams \([0-9]*\).*/\1/p' <<<"$*")"
     assert_harness streams "distinct $s made" "the streams exercise_create_streams() made"
+    assert_watched
     assert_harness result "right identical" "with $*: the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
     read -r past runs <<<"$(harness_value past_the_end)"
     [ "$past" = 0 ] || fail "with $*: $past of $runs runs wrote past the end of the device buffers (a chunk beyond p->n: clamp the last chunks to the buffer)"
@@ -273,6 +287,13 @@ clock_speedup() {
 
 @test "driver: right at the smallest size, the most streams and an odd small size drawn from the seed" {
     grade_sizes driver
+}
+
+@test "pinned: a driver call made to fail in exercise_host_alloc() gives NULL, never pageable memory, and leaves nothing behind" {
+    require_gpu
+    [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
+    seed="$(new_seed)"
+    HARNESS_POINTS=seed judge_failures "$EXERCISE_BIN/pinned" "host_alloc NULL given"
 }
 
 @test "streams: right with 2 GiB chunks (2^30 floats in 2 streams: a byte count past 32 bits)" {

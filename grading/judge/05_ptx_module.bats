@@ -22,6 +22,7 @@ setup() {
     assert_success
     assert_harness layout "0 8 16 24" "where pack_args() put a, x, y and n"
     assert_harness size 28 "the size pack_args() reported"
+    assert_resources pack_extra "what pack_args() made and left (nothing: it only fills a buffer)"
     assert_harness_end "$seed"
 }
 
@@ -51,6 +52,7 @@ setup() {
     read -r added lowered <<<"$(harness_value calls)"
     [ "$added" -ge 1 ] && [ "$lowered" -ge 1 ] ||
         fail "the name must come from NVRTC: nvrtcAddNameExpression called $added time(s), nvrtcGetLoweredName $lowered"
+    assert_resources find_kernel "what before_compile() and kernel_name() made and left (nothing of the driver's)"
     assert_harness_end "$seed"
 }
 
@@ -67,6 +69,7 @@ setup() {
     run_harness "$seed" "$EXERCISE_BIN/library_kernel"
     assert_success
     assert_harness kernel_load true
+    assert_resources library_kernel "what kernel_load() to kernel_unload() made and left (one library or module, loaded once, unloaded)"
     assert_harness loads "1 0" "libraries and modules loaded (one library, no module)"
     assert_harness kernel_unload true
     for call in kernel_load kernel_function0 kernel_function1 kernel_function2 kernel_unload; do
@@ -75,6 +78,10 @@ setup() {
     assert_harness unloads "1 0" "libraries and modules unloaded"
     assert_harness lookup_failing false "kernel_function() while every lookup fails (the harness makes them fail): it must say so"
     assert_harness_end "$seed"
+}
+
+@test "library_kernel: a driver call made to fail is reported by kernel_load() or kernel_unload(), and leaves nothing behind" {
+    judge_failures "$EXERCISE_BIN/library_kernel" "kernel_load false true" "kernel_unload false true"
 }
 
 @test "library_kernel: one load runs right in the primary context and in two created after it" {

@@ -299,6 +299,57 @@ assert_harness() {
     [ "$v" = "$2" ] || fail "${3:-$1}: the harness saw '$v', expected '$2'"
 }
 
+# assert_resources NAME [WHY]: what the student's calls made and left in the harness's window
+# NAME, as the stand-in driver beside the program counted it whatever API made it
+# (grading/harness/harness_watch.h, "resources_NAME"): only "kept" passes. "left: ..." (alive
+# after the window, not before) and "... made twice: ..." lose, and so does "not watched": the
+# graded build always has the stand-in beside the program (WATCH_DRIVER=1).
+assert_resources() {
+    local v
+    v="$(harness_value "resources_$1")" || return 1
+    case "$v" in
+        kept) ;;
+        "not watched") fail "resources_$1: the program's libcuda.so.1 was not the grader's stand-in driver (a build without WATCH_DRIVER=1, or one that loads another driver): what your code made cannot be counted" ;;
+        *) fail "${2:-what your code made}: $v (counted by the driver, whatever API made it; resources_$1)" ;;
+    esac
+}
+
+# judge_failures PROGRAM "KEY FAILED OK" ["KEY FAILED OK"] [-- ARG...]: PROGRAM run with
+# --fail-at N (the stand-in driver makes the Nth driver call that makes or releases something
+# fail, counted from the student's first call; harness_watch.h), N = 1 to 4 until one does not
+# come. Each run must end normally (exit 0) with a complete report and leave nothing behind
+# (resources_fail kept); the call that saw the failure (fail_in names its KEY; with one KEY, the
+# only call) must answer FAILED, a call before it OK; where none came, each answers OK. The first
+# must come (a call that makes nothing cannot be the exercise's). A crash, a silent success
+# (a fallback that hides the failure) or a leak loses, with the N that shows it.
+judge_failures() {
+    local prog="$1" n came where key failed ok i
+    local -a calls=() args=()
+    shift
+    while [ "$#" -gt 0 ] && [ "$1" != -- ]; do calls+=("$1"); shift; done
+    [ "${1:-}" != -- ] || { shift; args=("$@"); }
+    for n in 1 2 3 4; do
+        run_harness "$seed" "$prog" --fail-at "$n" ${args[@]+"${args[@]}"}
+        [ "$status" = 0 ] || { fail "with the driver's call $n made to fail the program ended with status $status (a crash, or no clean end): $output"; return 1; }
+        assert_harness_end "$seed" || return 1
+        came="$(harness_value fail_came)" || return 1
+        where="${calls[0]%% *}"
+        [ "${#calls[@]}" = 1 ] || where="$(harness_value fail_in)" || return 1
+        [ "$came" = yes ] || where=none
+        [ "$came" = yes ] || [ "$n" -gt 1 ] || { fail "the first driver call of your code was made to fail and none came: your code made or released nothing through the driver"; return 1; }
+        for i in "${!calls[@]}"; do
+            read -r key failed ok <<<"${calls[i]}"
+            if [ "$key" = "$where" ]; then
+                assert_harness "$key" "$failed" "with the driver's call $n made to fail (in $key): what $key answered (a failure must be reported, never hidden)" || return 1
+                break
+            fi
+            assert_harness "$key" "$ok" "with the driver's call $n made to fail (${where/#none/after all your calls}): what $key answered" || return 1
+        done
+        assert_resources fail "with the driver's call $n made to fail, what your code left behind" || return 1
+        [ "$came" = yes ] || break
+    done
+}
+
 # The report is complete: its last line names the seed of this run; and in a graded run (the
 # sandbox: SANDBOX set), the system-call filter was on (grading/harness/syscall_filter.h: a program
 # built from a student's file installs it before main()).

@@ -79,18 +79,65 @@ CUresult cuMemFree_v2(unsigned long long d)
 {
     return d ? 0 : 1;
 }
+/* the per-thread default stream's variants hand out odd addresses, so a probe can tell */
+static CUresult alloc_async(unsigned long long *d, int per_thread)
+{
+    *d = (unsigned long long)(uintptr_t)handle() + (unsigned)per_thread;
+    return 0;
+}
+CUresult cuMemAllocAsync(unsigned long long *d, size_t bytes, void *s)
+{
+    (void)bytes, (void)s;
+    return alloc_async(d, 0);
+}
+CUresult cuMemAllocAsync_ptsz(unsigned long long *d, size_t bytes, void *s)
+{
+    (void)bytes, (void)s;
+    return alloc_async(d, 1);
+}
+CUresult cuMemAllocFromPoolAsync(unsigned long long *d, size_t bytes, void *pool, void *s)
+{
+    (void)bytes, (void)pool, (void)s;
+    return alloc_async(d, 0);
+}
+CUresult cuMemAllocFromPoolAsync_ptsz(unsigned long long *d, size_t bytes, void *pool, void *s)
+{
+    (void)bytes, (void)pool, (void)s;
+    return alloc_async(d, 1);
+}
+CUresult cuMemFreeAsync(unsigned long long d, void *s)
+{
+    (void)s;
+    return d && !(d & 1) ? 0 : 1; /* a legacy free of a per-thread allocation: an error */
+}
+CUresult cuMemFreeAsync_ptsz(unsigned long long d, void *s)
+{
+    (void)s;
+    return d ? 0 : 1;
+}
+CUresult cuMemAllocPitch_v2(unsigned long long *d, size_t *pitch, size_t w, size_t h, unsigned e)
+{
+    (void)h, (void)e;
+    *pitch = w;
+    *d = (unsigned long long)(uintptr_t)handle();
+    return 0;
+}
 CUresult cuCtxGetCurrent(void **ctx)
 {
     *ctx = (void *)(uintptr_t)0xc0;
     return 0;
 }
-/* the name, else its _v2 */
+/* the name (its _ptsz where asked for per-thread ones and there is one), else its _v2 */
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
                              int *status)
 {
-    (void)version, (void)flags;
+    (void)version;
     char v2[128];
-    void *p = dlsym(RTLD_DEFAULT, symbol);
+    void *p = NULL;
+    if ((flags & 2) && snprintf(v2, sizeof v2, "%s_ptsz", symbol) < (int)sizeof v2)
+        p = dlsym(RTLD_DEFAULT, v2);
+    if (!p)
+        p = dlsym(RTLD_DEFAULT, symbol);
     if (!p && snprintf(v2, sizeof v2, "%s_v2", symbol) < (int)sizeof v2)
         p = dlsym(RTLD_DEFAULT, v2);
     *pfn = p;

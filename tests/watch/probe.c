@@ -1,8 +1,10 @@
 /* tests/watch/probe.c - makes and releases resources through the libcuda.so.1 it finds, and
  * prints what the stand-in driver (grading/harness/driver_watch) counted.
- * usage: probe direct|proc [N]
+ * usage: probe direct|proc|async [N]
  *   direct  the functions dlsym finds (as common/driver_loader.c does)
  *   proc    the functions cuGetProcAddress_v2 answers (as the CUDA runtime does)
+ *   async   cuMemAllocAsync, cuMemAllocFromPoolAsync (per-thread default stream and legacy),
+ *           cuMemAllocPitch and cuMemFreeAsync, through cuGetProcAddress_v2
  *   N       the Nth watched call fails
  * Prints each call's result, then "live KIND=N ..." after the makes and after the releases. */
 #define _GNU_SOURCE
@@ -17,13 +19,15 @@ typedef int CUresult;
 static void *lib;
 static int by_proc;
 
+static unsigned long long proc_flags; /* cuGetProcAddress's flags: 1 legacy, 2 per-thread */
+
 static void *fn(const char *name)
 {
     void *p = NULL;
     if (by_proc) {
         CUresult (*get)(const char *, void **, int, unsigned long long, int *);
         *(void **)&get = dlsym(lib, "cuGetProcAddress_v2");
-        if (!get || get(name, &p, 12080, 0, NULL) != 0)
+        if (!get || get(name, &p, 12080, proc_flags, NULL) != 0)
             p = NULL;
     } else {
         p = dlsym(lib, strcmp(name, "cuStreamDestroy") == 0     ? "cuStreamDestroy_v2"
@@ -56,13 +60,43 @@ static void counts(const char *when)
     printf("\n");
 }
 
+typedef CUresult (*alloc_async)(unsigned long long *, size_t, void *);
+typedef CUresult (*alloc_pool)(unsigned long long *, size_t, void *, void *);
+typedef CUresult (*free_async)(unsigned long long, void *);
+
+/* The stream-ordered allocations, per-thread (odd addresses from the made-up driver) and legacy. */
+static int async(void)
+{
+    unsigned long long d[4] = {0}, pitched = 0;
+    size_t pitch = 0;
+    for (int i = 0; i < 2; i++) {
+        proc_flags = i ? 1 : 2;
+        CUresult rc = ((alloc_async)fn("cuMemAllocAsync"))(&d[i], 64, NULL);
+        printf("cuMemAllocAsync=%d per_thread=%d\n", rc, (int)(d[i] & 1));
+        rc = ((alloc_pool)fn("cuMemAllocFromPoolAsync"))(&d[2 + i], 64, NULL, NULL);
+        printf("cuMemAllocFromPoolAsync=%d per_thread=%d\n", rc, (int)(d[2 + i] & 1));
+    }
+    printf("cuMemAllocPitch=%d\n",
+           ((CUresult(*)(unsigned long long *, size_t *, size_t, size_t, unsigned))fn(
+               "cuMemAllocPitch"))(&pitched, &pitch, 64, 2, 4));
+    counts("made");
+    for (int i = 0; i < 4; i++) {
+        proc_flags = i % 2 ? 1 : 2;
+        printf("cuMemFreeAsync=%d\n", ((free_async)fn("cuMemFreeAsync"))(d[i], NULL));
+    }
+    printf("cuMemFree=%d\n", ((CUresult(*)(unsigned long long))fn("cuMemFree"))(pitched));
+    counts("released");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "direct") != 0 && strcmp(argv[1], "proc") != 0)) {
-        fprintf(stderr, "usage: probe direct|proc [N]\n");
+    if (argc < 2 || (strcmp(argv[1], "direct") != 0 && strcmp(argv[1], "proc") != 0 &&
+                     strcmp(argv[1], "async") != 0)) {
+        fprintf(stderr, "usage: probe direct|proc|async [N]\n");
         return 2;
     }
-    by_proc = strcmp(argv[1], "proc") == 0;
+    by_proc = strcmp(argv[1], "direct") != 0;
     lib = dlopen("libcuda.so.1", RTLD_NOW);
     if (!lib) {
         fprintf(stderr, "probe: %s\n", dlerror());
@@ -77,6 +111,8 @@ int main(int argc, char **argv)
         }
         fail_at(strtol(argv[2], NULL, 10));
     }
+    if (strcmp(argv[1], "async") == 0)
+        return async();
     int version = 0;
     CUresult rc = ((CUresult(*)(int *))fn("cuDriverGetVersion"))(&version);
     printf("cuDriverGetVersion=%d version=%d\n", rc, version);

@@ -5,11 +5,12 @@
  * download alone, both in two streams of its own (what the copy engines allow here), and
  * both_ways_issue() (both_ways.c); the output buffers are poisoned before each of yours. Reports
  * the medians, the copy engines, the data that arrived, and the streams and events the
- * student's code created and did not destroy (counted through the linker's --wrap). It judges
- * nothing (grading/harness/exercise_harness.h).
+ * student's code created and did not destroy (counted through the linker's --wrap, and by the
+ * stand-in driver whatever API made them). It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "03_harness.h"
 #include "both_ways.h"
+#include "harness_watch.h"
 
 static int counting, streams_left, events_left;
 
@@ -61,12 +62,27 @@ cudaError_t __wrap_cudaMemcpyAsync(void *d, const void *s, size_t b, enum cudaMe
     return __real_cudaMemcpyAsync(d, s, b, k, st);
 }
 
+/* What begin, issue and end made and left, by the stand-in driver, whatever API made it
+ * (modules and libraries not judged: the runtime's lazy loading, harness_watch_take_lazy). */
+static struct harness_watch watch;
+
+/* both_ways_begin(), counted, the stand-in's window opened before it. */
+static bool watched_begin(struct both_ways *w)
+{
+    watch = harness_watch_take_lazy();
+    counting = 1;
+    bool began = both_ways_begin(w);
+    counting = 0;
+    return began;
+}
+
 /* What the student's code left and how its copies were named; and whether begin, issue and end
  * left the context stack, the primary context and the device as before (read once, after end:
  * the issues are timed). */
 static void report_counts(const struct harness_state *before)
 {
     harness_report("left", "%d %d", streams_left, events_left);
+    harness_watch_check("both_ways", &watch, NULL);
     harness_report("copy_kinds", "%d %d", kinds_wrong, kinds_checked);
     harness_state_check("both_ways", before);
 }
@@ -111,9 +127,7 @@ int main(int argc, char **argv)
     w.up = up, w.dev_in = dev_in, w.dev_out = dev_out, w.down = down;
     harness_report("engines", "%d", engines);
     struct harness_state state = harness_state_now(); /* see report_counts */
-    counting = 1;
-    bool began = both_ways_begin(&w);
-    counting = 0;
+    bool began = watched_begin(&w);
     harness_report("both_ways_begin", "%s", began ? "true" : "false");
     bool issued = began;
     for (int r = -1; ok && issued && r < ROUNDS; r++) {

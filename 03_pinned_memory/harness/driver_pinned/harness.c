@@ -4,10 +4,19 @@
  * (cuMemHostGetFlags), times copies from it against a pageable and a cudaMallocHost buffer (its
  * own events, taking turns), sends fresh data through it, gives it to free_host() and asks the
  * driver again; counts the student's host-allocation calls, Driver API and runtime (the
- * linker's --wrap). It judges nothing (grading/harness/exercise_harness.h).
+ * linker's --wrap) and, through the stand-in driver, what they made and left, whatever API made
+ * it (the judge's --fail-at N makes their Nth driver call fail). It judges nothing
+ * (grading/harness/exercise_harness.h).
  */
 #include "03_harness.h"
 #include "driver_pinned.h"
+#include "harness_watch.h"
+
+/* alloc_host() makes one page-locked buffer, nothing else of host memory (a registration of
+ * its own is a second lock). Modules and libraries are not judged: the runtime's lazy loading
+ * (harness_watch_take_lazy). */
+static const bool once[DRIVER_WATCH_KINDS] = {
+    [DRIVER_WATCH_PINNED] = true, [DRIVER_WATCH_REGISTERED] = true};
 
 static int counting, driver_allocs, driver_frees, runtime_calls;
 
@@ -66,9 +75,49 @@ static void driver_view(const char *key, void *p)
         harness_report(key, "unknown");
 }
 
+/* The judge's --fail-at N: the Nth watched call from alloc_host() on fails, in alloc_host() or
+ * in free_host(); the one that saw it must answer so (NULL, false: memory that is not
+ * page-locked is no answer), and nothing may be left ("fail_in alloc_host|free_host|none",
+ * "fail_came", "resources_fail"). Then the end. */
+static int failure_run(size_t bytes, long n, uint32_t seed)
+{
+    struct harness_watch w = harness_watch_take_lazy();
+    harness_watch_fail_at(n);
+    counting = 1;
+    void *data = alloc_host(bytes);
+    bool in_alloc = harness_watch_failed(), given = data && data != POISONED;
+    bool freed = given && !in_alloc && free_host(data);
+    counting = 0;
+    bool came = harness_watch_judge();
+    harness_report("fail_in", "%s", in_alloc ? "alloc_host" : came ? "free_host" : "none");
+    harness_report("alloc_host", "%s", data ? "given" : "NULL");
+    harness_report("free_host", "%s", freed ? "true" : "false");
+    harness_watch_check("fail", &w, once);
+    return harness_end(seed, true);
+}
+
+/* The driver's view of the buffer, its rates and data through it (the harness's own). */
+static bool own_copies(float *data, size_t n, uint32_t seed)
+{
+    driver_view("driver", data);
+    return compare_rates(data, n * sizeof(float)) && data_case("case0", data, n, seed, 0);
+}
+
+/* "NULL when it cannot be had": 4 EiB of page-locked memory (more than any machine has) */
+static void too_big(void)
+{
+    counting = 1;
+    void *huge = alloc_host((size_t)1 << 62);
+    counting = 0;
+    harness_report("too_big", "%s", huge ? "given" : "NULL");
+    if (huge && huge != POISONED)
+        (void)free_host(huge);
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    long fail_at = harness_watch_fail_arg(&argc, argv);
     harness_start(argc, argv,
                   "Exercise driver_pinned: alloc_host() and free_host(), the driver's view of the "
                   "buffer and its copy rate.");
@@ -78,7 +127,10 @@ int main(int argc, char **argv)
     uint32_t seed = harness_seed_now();
     size_t n = ((size_t)16 << 20) + seed % 65536, bytes = n * sizeof(float);
     struct harness_state state; /* alloc_host() and free_host() leave all of it as they found it */
+    if (fail_at)
+        return failure_run(bytes, fail_at, seed);
     harness_state_take(&state);
+    struct harness_watch w = harness_watch_take_lazy(); /* from alloc_host() to free_host() */
     counting = 1;
     float *data = alloc_host(bytes);
     counting = 0;
@@ -86,8 +138,9 @@ int main(int argc, char **argv)
     harness_state_check("alloc_host", &state);
     if (!data)
         return harness_end(seed, true);
-    driver_view("driver", data);
-    bool ok = compare_rates(data, bytes) && data_case("case0", data, n, seed, 0);
+    harness_watch_pause(&w); /* the harness's own buffers, streams and events */
+    bool ok = own_copies(data, n, seed);
+    harness_watch_resume(&w);
     counting = 1;
     bool freed = free_host(data);
     counting = 0;
@@ -95,12 +148,7 @@ int main(int argc, char **argv)
     harness_state_check("free_host", &state);
     driver_view("after_free", data);
     harness_report("calls", "%d %d %d", driver_allocs, driver_frees, runtime_calls);
-    /* "NULL when it cannot be had": 4 EiB of page-locked memory (more than any machine has) */
-    counting = 1;
-    void *huge = alloc_host((size_t)1 << 62);
-    counting = 0;
-    harness_report("too_big", "%s", huge ? "given" : "NULL");
-    if (huge && huge != POISONED)
-        (void)free_host(huge);
+    harness_watch_check("driver_pinned", &w, once);
+    too_big();
     return harness_end(seed, ok);
 }

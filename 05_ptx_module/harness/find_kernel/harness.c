@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "05_harness.h"
+#include "harness_watch.h"
 #include "find_kernel.h"
 
 static const char *const variants[4] = {
@@ -139,9 +140,11 @@ int main(int argc, char **argv)
     int variant = (int)(seed % 4);
     char source[512];
     snprintf(source, sizeof source, "%s%s", variants[variant], body);
+    struct harness_watch w = harness_watch_take(); /* your calls make no driver resource */
     bool ok = checkDriver(cuCtxSetCurrent(ctx)) &&
-              nvrtc_image(source, "scale.cu", dev, before_compile, after, NULL, &image) &&
-              checkDriver(cuModuleLoadData(&module, image));
+              nvrtc_image(source, "scale.cu", dev, before_compile, after, NULL, &image);
+    harness_watch_check("find_kernel", &w, NULL);
+    ok = ok && checkDriver(cuModuleLoadData(&module, image));
     if (ok) {
         harness_report("calls", "%d %d", added, lowered);
         CUresult r = cuModuleGetFunction(&f, module, name);

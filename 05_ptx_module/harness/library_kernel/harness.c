@@ -3,11 +3,18 @@
  * `twice` into SASS for this GPU (NVRTC), calls kernel_load() (library.c) with the primary
  * context current, then in the primary context and in two contexts created after the load
  * calls kernel_function() and runs it on fresh data; last, kernel_unload(). Reports the
- * results, and the student's loads and unloads of libraries and modules (the linker's --wrap).
- * It judges nothing (grading/harness/exercise_harness.h).
+ * results, and the student's loads and unloads of libraries and modules (the linker's --wrap;
+ * and the stand-in driver's counts: what was made and left, whatever API made it; the judge's
+ * --fail-at N makes the Nth driver call fail). It judges nothing
+ * (grading/harness/exercise_harness.h).
  */
 #include "05_harness.h"
+#include "harness_watch.h"
 #include "library_kernel.h"
+
+/* kernel_load() loads the code once: one library (or one module), kept until kernel_unload(). */
+static const bool load_once[DRIVER_WATCH_KINDS] = {
+    [DRIVER_WATCH_LIBRARY] = true, [DRIVER_WATCH_MODULE] = true};
 
 static const char source[] = "extern \"C\" __global__ void twice(float *y, int n)\n"
                              "{\n"
@@ -130,42 +137,74 @@ static void unload(void *handle)
     harness_report("unloads", "%d %d", lib_unloads, mod_unloads);
 }
 
+/* The judge's --fail-at N: the Nth watched call from kernel_load() on fails, in kernel_load() or
+ * in kernel_unload() (nothing between them: no launch); the one that saw it must answer false,
+ * and nothing may be left ("fail_in kernel_load|kernel_unload|none", "fail_came",
+ * "resources_fail"). */
+static void failure_run(const char *image, long n)
+{
+    void *handle = NULL;
+    struct harness_watch w = harness_watch_take();
+    harness_watch_fail_at(n);
+    bool loaded = kernel_load(image, &handle), in_load = harness_watch_failed();
+    bool unloaded = loaded && !in_load && kernel_unload(handle);
+    bool came = harness_watch_judge();
+    harness_report("fail_in", "%s", in_load ? "kernel_load" : came ? "kernel_unload" : "none");
+    harness_report("kernel_load", "%s", loaded ? "true" : "false");
+    harness_report("kernel_unload", "%s", unloaded ? "true" : "false");
+    harness_watch_check("fail", &w, load_once);
+}
+
+/* One kernel_load(), the cases in the primary context and in two created after it, the
+ * failing lookup, kernel_unload(); the stand-in's window from the load to the unload. */
+static bool graded_run(const char *image, CUdevice dev, CUcontext primary)
+{
+    CUcontext later[2] = {NULL, NULL};
+    void *handle = NULL;
+    bool ok = true;
+    struct harness_state state = harness_state_now(); /* kept by kernel_load() */
+    struct harness_watch w = harness_watch_take();    /* from kernel_load() to kernel_unload() */
+    bool loaded = kernel_load(image, &handle);
+    harness_report("kernel_load", "%s", loaded ? "true" : "false");
+    harness_state_check("kernel_load", &state);
+    /* a load that failed gave no handle: nothing more of the student's is called with it */
+    if (loaded)
+        run(handle, 0, 1000, 0);                  /* the primary context */
+    for (int c = 0; c < 2 && loaded && ok; c++) { /* contexts created after the load */
+        ok = make_context(&later[c], dev);
+        run(handle, 1 + c, 3000, 11u * (unsigned)c);
+    }
+    for (int c = 1; c >= 0; c--)
+        if (later[c])
+            ok = checkDriver(cuCtxDestroy(later[c])) && ok;
+    ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
+    if (loaded) {
+        failing_lookup(handle);
+        unload(handle);
+    }
+    harness_watch_check("library_kernel", &w, load_once);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
+    long fail_at = harness_watch_fail_arg(&argc, argv);
     harness_start(argc, argv,
                   "Exercise library_kernel: one kernel_load(), then kernel_function() in three "
                   "contexts, then kernel_unload().");
     CUdevice dev;
-    CUcontext primary = NULL, later[2] = {NULL, NULL};
+    CUcontext primary = NULL;
     char *image = NULL;
-    void *handle = NULL;
     if (!requireDriver(cuInit(0)) || !checkDriver(cuDeviceGet(&dev, 0)) ||
         !checkDriver(cuDevicePrimaryCtxRetain(&primary, dev)))
         return EXIT_CHECK;
     bool ok = checkDriver(cuCtxSetCurrent(primary)) &&
               nvrtc_image(source, "twice.cu", dev, NULL, NULL, NULL, &image);
-    if (ok) {
-        struct harness_state state = harness_state_now(); /* kept by kernel_load() */
-        bool loaded = kernel_load(image, &handle);
-        harness_report("kernel_load", "%s", loaded ? "true" : "false");
-        harness_state_check("kernel_load", &state);
-        /* a load that failed gave no handle: nothing more of the student's is called with it */
-        if (loaded)
-            run(handle, 0, 1000, 0);                  /* the primary context */
-        for (int c = 0; c < 2 && loaded && ok; c++) { /* contexts created after the load */
-            ok = make_context(&later[c], dev);
-            run(handle, 1 + c, 3000, 11u * (unsigned)c);
-        }
-        for (int c = 1; c >= 0; c--)
-            if (later[c])
-                ok = checkDriver(cuCtxDestroy(later[c])) && ok;
-        ok = checkDriver(cuCtxSetCurrent(primary)) && ok;
-        if (loaded) {
-            failing_lookup(handle);
-            unload(handle);
-        }
-    }
+    if (ok && fail_at)
+        failure_run(image, fail_at);
+    else if (ok)
+        ok = graded_run(image, dev, primary);
     free(image);
     ok = checkDriver(cuDevicePrimaryCtxRelease(dev)) && ok;
     /* the seed run() asked (or, where no case ran, asked now for "end SEED") */

@@ -6,6 +6,7 @@
  * It judges nothing (grading/harness/exercise_harness.h).
  */
 #include "05_harness.h"
+#include "harness_watch.h"
 #include "pack_extra.h"
 
 static const char source[] =
@@ -61,6 +62,15 @@ static void run(CUfunction axpy, uint32_t seed, int k, int n)
     free(y);
 }
 
+/* pack_args(), in the stand-in's window: it makes no driver resource. */
+static void watched_pack(unsigned char *buf, size_t *size, float a, CUdeviceptr x, CUdeviceptr y,
+                         int n)
+{
+    struct harness_watch w = harness_watch_take();
+    pack_args(buf, size, a, x, y, n);
+    harness_watch_check("pack_extra", &w, NULL);
+}
+
 int main(int argc, char **argv)
 {
     lesson_init(argv[0]);
@@ -88,7 +98,7 @@ int main(int argc, char **argv)
         CUdeviceptr x = 0x0123456789abcdefULL + seed, y = 0x0fedcba987654321ULL + seed;
         int n = 0x5a000000 + (int)(seed % 0xffff);
         memset(buf, 0xab, 64);
-        pack_args(buf, &size, a, x, y, n);
+        watched_pack(buf, &size, a, x, y, n);
         harness_report("size", "%zu", size);
         harness_report("layout", "%d %d %d %d", find(buf, &a, sizeof a), find(buf, &x, sizeof x),
                        find(buf, &y, sizeof y), find(buf, &n, sizeof n));

@@ -8,7 +8,8 @@
  *   libraries  cuLibraryLoadData, cuLibraryLoadFromFile / cuLibraryUnload
  *   registered cuMemHostRegister(_v2) / cuMemHostUnregister
  *   pinned     cuMemHostAlloc, cuMemAllocHost(_v2) / cuMemFreeHost
- *   device     cuMemAlloc(_v2), cuMemAllocManaged / cuMemFree(_v2)
+ *   device     cuMemAlloc_v2, cuMemAllocPitch_v2, cuMemAllocManaged, cuMemAllocAsync(_ptsz),
+ *              cuMemAllocFromPoolAsync(_ptsz) / cuMemFree_v2, cuMemFreeAsync(_ptsz)
  *
  * Each resource made is counted under its kind and the context current when it was made, until
  * it is released; driver_watch.h says how a harness reads the counts and asks that the Nth
@@ -18,7 +19,10 @@
  * cudaStreamCreate is seen as a cuStreamCreate is.
  *
  * The real driver: DRIVER_WATCH_REAL, else the first libcuda.so.1 of LD_LIBRARY_PATH and the
- * system's library folders that is neither this file nor another copy of it. */
+ * system's library folders that is neither this file nor another copy of it. Where there is
+ * none, every function answers CUDA_ERROR_NO_DEVICE (cuDriverGetVersion and cuGetProcAddress
+ * answer as a driver would, so that the CUDA runtime reaches cuInit and says "no device"): a
+ * program then exits 77 ("cannot run here", common/check.h) and never crashes. */
 #define _GNU_SOURCE
 #include "driver_watch.h"
 
@@ -35,7 +39,9 @@ typedef unsigned long long CUdeviceptr;
 #define OK                0
 #define ERR_INVALID_VALUE 1
 #define ERR_OUT_OF_MEMORY 2
+#define ERR_NO_DEVICE     100
 #define ERR_NOT_FOUND     500
+#define PROC_PER_THREAD   2 /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM */
 
 struct forward {
     const char *name;
@@ -64,9 +70,10 @@ static struct {
 static const char *const kind_names[DRIVER_WATCH_KINDS] = {
     "stream", "event", "module", "library", "registered", "pinned", "device"};
 
+/* A function the real driver lacks; with no real driver at all, "no device". */
 static CUresult missing(void)
 {
-    return ERR_NOT_FOUND;
+    return W.lib ? ERR_NOT_FOUND : ERR_NO_DEVICE;
 }
 
 /* ---- finding the real driver ----------------------------------------------------------- */
@@ -244,8 +251,15 @@ SLOT(cuMemAllocHost);
 SLOT(cuMemAllocHost_v2);
 SLOT(cuMemFreeHost);
 SLOT(cuMemAlloc_v2);
+SLOT(cuMemAllocPitch_v2);
 SLOT(cuMemAllocManaged);
+SLOT(cuMemAllocAsync);
+SLOT(cuMemAllocAsync_ptsz);
+SLOT(cuMemAllocFromPoolAsync);
+SLOT(cuMemAllocFromPoolAsync_ptsz);
 SLOT(cuMemFree_v2);
+SLOT(cuMemFreeAsync);
+SLOT(cuMemFreeAsync_ptsz);
 
 typedef void *H; /* any handle */
 typedef CUresult (*make_h)(H *, unsigned);
@@ -371,10 +385,65 @@ CUresult cuMemAllocManaged(CUdeviceptr *d, size_t bytes, unsigned flags)
     MAKE(DRIVER_WATCH_DEVICE, ERR_OUT_OF_MEMORY, d, d ? (void *)(uintptr_t)*d : NULL,
          REAL(CUresult(*)(CUdeviceptr *, size_t, unsigned), cuMemAllocManaged)(d, bytes, flags));
 }
+CUresult cuMemAllocPitch_v2(CUdeviceptr *d, size_t *pitch, size_t width, size_t height,
+                            unsigned element)
+{
+    MAKE(DRIVER_WATCH_DEVICE, ERR_OUT_OF_MEMORY, d, d ? (void *)(uintptr_t)*d : NULL,
+         REAL(CUresult(*)(CUdeviceptr *, size_t *, size_t, size_t, unsigned),
+              cuMemAllocPitch_v2)(d, pitch, width, height, element));
+}
+typedef CUresult (*alloc_async)(CUdeviceptr *, size_t, H);
+typedef CUresult (*alloc_pool)(CUdeviceptr *, size_t, H, H);
+#define DEVICE_KEY(d) ((d) ? (void *)(uintptr_t) * (d) : NULL)
+CUresult cuMemAllocAsync(CUdeviceptr *d, size_t bytes, H s)
+{
+    MAKE(DRIVER_WATCH_DEVICE, ERR_OUT_OF_MEMORY, d, DEVICE_KEY(d),
+         REAL(alloc_async, cuMemAllocAsync)(d, bytes, s));
+}
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *d, size_t bytes, H s)
+{
+    MAKE(DRIVER_WATCH_DEVICE, ERR_OUT_OF_MEMORY, d, DEVICE_KEY(d),
+         REAL(alloc_async, cuMemAllocAsync_ptsz)(d, bytes, s));
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *d, size_t bytes, H pool, H s)
+{
+    MAKE(DRIVER_WATCH_DEVICE, ERR_OUT_OF_MEMORY, d, DEVICE_KEY(d),
+         REAL(alloc_pool, cuMemAllocFromPoolAsync)(d, bytes, pool, s));
+}
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *d, size_t bytes, H pool, H s)
+{
+    MAKE(DRIVER_WATCH_DEVICE, ERR_OUT_OF_MEMORY, d, DEVICE_KEY(d),
+         REAL(alloc_pool, cuMemAllocFromPoolAsync_ptsz)(d, bytes, pool, s));
+}
 CUresult cuMemFree_v2(CUdeviceptr d)
 {
     RELEASE(DRIVER_WATCH_DEVICE, (void *)(uintptr_t)d,
             REAL(CUresult(*)(CUdeviceptr), cuMemFree_v2)(d));
+}
+CUresult cuMemFreeAsync(CUdeviceptr d, H s)
+{
+    RELEASE(DRIVER_WATCH_DEVICE, (void *)(uintptr_t)d,
+            REAL(CUresult(*)(CUdeviceptr, H), cuMemFreeAsync)(d, s));
+}
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, H s)
+{
+    RELEASE(DRIVER_WATCH_DEVICE, (void *)(uintptr_t)d,
+            REAL(CUresult(*)(CUdeviceptr, H), cuMemFreeAsync_ptsz)(d, s));
+}
+
+/* With no real driver: a version (the runtime asks it before anything else, and would take an
+ * error here for "driver too old"), so that its cuInit answers "no device". */
+CUresult cuDriverGetVersion(int *version)
+{
+    CUresult (*get)(int *);
+    if (!W.lib) {
+        if (!version)
+            return ERR_INVALID_VALUE;
+        *version = 99999;
+        return OK;
+    }
+    *(void **)&get = real("cuDriverGetVersion");
+    return get(version);
 }
 
 /* ---- cuGetProcAddress ------------------------------------------------------------------ */
@@ -384,52 +453,94 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsign
                              int *status);
 
 /* The wrapper cuGetProcAddress answers for a name asked at a CUDA version: the newest ABI of a
- * name first (the first match from that version on). */
+ * name first (the first match from that version on). ptsz: the per-thread default stream's
+ * wrapper of that name (the static runtime built with it asks for those). */
 static const struct {
     const char *name;
     int min_version;
-    void *wrapper;
+    void *wrapper, *ptsz;
 } watched[] = {
-    {"cuStreamCreate", 2000, (void *)cuStreamCreate},
-    {"cuStreamCreateWithPriority", 5050, (void *)cuStreamCreateWithPriority},
-    {"cuStreamDestroy", 4000, (void *)cuStreamDestroy_v2},
-    {"cuStreamDestroy", 2000, (void *)cuStreamDestroy},
-    {"cuEventCreate", 2000, (void *)cuEventCreate},
-    {"cuEventDestroy", 4000, (void *)cuEventDestroy_v2},
-    {"cuEventDestroy", 2000, (void *)cuEventDestroy},
-    {"cuModuleLoad", 2000, (void *)cuModuleLoad},
-    {"cuModuleLoadData", 2000, (void *)cuModuleLoadData},
-    {"cuModuleLoadDataEx", 2010, (void *)cuModuleLoadDataEx},
-    {"cuModuleLoadFatBinary", 2000, (void *)cuModuleLoadFatBinary},
-    {"cuModuleUnload", 2000, (void *)cuModuleUnload},
-    {"cuLibraryLoadData", 12000, (void *)cuLibraryLoadData},
-    {"cuLibraryLoadFromFile", 12000, (void *)cuLibraryLoadFromFile},
-    {"cuLibraryUnload", 12000, (void *)cuLibraryUnload},
-    {"cuMemHostRegister", 6050, (void *)cuMemHostRegister_v2},
-    {"cuMemHostRegister", 4000, (void *)cuMemHostRegister},
-    {"cuMemHostUnregister", 4000, (void *)cuMemHostUnregister},
-    {"cuMemHostAlloc", 2020, (void *)cuMemHostAlloc},
-    {"cuMemAllocHost", 3020, (void *)cuMemAllocHost_v2},
-    {"cuMemAllocHost", 2000, (void *)cuMemAllocHost},
-    {"cuMemFreeHost", 2000, (void *)cuMemFreeHost},
-    {"cuMemAlloc", 3020, (void *)cuMemAlloc_v2},
-    {"cuMemAllocManaged", 6000, (void *)cuMemAllocManaged},
-    {"cuMemFree", 3020, (void *)cuMemFree_v2},
-    {"cuGetProcAddress", 12000, (void *)cuGetProcAddress_v2},
-    {"cuGetProcAddress", 11030, (void *)cuGetProcAddress},
+    {"cuStreamCreate", 2000, (void *)cuStreamCreate, NULL},
+    {"cuStreamCreateWithPriority", 5050, (void *)cuStreamCreateWithPriority, NULL},
+    {"cuStreamDestroy", 4000, (void *)cuStreamDestroy_v2, NULL},
+    {"cuStreamDestroy", 2000, (void *)cuStreamDestroy, NULL},
+    {"cuEventCreate", 2000, (void *)cuEventCreate, NULL},
+    {"cuEventDestroy", 4000, (void *)cuEventDestroy_v2, NULL},
+    {"cuEventDestroy", 2000, (void *)cuEventDestroy, NULL},
+    {"cuModuleLoad", 2000, (void *)cuModuleLoad, NULL},
+    {"cuModuleLoadData", 2000, (void *)cuModuleLoadData, NULL},
+    {"cuModuleLoadDataEx", 2010, (void *)cuModuleLoadDataEx, NULL},
+    {"cuModuleLoadFatBinary", 2000, (void *)cuModuleLoadFatBinary, NULL},
+    {"cuModuleUnload", 2000, (void *)cuModuleUnload, NULL},
+    {"cuLibraryLoadData", 12000, (void *)cuLibraryLoadData, NULL},
+    {"cuLibraryLoadFromFile", 12000, (void *)cuLibraryLoadFromFile, NULL},
+    {"cuLibraryUnload", 12000, (void *)cuLibraryUnload, NULL},
+    {"cuMemHostRegister", 6050, (void *)cuMemHostRegister_v2, NULL},
+    {"cuMemHostRegister", 4000, (void *)cuMemHostRegister, NULL},
+    {"cuMemHostUnregister", 4000, (void *)cuMemHostUnregister, NULL},
+    {"cuMemHostAlloc", 2020, (void *)cuMemHostAlloc, NULL},
+    {"cuMemAllocHost", 3020, (void *)cuMemAllocHost_v2, NULL},
+    {"cuMemAllocHost", 2000, (void *)cuMemAllocHost, NULL},
+    {"cuMemFreeHost", 2000, (void *)cuMemFreeHost, NULL},
+    {"cuMemAlloc", 3020, (void *)cuMemAlloc_v2, NULL},
+    {"cuMemAllocPitch", 3020, (void *)cuMemAllocPitch_v2, NULL},
+    {"cuMemAllocManaged", 6000, (void *)cuMemAllocManaged, NULL},
+    {"cuMemAllocAsync", 11020, (void *)cuMemAllocAsync, (void *)cuMemAllocAsync_ptsz},
+    {"cuMemAllocFromPoolAsync", 11020, (void *)cuMemAllocFromPoolAsync,
+     (void *)cuMemAllocFromPoolAsync_ptsz},
+    {"cuMemFree", 3020, (void *)cuMemFree_v2, NULL},
+    {"cuMemFreeAsync", 11020, (void *)cuMemFreeAsync, (void *)cuMemFreeAsync_ptsz},
+    {"cuDriverGetVersion", 2020, (void *)cuDriverGetVersion, NULL},
+    {"cuGetProcAddress", 12000, (void *)cuGetProcAddress_v2, NULL},
+    {"cuGetProcAddress", 11030, (void *)cuGetProcAddress, NULL},
 };
+#define N_WATCHED (sizeof watched / sizeof watched[0])
+
+/* The per-thread wrapper where the driver answered its per-thread function (or, where that
+ * cannot be told, was asked for per-thread ones). */
+static void *pick(size_t i, void *answer, unsigned long long flags)
+{
+    if (!watched[i].ptsz)
+        return watched[i].wrapper;
+    char name[64];
+    snprintf(name, sizeof name, "%s_ptsz", watched[i].name);
+    void *per_thread = W.lib ? dlsym(W.lib, name) : NULL, *legacy = real(watched[i].name);
+    if (answer == per_thread || (answer != legacy && (flags & PROC_PER_THREAD)))
+        return watched[i].ptsz;
+    return watched[i].wrapper;
+}
+
+/* With no real driver: this library's own function of that name (a forwarded one answers
+ * "no device"), as the driver would answer. */
+static CUresult own_proc_address(const char *symbol, void **pfn, int version, int *status)
+{
+    void *p = NULL;
+    for (size_t i = 0; symbol && !p && i < N_WATCHED; i++)
+        if (strcmp(symbol, watched[i].name) == 0 && version >= watched[i].min_version)
+            p = watched[i].wrapper;
+    for (const struct forward *f = watch_forwards; symbol && !p && f->name; f++)
+        if (strcmp(symbol, f->name) == 0)
+            p = f->self;
+    if (pfn)
+        *pfn = p;
+    if (status)
+        *status = p ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS, _SYMBOL_NOT_FOUND */
+    return !pfn ? ERR_INVALID_VALUE : p ? OK : ERR_NOT_FOUND;
+}
 
 static CUresult get_proc_address(const char *symbol, void **pfn, int version,
                                  unsigned long long flags, int *status)
 {
+    if (!W.lib)
+        return own_proc_address(symbol, pfn, version, status);
     CUresult (*get)(const char *, void **, int, unsigned long long, int *);
     *(void **)&get = real("cuGetProcAddress_v2");
     CUresult rc = get(symbol, pfn, version, flags, status);
     if (rc != OK || !symbol || !pfn || !*pfn)
         return rc;
-    for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++)
+    for (size_t i = 0; i < N_WATCHED; i++)
         if (strcmp(symbol, watched[i].name) == 0 && version >= watched[i].min_version) {
-            *pfn = watched[i].wrapper;
+            *pfn = pick(i, *pfn, flags);
             return rc;
         }
     return rc; /* the rest: the real function, called directly */
@@ -530,8 +641,15 @@ __attribute__((constructor)) static void watch_open(void)
     RESOLVE(cuMemAllocHost_v2);
     RESOLVE(cuMemFreeHost);
     RESOLVE(cuMemAlloc_v2);
+    RESOLVE(cuMemAllocPitch_v2);
     RESOLVE(cuMemAllocManaged);
+    RESOLVE(cuMemAllocAsync);
+    RESOLVE(cuMemAllocAsync_ptsz);
+    RESOLVE(cuMemAllocFromPoolAsync);
+    RESOLVE(cuMemAllocFromPoolAsync_ptsz);
     RESOLVE(cuMemFree_v2);
+    RESOLVE(cuMemFreeAsync);
+    RESOLVE(cuMemFreeAsync_ptsz);
     *(void **)&W.ctx_get_current = W.lib ? dlsym(W.lib, "cuCtxGetCurrent") : NULL;
     const char *fail = getenv("DRIVER_WATCH_FAIL");
     if (fail && *fail)
