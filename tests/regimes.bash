@@ -116,7 +116,10 @@ sanitizer_tool() {
 # Sets SHIMS to a folder with tests/shims built (forwarding to this machine's libcuda.so.1):
 # tests/run's, built once for the whole run at its start (test_shims waits for it), else built
 # once per test file. Fails the test, with the compiler's messages, when they do not build.
+# Where no GPU is usable the test skips first, as its run would: a build for a test that then
+# skips took a second of each regimes file (tests/shims.bats builds them, on any machine).
 build_shims() {
+    require_gpu
     SHIMS="$BATS_FILE_TMPDIR/shims"
     test_shims "$SHIMS"
 }
