@@ -4,7 +4,7 @@
 load test_helper
 
 setup() {
-    BIN="$(lesson_bin 01_hello_runtime)"
+    lesson_bin -v BIN 01_hello_runtime
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }
 

@@ -4,7 +4,7 @@
 load test_helper
 
 setup() {
-    BIN="$(lesson_bin 02_driver_context)"
+    lesson_bin -v BIN 02_driver_context
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }
 

@@ -7,7 +7,7 @@ TEST_ARGS=(--min 1M --max 256M --reps 10)
 load test_helper
 
 setup() {
-    BIN="$(lesson_bin 03_pinned_memory)"
+    lesson_bin -v BIN 03_pinned_memory
     LESSON_ARGS=("${TEST_ARGS[@]}" --csv "$BATS_FILE_TMPDIR/sweep.csv")
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }

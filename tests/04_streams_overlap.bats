@@ -19,7 +19,7 @@ setup_file() {
 }
 
 setup() {
-    BIN="$(lesson_bin "$LESSON")"
+    lesson_bin -v BIN "$LESSON"
 }
 
 # The lesson's output from setup_file, into $output and $status.

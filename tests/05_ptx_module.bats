@@ -5,7 +5,7 @@ load test_helper
 
 setup() {
     LESSON="$ROOT/05_ptx_module"
-    BIN="$(lesson_bin 05_ptx_module)"
+    lesson_bin -v BIN 05_ptx_module
     [ -x "$BIN" ] || fail "$BIN is not built: run make first"
 }
 
@@ -811,42 +811,8 @@ toolkit_includes() {
         || fail "step 6h does not print the reverse case"
 }
 
-# The images of a fatbinary, one "sm_NN" (SASS) or "compute_NN" (PTX) per line, read from its
-# headers (the layout tools.c reads; cuobjdump lists the same where it is installed).
-fatbin_images() {
-    local f="$1" off=16 end kind hdr size arch
-    end=$(( $(od -An -t u8 -j 8 -N 8 "$f") + 16 ))
-    while [ "$off" -lt "$end" ]; do
-        kind=$(( $(od -An -t u2 -j "$off" -N 2 "$f") ))
-        hdr=$(( $(od -An -t u4 -j $((off + 4)) -N 4 "$f") ))
-        size=$(( $(od -An -t u8 -j $((off + 8)) -N 8 "$f") ))
-        arch=$(( $(od -An -t u4 -j $((off + 28)) -N 4 "$f") ))
-        if [ "$kind" = 2 ]; then echo "sm_$arch"; else echo "compute_$arch"; fi
-        off=$((off + hdr + size))
-    done
-}
-
-cuobjdump_path() {
-    local c
-    c="$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/cuobjdump"
-    [ -x "$c" ] && echo "$c" && return 0
-    command -v cuobjdump
-}
-
-@test "built without a GPU for ARCH=\"75 90\", the embedded fatbin holds SASS for both and PTX for 90" {
-    b="$BATS_TEST_TMPDIR/build"
-    run env -u MAKEFLAGS make -s -C "$LESSON" BUILD="$b" ARCH="75 90" "$b/embedded.o"
-    assert_success
-    [ "$(fatbin_images "$b/kernels.fatbin" | sort | tr '\n' ' ')" = "compute_90 sm_75 sm_90 " ] \
-        || fail "fatbin holds: $(fatbin_images "$b/kernels.fatbin" | tr '\n' ' ')"
-    if c="$(cuobjdump_path)"; then
-        run "$c" --list-elf "$b/kernels.fatbin"
-        assert_output --regexp 'sm_75'
-        assert_output --regexp 'sm_90'
-    fi
-    hex="$(nm -S --defined-only "$b/embedded.o" | awk '$4 == "kernels_fatbin" { print $2 }')"
-    assert_equal "$((16#$hex))" "$(( $(wc -c <"$b/kernels.fatbin") + 1 ))"
-}
+# fatbin_images and cuobjdump_path: tests/test_helper.bash (tests/build.bats reads fatbins too).
+# The fatbin of another ARCH list ("75 90": SASS for both, PTX for 90) is tests/build.bats'.
 
 @test "the lesson's own build: the fatbin it carries holds SASS for every architecture of ARCH" {
     archs="$(env -u MAKEFLAGS make -s -C "$LESSON" print-arch)"

@@ -2,7 +2,8 @@
 #
 #   ROOT                  the repository root
 #   lesson_bin NN_name    the path of a lesson's program (01_hello_runtime -> .../build/hello_runtime;
-#                         LESSON_BUILD=build-hostsan: the HOST_SANITIZE=1 build instead)
+#                         LESSON_BUILD=build-hostsan: the HOST_SANITIZE=1 build instead);
+#                         lesson_bin -v VAR NN_name sets VAR to it, with no subshell
 #   copy_tree SRC DST     copy the source tree (git's file list, or without git: everything but
 #                         .git, build output and .gpu), as a tarball or any copy would have it
 #   list_lessons DIR      the NN_name folders with a Makefile; fails, saying so, when there is none
@@ -34,6 +35,8 @@
 #   assert_claim TEXT     run_lesson printed the line "  [ok]   TEXT..", or the test skips where
 #                         the run left claims [n/j] for noise (skip_for_noise, assert_judged,
 #                         assert_same_or_noisy)
+#   fatbin_images FATBIN  the images of a fatbinary, one sm_NN (SASS) or compute_NN (PTX) a line
+#   cuobjdump_path        the toolkit's cuobjdump, where there is one
 # bats sources a test file (and so this helper) again for every test. The libraries' load.bash
 # find their files with a $(dirname ...) per file, two processes each: about 30 ms a test, 8 s
 # of CPU over the suite. The same files are sourced here with their folder written in; a
@@ -73,7 +76,13 @@ export ROOT
 # jobserver whose pipes it does not have): the builds the tests run must not see them.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES
 
+# lesson_bin -v VAR NN_name: the same path into VAR, with no subshell (a lesson file's setup()
+# runs for every test: $(lesson_bin ...) was 5 ms of each, 1.5 s of make test's CPU)
 lesson_bin() {
+    if [ "$1" = -v ]; then
+        printf -v "$2" '%s' "$ROOT/$3/${LESSON_BUILD:-build}/${3#*_}"
+        return
+    fi
     local dir="$1"
     echo "$ROOT/$dir/${LESSON_BUILD:-build}/${dir#*_}"
 }
@@ -398,4 +407,26 @@ run_with_no_driver() {
     # the explanation is the only message: no raw "driver version is insufficient" before it
     refute_output --partial "cudaErrorInsufficientDriver"
     refute_output --partial "failed:"
+}
+
+# The images of a fatbinary, one "sm_NN" (SASS) or "compute_NN" (PTX) per line, read from its
+# headers (the layout tools.c reads; cuobjdump lists the same where it is installed).
+fatbin_images() {
+    local f="$1" off=16 end kind hdr size arch
+    end=$(( $(od -An -t u8 -j 8 -N 8 "$f") + 16 ))
+    while [ "$off" -lt "$end" ]; do
+        kind=$(( $(od -An -t u2 -j "$off" -N 2 "$f") ))
+        hdr=$(( $(od -An -t u4 -j $((off + 4)) -N 4 "$f") ))
+        size=$(( $(od -An -t u8 -j $((off + 8)) -N 8 "$f") ))
+        arch=$(( $(od -An -t u4 -j $((off + 28)) -N 4 "$f") ))
+        if [ "$kind" = 2 ]; then echo "sm_$arch"; else echo "compute_$arch"; fi
+        off=$((off + hdr + size))
+    done
+}
+
+cuobjdump_path() {
+    local c
+    c="$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/cuobjdump"
+    [ -x "$c" ] && echo "$c" && return 0
+    command -v cuobjdump
 }
