@@ -10,6 +10,11 @@ load test_helper
 setup_file() {
     export SHIMS="$BATS_FILE_TMPDIR/shims"
     stub_shims "$SHIMS" >/dev/null 2>&1 || true   # (tests/run's build where there is one)
+    doctor_cache_seed "$BATS_FILE_TMPDIR/doctor"   # (the build cache's: test_helper.bash)
+}
+
+teardown_file() {
+    doctor_cache_keep "$BATS_FILE_TMPDIR/doctor"
 }
 
 setup() {

@@ -16,6 +16,11 @@ setup_file() {
     stub_shims "$SHIMS" >/dev/null 2>&1 || true   # (tests/run's build where there is one)
     export PLATFORM_PROBE="$BATS_FILE_TMPDIR/platform_probe"
     build_common_probe "$ROOT/tests/common/platform_probe.c" "$PLATFORM_PROBE"
+    doctor_cache_seed "$BATS_FILE_TMPDIR/doctor"   # (the build cache's: test_helper.bash)
+}
+
+teardown_file() {
+    doctor_cache_keep "$BATS_FILE_TMPDIR/doctor"
 }
 
 setup() {

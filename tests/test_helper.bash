@@ -186,14 +186,59 @@ assert_grader_parts() {
 # Driver API loader, platform.c, gpu_shared.c) and the static CUDA runtime; the compiler's
 # messages go to OUTPUT.log.
 # Never fails: the caller checks that OUTPUT exists and shows the log when it does not.
+# (kept in the build cache, keyed by its sources, common/'s, the toolkit's headers and the
+# compilers: five of these builds took 3 s of make test's CPU)
 build_common_probe() {
-    local cuda
+    local cuda cache key
     cuda="$(cuda_root)"
+    cache="$(build_cache_root)"
+    if [ -n "$cache" ]; then
+        key="probe-$(build_cache_key "$1" "${2##*/}" "$ROOT"/common/*.[ch] "$cuda/include/cuda.h" "$cuda/include/cuda_runtime_api.h")"
+        if [ -x "$cache/$key/${2##*/}" ] && cp "$cache/$key/${2##*/}" "$2"; then
+            echo "(from $cache/$key)" >"$2.log"
+            return 0
+        fi
+    fi
     cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/common" -I"$cuda/include" \
         "$1" "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/common/platform.c" \
         "$ROOT/common/gpu_shared.c" \
         -L"$cuda/lib64" -L"$cuda/targets/x86_64-linux/lib" -lcudart_static -ldl -lpthread -lrt \
         -o "$2" >"$2.log" 2>&1 || true
+    [ -z "$cache" ] || [ ! -x "$2" ] || build_cache_keep "$cache/$key" "$2"
+}
+
+# The build cache (readme_build, build_common_probe, the doctor's probe): a folder per key, the
+# key a hash of what decides the build (its inputs' content, the compilers' paths and versions),
+# so that a changed input is a new key, built again. CUDA_LESSONS_BUILD_CACHE=DIR, default
+# ~/.cache/cuda-lessons/builds (XDG_CACHE_HOME); off: nothing kept, every build made.
+build_cache_root() {
+    local d="${CUDA_LESSONS_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cuda-lessons/builds}"
+    [ "$d" = off ] || echo "$d"
+}
+# build_cache_key WORD_OR_FILE...: the key of those (a file by its content, anything else as given)
+build_cache_key() {
+    local f tool
+    {
+        for f in "$@"; do
+            printf '%s\n' "$f"
+            [ ! -f "$f" ] || sha256sum <"$f"
+        done
+        for tool in cc gcc g++ nvcc; do
+            command -v "$tool" && "$tool" --version 2>&1
+        done
+    } | sha256sum | cut -c1-32
+}
+# build_cache_keep DIR PATH...: the files or folders PATH kept as DIR, whole or not at all (a copy
+# moved into place: two runs keeping the same key leave one); status 0 either way.
+build_cache_keep() {
+    local dir="$1" tmp
+    shift
+    [ ! -e "$dir" ] || return 0
+    mkdir -p "${dir%/*}" 2>/dev/null || return 0
+    tmp="$(mktemp -d "${dir%/*}/.new.XXXXXX" 2>/dev/null)" || return 0
+    if cp -r "$@" "$tmp/" && mv -T "$tmp" "$dir" 2>/dev/null; then return 0; fi
+    rm -rf "$tmp"
+    return 0
 }
 
 # test_shims DIR [DRIVER]: tests/shims built into DIR (once), forwarding to DRIVER (a
@@ -429,4 +474,63 @@ cuobjdump_path() {
     c="$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/cuobjdump"
     [ -x "$c" ] && echo "$c" && return 0
     command -v cuobjdump
+}
+
+# readme_build DIR LINE: `run` LINE (a README's own build line, for bash) in DIR, a copy of a
+# lesson folder alone, with the files it made kept in the build cache (above), keyed by the line,
+# every file of DIR (its path and content) and the compilers. The same inputs build once: a hit
+# copies those files into DIR, status 0, and the output says so. (Each such build took 1.3 s of
+# nvcc, 6 s of make test's CPU for the four lessons.)
+readme_build() {
+    local dir="$1" line="$2" key cache new f
+    cache="$(build_cache_root)"
+    if [ -z "$cache" ]; then
+        run bash -c "cd '$dir' && $line"
+        return
+    fi
+    key="readme-$(build_cache_key "$line" "$(cd "$dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)")"
+    if [ -f "$cache/$key/.made" ]; then
+        (cd "$cache/$key" && tar cf - --exclude=./.made .) | (cd "$dir" && tar xf -) || fail "could not copy $cache/$key into $dir"
+        status=0
+        output="(the files this line made from these inputs, from $cache/$key: $(tr '\n' ' ' <"$cache/$key/.made"))"
+        lines=("$output")
+        return
+    fi
+    (cd "$dir" && find . -type f | LC_ALL=C sort) >"$BATS_TEST_TMPDIR/readme-build.before"
+    run bash -c "cd '$dir' && $line"
+    [ "$status" -eq 0 ] || return 0
+    new="$(cd "$dir" && find . -type f | LC_ALL=C sort | comm -13 "$BATS_TEST_TMPDIR/readme-build.before" -)"
+    [ -n "$new" ] || return 0
+    f="$BATS_TEST_TMPDIR/readme-build.made"
+    mkdir -p "$f"
+    (cd "$dir" && printf '%s\n' "$new" | tar cf - -T -) | (cd "$f" && tar xf -) || return 0
+    printf '%s\n' "$new" >"$f/.made"
+    build_cache_keep "$cache/$key" "$f"/.
+    return 0
+}
+
+# doctor_cache_seed DIR / doctor_cache_keep DIR: a test file's DOCTOR_CACHE (tools/doctor's probe
+# and its one-kernel PTX files) filled from the build cache at its start and kept there at its
+# end, keyed by the doctor, its probe's sources, common/'s, the toolkit's headers and the
+# compilers (doctor.bats and t4.bats each built the probe and their PTX files: 2 s of CPU).
+doctor_cache_key() {
+    local cuda
+    cuda="$(cuda_root)"
+    echo "doctor-$(build_cache_key "$ROOT/tools/doctor" "$ROOT/tools/doctor_probe.c" "$ROOT"/common/*.[ch] \
+        "$cuda/include/cuda.h" "$cuda/include/cuda_runtime_api.h")"
+}
+doctor_cache_seed() {
+    local cache
+    mkdir -p "$1"
+    cache="$(build_cache_root)"
+    [ -n "$cache" ] || return 0
+    DOCTOR_CACHE_KEY="$(doctor_cache_key)"
+    export DOCTOR_CACHE_KEY
+    [ ! -d "$cache/$DOCTOR_CACHE_KEY" ] || cp -r "$cache/$DOCTOR_CACHE_KEY"/. "$1"/ || true
+}
+doctor_cache_keep() {
+    local cache
+    cache="$(build_cache_root)"
+    [ -n "$cache" ] && [ -n "${DOCTOR_CACHE_KEY:-}" ] && [ -x "$1/probe" ] || return 0
+    build_cache_keep "$cache/$DOCTOR_CACHE_KEY" "$1"/.
 }
