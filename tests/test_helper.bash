@@ -241,6 +241,23 @@ build_cache_keep() {
     return 0
 }
 
+# test_shims without DRIVER where tests/run built none for the loader's driver (no GPU here): the driver
+# tests/shims/build would forward to (default_shim_driver), and where that is the toolkit's stub,
+# tests/run's build over the stub (five files built their own copy of it: 5 s of CPU).
+default_shim_driver() {
+    local cuda real f
+    cuda="$(cuda_root)"
+    real="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64|libcuda\.so\.1 .*AArch64/{print $NF; exit}')"
+    for f in "$real" /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 \
+             "$cuda/lib64/stubs/libcuda.so" "$cuda/targets/x86_64-linux/lib/stubs/libcuda.so"; do
+        if [ -n "$f" ] && [ -f "$f" ]; then
+            readlink -f "$f"
+            return 0
+        fi
+    done
+    return 1
+}
+
 # test_shims DIR [DRIVER]: tests/shims built into DIR (once), forwarding to DRIVER (a
 # libcuda.so.1 path; default: the one the loader finds). Fails the test with the build's output.
 # Where tests/run built them once for the whole run (a folder that gets a file .built, or
@@ -249,7 +266,11 @@ build_cache_keep() {
 test_shims() {
     local dir="$1" i shared=""
     [ -e "$dir/libcuda.so.1" ] && [ -x "$dir/copy_loop" ] && return 0
-    if [ $# -eq 1 ]; then
+    if [ $# -eq 1 ] && [ -z "${CUDA_LESSONS_SHIMS:-}" ] && [ -n "${CUDA_LESSONS_STUB_SHIMS:-}" ] \
+        && [ -f "$CUDA_LESSONS_STUB_SHIMS.driver" ] \
+        && [ "$(default_shim_driver)" = "$(cat "$CUDA_LESSONS_STUB_SHIMS.driver")" ]; then
+        shared="$CUDA_LESSONS_STUB_SHIMS"
+    elif [ $# -eq 1 ]; then
         shared="${CUDA_LESSONS_SHIMS:-}"
     elif [ -n "${CUDA_LESSONS_STUB_SHIMS:-}" ] && [ -f "$CUDA_LESSONS_STUB_SHIMS.driver" ] \
         && [ "$(readlink -f "$2")" = "$(cat "$CUDA_LESSONS_STUB_SHIMS.driver")" ]; then
