@@ -596,6 +596,103 @@ PROBE_POINTS="at:started seed at:seeded"
     assert_equal "$(cat "$BATS_TEST_TMPDIR/c.broken")" "a line longer than 4095 bytes"
 }
 
+# A CPU stand-in of lesson 04's clocked runs (04_streams_overlap/harness/harness_main.c,
+# clocked_runs): the same points and report, the work done on the host; a pipeline run's input
+# takes 20 ms more to make (before its start, outside the clock); STAND_IN=wrong leaves one
+# pipeline run's output unworked, STAND_IN=lie reports wrong runs that were right.
+build_clock_stand_in() {
+    local d="$BATS_FILE_TMPDIR" lib="$CUDA_PATH_FOUND/lib64"
+    [ -x "$d/clocked" ] && return 0
+    [ -f "$lib/libcudart_static.a" ] || lib="$CUDA_PATH_FOUND/lib"
+    [ -f "$lib/libcudart_static.a" ] || skip "this toolkit ($CUDA_PATH_FOUND) has no libcudart_static.a"
+    cat >"$d/clocked.c" <<'EOF'
+#define _GNU_SOURCE /* usleep */
+#include "exercise_harness.h"
+#include <math.h>
+static float worked(float x, int work)
+{
+    for (int k = 0; k < work; k++)
+        x = fmaf(x, 0.9999f, 0.0001f);
+    return x;
+}
+int main(int argc, char **argv)
+{
+    static const char *const kind[3] = {"check", "sequential", "pipeline"};
+    static float in[100003], out[100003];
+    const char *mode = getenv("STAND_IN") ? getenv("STAND_IN") : "";
+    long n = 100003, runs = 0;
+    lesson_init(argv[0]);
+    if (!harness_channel_open() || argc != 3 || !parse_long(argv[2], 1, 100, "N", &runs))
+        return 2;
+    uint32_t seed = harness_seed_now();
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            for (long i = 0; i < runs; i++) {
+                char name[48];
+                uint64_t at[PICK_COUNT];
+                snprintf(name, sizeof name, "%s%d_%ld", kind[k], r, i);
+                harness_input_fill(in, (size_t)n, harness_fresh_seed(name));
+                usleep(k == 2 ? 20000 : 0); /* a slow making of the input */
+                char start[64];
+                snprintf(start, sizeof start, "%s_start", name);
+                harness_mark(start);
+                int work = k == 2 && i == 1 && strcmp(mode, "wrong") == 0 ? 0 : 10;
+                for (long j = 0; k && j < n; j++)
+                    out[j] = worked(in[j], work);
+                usleep(k == 1 ? 16000 : k == 2 ? 4000 : 0); /* the GPU's part */
+                if (!harness_pick(name, k ? out : in, (size_t)n, at))
+                    return 1;
+            }
+    harness_report("clocked", "%ld %d %d", runs, 10, strcmp(mode, "lie") == 0 ? 3 : 0);
+    return harness_end(seed, true);
+}
+EOF
+    "${CC:-cc}" -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$CUDA_PATH_FOUND/include" "$d/clocked.c" \
+        "$ROOT/common/check.c" "$ROOT/common/driver_loader.c" "$ROOT/grading/harness/syscall_filter.c" -L"$lib" -lcudart_static -ldl -lpthread -lrt -lm \
+        -o "$d/clocked"
+}
+
+@test "04's clocked runs, judged: the grader's clock over runs it checked at its picks; a wrong pick fails, a report that contradicts the grader is flagged" {
+    build_clock_stand_in || fail "the stand-in does not build"
+    load ../grading/judge/harness
+    local f
+    # the grader's own functions, from its file
+    for f in clocked_points clock_batches clock_judged clock_speedup; do
+        eval "$(awk -v f="$f" 'index($0, f "() {") == 1 { on = 1 } on { print } on && /^}/ { exit }' "$ROOT/grading/judge/04_streams_overlap.bats")"
+    done
+    export GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review"
+    clocked_points 3
+    run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
+    assert_equal "$report_why" ""
+    clock_speedup
+    # 9 batches of 3 runs, each timed from its start (its input made) to its pick: a sequential
+    # run 16 ms more than the checks alone, a pipeline run 4 ms (the work on the host, a few ms,
+    # is in both);
+    # the pipeline's 20 ms more of making its inputs is outside the clock (inside, the speed-up
+    # would be under 1), and said
+    assert_equal "$(wc -l <<<"$clock_rows")" 9
+    awk -v x="$clock_x" 'BEGIN { exit !(x > 1.5 && x < 4.5) }' || fail "speed-up $clock_x ($clock_why)"
+    awk '$1 ~ /^pipeline/ && $5 < 3 * 20 { exit 1 }' <<<"$clock_rows" || fail "the making of the pipeline's inputs not seen: $clock_rows"
+    [[ "$clock_why" =~ making\ each\ input\ took\ [0-9.]+\ ms,\ outside\ the\ clock ]] || fail "$clock_why"
+    [ ! -s "$GRADE_REVIEW_FILE" ] || fail "flagged: $(cat "$GRADE_REVIEW_FILE")"
+    # one pipeline run left unworked: the grader's picks see it (the stand-in's own count says 0)
+    STAND_IN=wrong run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
+    run clock_judged ""
+    assert_failure
+    assert_output --partial "inconsistent report: the harness found 0 of the clocked runs wrong at the grader's picks, the grader 3"
+    grep -q "^inconsistent report: " "$GRADE_REVIEW_FILE" || fail "not flagged for review"
+    # a report of wrong runs the grader found right; a run count not the grader's
+    STAND_IN=lie run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
+    run clock_judged ""
+    assert_failure
+    assert_output --partial "inconsistent report: the harness found 3 of the clocked runs wrong at the grader's picks, the grader 0"
+    clocked_points 2
+    run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 2
+    CLOCKED=3 run clock_judged ""
+    assert_failure
+    assert_output --partial "inconsistent report: the harness says it ran 2 runs a batch where the grader asked for 3"
+}
+
 @test "the channel: the grader reads the program's device memory from outside (NVML) while the harness waits" {
     build_probe || fail "the probe does not build (the toolkit has libcudart_static: see the compiler message above)"
     load ../grading/judge/harness

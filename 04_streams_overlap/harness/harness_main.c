@@ -16,10 +16,12 @@
  *      copies in and out share it: the longer of both copies and the kernel, plus one chunk
  *      of the shorter), so that a correct pipeline passes on any card and one that does not
  *      overlap fails on any card.
- *   5. graded (a grader's channel): batches of checked runs of each version, in turn, each on
- *      inputs from a seed the judge draws for it, that the judge times by its own clock
- *      (clocked_runs): the point for speed rests on that clock; the times measured here must
- *      agree with it (grading/judge).
+ *   5. graded (a grader's channel, --clocked N from the grader): batches of N runs of each
+ *      version, in turn, every run on an input from a seed the judge draws for that run, its
+ *      output checked by the judge at positions it picks after the run, from the whole output,
+ *      and timed by the judge from the moment the input is made to its pick (clocked_runs):
+ *      the point for speed rests on that clock, over runs it checked; the times measured here
+ *      are in-process evidence and must agree with it (grading/judge).
  * The input comes from the grader's channel, asked for once your buffers and streams exist
  * (fresh for each grading run; --seed by hand); the grader judges the report it reads back
  * there (grading/harness/exercise_harness.h).
@@ -75,9 +77,7 @@ static int failure_run(size_t bytes, long n)
     return harness_end(seed, true);
 }
 
-#define MAX_REPS     50
-#define CLOCK_ROUNDS 3  /* batches of each version the grader times */
-#define CLOCK_MS     80 /* about how long a batch of sequential runs takes */
+#define MAX_REPS 50
 
 /* The command line. */
 struct options {
@@ -140,6 +140,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: %s [--device N] [--elements N] [--streams N] [--work N] [--reps N] [--seed N]\n"
+            "          [--clocked N]\n"
             "A 04_streams_overlap exercise: times your pipeline (pipeline.c) against the same\n"
             "work in sequence, checks its result, and passes at the pass mark it prints: half\n"
             "way from 1x to the speed-up the pipeline's model allows on this card.\n"
@@ -151,6 +152,8 @@ static void usage(FILE *to)
             "  -r, --reps N       timed repetitions of each after a warm-up (default 5, at most\n"
             "                     50)\n"
             "  -S, --seed N       the input's seed (default 1; graded: the grader's)\n"
+            "  -c, --clocked N    graded: the runs of each batch the grader times by its own\n"
+            "                     clock, each on an input from its own seed (default 0: none)\n"
             "  -h, --help         this text\n"
             "exit status: 0 passed, 1 a check or CUDA call failed, 2 bad command line, 77 no GPU\n",
             lesson_prog, HARNESS_MAX_STREAMS);
@@ -349,115 +352,76 @@ static bool judge(struct pipeline *p, float *ref, const struct options *o, const
     return true;
 }
 
-/* The checks of the clocked runs, light enough not to weigh on the times the grader takes. Each
- * batch has a seed of its own that the judge draws when the batch is about to start
- * (harness_fresh_seed), so nothing computed for an earlier batch is right for it: it sets
- * the input at `count` positions spread over the whole buffer (at most SAMPLE, one in each
- * stretch of n / count) to one of two values (a, b) drawn from that seed, with their expected
- * results computed on the host. Before each run CHECKED of those positions (another pick each
- * run) get a or b again at random, their outputs in host_out are poisoned, and the device's
- * buffers too; after it they must hold the expected values of this very run's inputs: a result
- * kept from an earlier run is wrong at about half of them. */
-#define SAMPLE  32768
-#define CHECKED 1024
-static struct sampled {
-    uint64_t rng;
-    size_t count, at[SAMPLE];
-    float in[2][SAMPLE], want[2][SAMPLE];
-    unsigned char now[SAMPLE]; /* which of the two inputs each position holds */
-} sample;
+/* Graded: the runs the judge times by its own clock (grading/judge/04_streams_overlap.bats).
+ * --clocked N (the judge's count): CLOCK_ROUNDS rounds of a batch of N runs of each kind in
+ * turn: the input made and picked alone ("check"), the sequential version, your pipeline. Each
+ * run: "fresh KINDr_i", the seed the judge draws for this run's input, made over the whole of
+ * host_in from it (harness_input_fill: nothing kept from an earlier run is right for it);
+ * "at KINDr_i_start", the input is made; the run and cudaDeviceSynchronize; then "pick
+ * KINDr_i": the values at the positions the judge picks now, over the whole of host_out
+ * (host_in for "check": the input itself). The judge's time of a run is from the second to
+ * the third, so making the input on the host (tens of milliseconds for a large one, against a
+ * few of GPU work) is outside it; it computes the values due itself. Reports "clocked RUNS
+ * WORK WRONG": WRONG, the runs whose picks the harness found wrong itself (in-process: the
+ * judge's own check must agree). */
+#define CLOCK_ROUNDS 3
+static long clocked_count; /* --clocked N: runs in each batch; 0: no clocked runs */
 
-static uint64_t next_random(void)
+/* One clocked run of kind 0 (check), 1 (sequential) or 2 (pipeline) named `name`; *wrong
+ * counts the runs whose picks were wrong. False: a CUDA call failed or the channel broke. */
+static bool clocked_run(const struct pipeline *p, int kind, const char *name, long *wrong)
 {
-    sample.rng ^= sample.rng << 13;
-    sample.rng ^= sample.rng >> 7;
-    sample.rng ^= sample.rng << 17;
-    return sample.rng;
-}
-
-/* An input value as fill_input makes them: in [-1, 1), exact in float. */
-static float random_input(void)
-{
-    return (float)(next_random() % 65536u) / 32768.0f - 1.0f;
-}
-
-static void sample_init(const struct pipeline *p, uint32_t seed)
-{
-    sample.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 1);
-    sample.count = p->n < SAMPLE ? p->n : SAMPLE;
-    size_t stretch = p->n / sample.count;
-    for (size_t i = 0; i < sample.count; i++) {
-        sample.at[i] = i * stretch + (size_t)(next_random() % stretch);
-        for (int v = 0; v < 2; v++) {
-            sample.in[v][i] = random_input();
-            sample.want[v][i] = work_on_host(sample.in[v][i], p->work);
-        }
-        sample.now[i] = 0;
-        p->host_in[sample.at[i]] = sample.in[0][i];
-    }
-}
-
-/* One run of kind 1 (the sequential version) or 2 (your pipeline), checked on CHECKED sampled
- * positions (*wrong counts the runs whose result was wrong); kind 0: the changes of input, the
- * poisoning and the check alone, no run. False: a CUDA call failed. */
-static bool run_checked(const struct pipeline *p, int kind, long *wrong)
-{
-    int pick[CHECKED], bad = 0;
-    for (int i = 0; i < CHECKED; i++) {
-        uint64_t r = next_random();
-        pick[i] = (int)((r >> 1) % sample.count);
-        sample.now[pick[i]] = (unsigned char)(r & 1);
-        p->host_in[sample.at[pick[i]]] = sample.in[r & 1][pick[i]];
-        memset(&p->host_out[sample.at[pick[i]]], POISON, sizeof(float));
-    }
-    if (!checkRuntime(cudaMemset(p->dev_out, POISON, p->n * sizeof(float))) ||
-        !checkRuntime(cudaMemset(p->dev_in, POISON, p->n * sizeof(float))) ||
-        !checkRuntime(cudaDeviceSynchronize()) ||
-        !(kind == 0 || (kind == 2 ? counted_issue(p) : sequential(p))) ||
-        !checkRuntime(cudaDeviceSynchronize()))
+    uint32_t seed = harness_fresh_seed(name);
+    harness_input_fill(p->host_in, p->n, seed);
+    char start[64];
+    snprintf(start, sizeof start, "%s_start", name);
+    harness_mark(start); /* the judge's clock for this run starts: its input is made */
+    if (kind &&
+        (!(kind == 2 ? counted_issue(p) : sequential(p)) || !checkRuntime(cudaDeviceSynchronize())))
         return false;
-    for (int i = 0; i < CHECKED; i++) {
-        const float *want = &sample.want[sample.now[pick[i]]][pick[i]];
-        bad += memcmp(&p->host_out[sample.at[pick[i]]], want, sizeof(float)) != 0;
+    uint64_t at[PICK_COUNT];
+    const float *out = kind ? p->host_out : p->host_in;
+    if (!harness_pick(name, out, p->n, at))
+        return false;
+    int bad = 0;
+    for (int k = 0; k < PICK_COUNT; k++) {
+        float want = harness_input_value(seed, at[k]);
+        want = kind ? work_on_host(want, p->work) : want;
+        bad += memcmp(&want, &out[at[k]], sizeof want) != 0;
     }
-    *wrong += kind != 0 && bad != 0;
+    *wrong += bad != 0;
     return true;
 }
 
-/* Graded: the runs the grader times by its own clock (grading/judge/04_streams_overlap.bats):
- * batches of `runs` checked runs (run_checked) of each kind, the checks alone, the sequential
- * version, your pipeline, in turn, CLOCK_ROUNDS rounds; each batch gets its own seed from the
- * judge ("fresh KINDr", then its inputs are set), and runs between two moments the judge
- * stamps ("at KINDr_begin", "at KINDr_end"). A batch of sequential runs takes about CLOCK_MS
- * (t_seq: one run's time here). Reports "clocked RUNS WRONG" (the runs of each batch, the runs
- * found wrong). */
+/* The clocked runs (t_seq: this run's own time of the sequential version, unused: the judge
+ * gives the count). */
 static bool clocked_runs(const struct pipeline *p, double t_seq)
 {
     static const char *const kind[3] = {"check", "sequential", "pipeline"};
-    long runs = (long)(CLOCK_MS / (t_seq > 0.01 ? t_seq : 0.01)) + 1, wrong = 0;
-    runs = runs < 10 ? 10 : runs > 2000 ? 2000 : runs;
+    long wrong = 0;
+    (void)t_seq;
     for (int r = 0; r < CLOCK_ROUNDS; r++)
-        for (int k = 0; k < 3; k++) {
-            char name[40];
-            snprintf(name, sizeof name, "%s%d", kind[k], r);
-            sample_init(p, harness_fresh_seed(name));
-            snprintf(name, sizeof name, "%s%d_begin", kind[k], r);
-            harness_mark(name);
-            for (long i = 0; i < runs; i++)
-                if (!run_checked(p, k, &wrong))
+        for (int k = 0; k < 3; k++)
+            for (long i = 0; i < clocked_count; i++) {
+                char name[48];
+                snprintf(name, sizeof name, "%s%d_%ld", kind[k], r, i);
+                if (!clocked_run(p, k, name, &wrong))
                     return false;
-            snprintf(name, sizeof name, "%s%d_end", kind[k], r);
-            harness_mark(name);
-        }
-    harness_report("clocked", "%ld %ld", runs, wrong);
+            }
+    harness_report("clocked", "%ld %d %ld", clocked_count, p->work, wrong);
     return true;
 }
 
 static const struct option long_options[] = {
-    {"device", required_argument, NULL, 'd'},  {"elements", required_argument, NULL, 'n'},
-    {"streams", required_argument, NULL, 's'}, {"work", required_argument, NULL, 'w'},
-    {"reps", required_argument, NULL, 'r'},    {"help", no_argument, NULL, 'h'},
-    {"seed", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0},
+    {"device", required_argument, NULL, 'd'},
+    {"elements", required_argument, NULL, 'n'},
+    {"streams", required_argument, NULL, 's'},
+    {"work", required_argument, NULL, 'w'},
+    {"reps", required_argument, NULL, 'r'},
+    {"help", no_argument, NULL, 'h'},
+    {"seed", required_argument, NULL, 'S'},
+    {"clocked", required_argument, NULL, 'c'},
+    {NULL, 0, NULL, 0},
 };
 
 /* The command line into *o: -1 when it is good, else the exit status. */
@@ -465,7 +429,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     int opt;
     bool good = true;
-    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:h", long_options, NULL)) != -1) {
+    while (good && (opt = getopt_long(argc, argv, "d:n:s:w:r:S:c:h", long_options, NULL)) != -1) {
         switch (opt) {
         case 'd': good = parse_long(optarg, 0, 1023, "--device", &o->device); break;
         case 'n': good = parse_long(optarg, 1024, 1L << 30, "--elements", &o->elements); break;
@@ -479,6 +443,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &o->reps); break;
         case 'S': good = parse_long(optarg, 1, 2147483646L, "--seed", &o->seed); break;
+        case 'c': good = parse_long(optarg, 0, 1000, "--clocked", &clocked_count); break;
         case 'h': usage(stdout); return EXIT_OK;
         default: good = false; break;
         }

@@ -359,8 +359,10 @@ print("its commit:", subprocess.run(["git", "-C", str(suite), "describe", "--tag
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
 # the memory), every run right.
-# Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
 # functions make and leave is counted by the driver itself, whatever API made it: each
 # `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
 # else; `exercise_issue()` nothing left behind. Run it by hand with
@@ -460,8 +462,10 @@ bool exercise_issue(const struct pipeline *p)
 # then, with no clock, for the result and what your change leaves to read back at 1024
 # floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed, every run right.
-# Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
 # functions make and leave is counted by the driver itself, whatever API made it: each
 # `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
 # else; `exercise_issue()` nothing left behind. Run it by hand with
@@ -548,8 +552,10 @@ bool exercise_issue(const struct pipeline *p)
 # then, with no clock, for the result and what your change leaves to read back at 1024
 # floats in 64 streams (16 a chunk), at a small odd size
 # drawn from the seed, every run right.
-# Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
 # functions make and leave is counted by the driver itself, whatever API made it: each
 # `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
 # else; `exercise_issue()` nothing left behind. With the driver's allocation made to fail (the
@@ -637,8 +643,10 @@ bool exercise_issue(const struct pipeline *p)
 # drawn from the seed and 2^30 floats in 2
 # streams (chunks of 2 GiB: a byte count in an `int` wraps; skipped where the GPU or the host lacks
 # the memory), every run right.
-# Each timed batch gets inputs of its
-# own from the grader, changed before every run, so a result kept from an earlier run is wrong. What your
+# The speed-up that counts is the grader's own: it times each of its runs itself, gives each an input
+# of its own (a seed it draws for that run) and checks the output at 64 positions it picks after the
+# run, over the whole output: a result kept from an earlier run, or a part left out, is wrong, and
+# where the harness's own figures contradict the grader's the run is flagged for review. What your
 # functions make and leave is counted by the driver itself, whatever API made it: each
 # `exercise_host_alloc()` one buffer, made once; `exercise_create_streams()` its streams and nothing
 # else; `exercise_issue()` nothing left behind. Run it by hand with

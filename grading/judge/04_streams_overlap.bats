@@ -5,21 +5,31 @@
 # EXERCISE_BIN is the directory that holds the built exercise programs: the teacher's harness
 # (04_streams_overlap/harness/) around the student's pipeline.c. The harness reports "KEY VALUE"
 # lines on the grader's channel (its result checks, its own times, the calls it saw); these tests
-# judge them, and time the speed-up themselves: batches of the program's runs, each between two
-# marks that the grader's side of the channel stamps by its own clock (clock_speedup). The
-# program's own times can only take the point away (both must reach the pass mark), never give it.
+# judge them, and time the speed-up themselves: batches of the program's runs, each run on an
+# input from a seed the grader's side of the channel draws for it and timed by its clock from
+# the moment the program says that input is made to the pick of the run's output it makes after
+# the run, whose values the grader checks itself (clock_speedup). The program's own times can only take the point away (both must
+# reach the pass mark), never give it; where they contradict the grader's, the report is flagged.
 
 setup() {
     load ../../tests/test_helper
     load harness
-    # the points the judge asks for, in the harness's order: the seed once its buffers and
-    # streams exist, then for each clocked batch (3 rounds of the checks alone, the sequential
-    # version, your pipeline) a seed of its own and the two moments it stamps
-    local r k
-    HARNESS_POINTS=seed
+    clocked_points 20
+}
+
+# clocked_points N: the points the judge asks for, in the harness's order, with --clocked N:
+# the seed once its buffers and streams exist, then for each clocked run (3 rounds of a batch
+# of N runs each of the checks alone, the sequential version, your pipeline) a seed of its own
+# for its input, the moment that input is made, and a pick of its output after the run
+# (grading/judge/channel.c). Sets CLOCKED.
+clocked_points() {
+    local r k i
+    CLOCKED="$1" HARNESS_POINTS=seed
     for ((r = 0; r < 3; r++)); do
         for k in check sequential pipeline; do
-            HARNESS_POINTS+=" fresh:$k$r at:$k${r}_begin at:$k${r}_end"
+            for ((i = 0; i < CLOCKED; i++)); do
+                HARNESS_POINTS+=" fresh:$k${r}_$i at:$k${r}_${i}_start pick:$k${r}_$i"
+            done
         done
     done
     export HARNESS_POINTS
@@ -38,7 +48,7 @@ grade() {
     if [ "${1:-}" = drawn ]; then # an odd size and stream count drawn from the seed
         set -- --elements $((2000001 + 2 * (seed % 1000000))) --streams $((3 + seed % 14))
     fi
-    run_harness "$seed" "$EXERCISE_BIN/$e" "$@"
+    run_harness "$seed" "$EXERCISE_BIN/$e" --clocked "$CLOCKED" "$@"
     echo "$output"
     assert_harness_end "$seed"
     assert_harness buffers distinct "the input and the output host buffers (two buffers, not one)"
@@ -74,9 +84,12 @@ grade() {
         read -r n streams sum <<<"$(harness_value input)"
         [ "$sum" = "$(input_sum "$seed" "$n")" ] || fail "the input the harness reported is not this run's"
     fi
-    # the point: the speed-up by the grader's own clock, at the pass mark and no more than the
-    # model allows (beyond it, the runs were not alike: the program is not judged fast)
+    # the point: the speed-up by the grader's own clock, over runs whose picks it checked, at
+    # the pass mark and no more than the model allows (beyond it, the runs were not alike: the
+    # program is not judged fast); the harness's own figure must not contradict it
     clock_speedup || return 1
+    awk -v s="$speedup" -v c="$clock_x" 'BEGIN { exit !(s > 1.5 * c + 0.1) }' &&
+        { harness_inconsistent "the harness's own speed-up ${speedup}x against ${clock_x}x by the grader's clock ($clock_why)"; return 1; }
     awk -v s="$clock_x" -v m="$mark" 'BEGIN { exit !(s >= m) }' ||
         fail "speed-up ${clock_x}x by the grader's clock ($clock_why): the copies and kernels do not overlap yet (${mark}x needed)"
     awk -v s="$clock_x" -v a="$allowed" 'BEGIN { exit !(s <= a * 1.15 + 0.1) }' ||
@@ -103,7 +116,7 @@ grade_right() {
     local e="$1" seed n s wrong runs
     shift
     seed="$(new_seed)"
-    run_harness "$seed" "$EXERCISE_BIN/$e" "$@"
+    run_harness "$seed" "$EXERCISE_BIN/$e" --clocked "$CLOCKED" "$@"
     echo "$output"
     assert_harness_end "$seed"
     assert_harness buffers distinct "the input and the output host buffers"
@@ -113,8 +126,7 @@ grade_right() {
     assert_harness result "right identical" "with $*: the sequential result against the host, and your pipeline's against it (every run, from poisoned buffers)"
     read -r past runs <<<"$(harness_value past_the_end)"
     [ "$past" = 0 ] || fail "with $*: $past of $runs runs wrote past the end of the device buffers (a chunk beyond p->n: clamp the last chunks to the buffer)"
-    read -r runs wrong <<<"$(harness_value clocked)"
-    [ "$wrong" = 0 ] || fail "with $*: $wrong of the runs the grader timed gave a wrong result"
+    clock_judged "with $*: " || return 1
     read -r n _ <<<"$(harness_value copy_kinds)"
     [ "$n" = 0 ] || fail "with $*: $n runtime copies named a cudaMemcpyKind their pointers do not have"
     assert_harness host_buffers_kept 0 "host buffers still page-locked after exercise_host_free (a leak)"
@@ -149,6 +161,7 @@ grade_sizes() {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
     local seed
+    clocked_points 4
     grade_right "$1" --elements 1024 --streams 64 --reps 1 || return 1
     seed="$(new_seed)"
     grade_right "$1" --elements $((1025 + 2 * (seed % 2000))) --streams $((2 + seed % 63)) --reps 1
@@ -165,32 +178,70 @@ grade_big() {
     host_kib="$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"
     [ "${gpu_mib:-0}" -ge 10240 ] && [ "${host_kib:-0}" -ge $((16 << 20)) ] ||
         skip "not tried here: 2^30 floats each way need about 9 GiB of GPU memory and 13 GiB of host memory (free: ${gpu_mib:-?} MiB on the GPU, $((${host_kib:-0} >> 10)) MiB on the host)"
+    clocked_points 1
     grade_right "$1" --elements 1073741824 --streams 2 --reps 1 --work 1
 }
 
-# clock_speedup: the speed-up by the grader's clock, from the last run_harness. The harness ran
-# batches of RUNS checked runs of each kind in turn (the poisoning and checks alone, the
-# sequential version, the pipeline: "clocked RUNS WRONG"), each on inputs from a seed the judge
-# drew for that batch, between two moments the judge stamped (grading/judge/channel.c,
-# outside the program, which asked for each in its order); the fastest batch of each kind
-# counts: (sequential - checks) / (pipeline - checks). Every run must have been checked right
-# (1024 input positions changed before it, their outputs and the device's buffers poisoned,
-# the outputs compared after with the results of this run's inputs: a kept result is wrong).
-# Sets $clock_x and $clock_why.
+# clock_batches WORK: the judge's clocked runs of the last run_harness, one line per batch,
+# "BATCH MS RUNS WRONG MADE" (BATCH: KINDr; MS: the sum over its runs of the judge's time from
+# the run's "at KINDr_i_start", its input made, to its "pick", grading/judge/channel.c's stamps;
+# WRONG: the runs whose picks do not hold the values due, which the grader computes itself for
+# the input seed it drew for that run and WORK, the input itself for the checks alone:
+# expected_picks.c; MADE: the sum of the times from each run's "fresh" to its start, the making
+# of its input on the host, outside the clock).
+clock_batches() {
+    local wrong
+    wrong="$(awk -v w="$1" '$1 ~ /^(check|sequential|pipeline)[0-9]+_[0-9]+$/ {
+        print $1, $2, ($1 ~ /^check/ ? 0 : w) }' <<<"$seeds" | harness_picks_wrong)" || return 1
+    awk -v wrong="$wrong" 'BEGIN { n = split(wrong, w, "\n"); for (i = 1; i <= n; i++) bad[w[i]] = 1 }
+        { name = $1; picked = sub(/^pick:/, "", name); started = !picked && sub(/_start$/, "", name) }
+        name !~ /^(check|sequential|pipeline)[0-9]+_[0-9]+$/ { next }
+        picked { t_out[name] = $2; next }
+        started { t_start[name] = $2; next }
+        { t_fresh[name] = $2 }
+        END {
+            for (name in t_out) if ((name in t_start) && (name in t_fresh)) {
+                b = name; sub(/_[0-9]+$/, "", b)
+                ms[b] += t_out[name] - t_start[name]; made[b] += t_start[name] - t_fresh[name]
+                runs[b]++; bad_b[b] += (name in bad)
+            }
+            for (b in ms) printf "%s %.3f %d %d %.3f\n", b, ms[b], runs[b], bad_b[b], made[b]
+        }' <<<"$clock" | sort
+}
+
+# clock_judged PREFIX: the last run_harness's clocked runs, checked by the judge: every batch of
+# CLOCKED runs there, every pick right; what the harness reports of them ("clocked RUNS WORK
+# WRONG", in-process) must agree, or the report is flagged as inconsistent. Sets $clock_rows
+# (clock_batches) and $clock_runs.
+clock_judged() {
+    local why="$1" runs work wrong judged bad batches
+    read -r runs work wrong <<<"$(harness_value clocked)" || return 1
+    [ "$runs" = "$CLOCKED" ] || { harness_inconsistent "${why}the harness says it ran $runs runs a batch where the grader asked for $CLOCKED"; return 1; }
+    [[ "$work" =~ ^[1-9][0-9]*$ ]] || { fail "${why}the harness reports a work of '$work'"; return 1; }
+    clock_rows="$(clock_batches "$work")" || return 1
+    read -r batches judged bad <<<"$(awk '{ n++; r += $3; w += $4 } END { print n + 0, r + 0, w + 0 }' <<<"$clock_rows")"
+    [ "$batches" = 9 ] && [ "$judged" = $((9 * CLOCKED)) ] ||
+        { fail "${why}the grader timed $judged runs in $batches batches, $((9 * CLOCKED)) in 9 due: $clock_rows"; return 1; }
+    [ "$bad" = "$wrong" ] || { harness_inconsistent "${why}the harness found $wrong of the clocked runs wrong at the grader's picks, the grader $bad"; return 1; }
+    [ "$bad" = 0 ] || { fail "${why}$bad of the $judged runs the grader timed gave wrong values at the positions it picked after the run (each run's input is new: a result kept from an earlier run, or a part not computed, is wrong)"; return 1; }
+    clock_runs="$CLOCKED"
+}
+
+# clock_speedup: the speed-up by the grader's clock, from the last run_harness: for each kind
+# the fastest of its 3 batches (a busy host only adds time), every run of it checked right
+# (clock_judged), (sequential - checks) / (pipeline - checks): the checks alone are the
+# conversation from a run's start to its pick, which every run of the other kinds holds too (the
+# making of each input is outside the clock: said beside it). Sets $clock_x and $clock_why.
 clock_speedup() {
-    local runs wrong r kind t0 t1
-    read -r runs wrong <<<"$(harness_value clocked)" || return 1
-    [ "$wrong" = 0 ] || { fail "$wrong of the runs the grader timed gave a wrong result"; return 1; }
-    declare -A best=()
-    for ((r = 0; r < 3; r++)); do
-        for kind in check sequential pipeline; do
-            t0="$(harness_clock "$kind${r}_begin")" && t1="$(harness_clock "$kind${r}_end")" || return 1
-            best[$kind]="$(awk -v a="$t0" -v b="$t1" -v m="${best[$kind]:-1e30}" 'BEGIN { t = b - a; printf "%.3f", t < m ? t : m }')"
-        done
-    done
-    clock_x="$(awk -v c="${best[check]}" -v q="${best[sequential]}" -v p="${best[pipeline]}" 'BEGIN {
+    clock_judged "" || return 1
+    local c q p
+    read -r c q p <<<"$(awk '$4 == 0 { k = $1; sub(/[0-9]+$/, "", k); if (!(k in b) || $2 < b[k]) b[k] = $2 }
+        END { printf "%s %s %s\n", b["check"], b["sequential"], b["pipeline"] }' <<<"$clock_rows")"
+    clock_x="$(awk -v c="$c" -v q="$q" -v p="$p" 'BEGIN {
         if (p - c <= 0) print 0; else printf "%.3f", (q - c) / (p - c) }')"
-    clock_why="the fastest of 3 batches of $runs runs: checks alone ${best[check]} ms, sequential ${best[sequential]} ms, your pipeline ${best[pipeline]} ms"
+    local made
+    made="$(awk '{ m += $5; r += $3 } END { if (r) printf "%.1f", m / r; else print "?" }' <<<"$clock_rows")"
+    clock_why="the fastest of 3 batches of $clock_runs runs, each on its own input: checks alone $c ms, sequential $q ms, your pipeline $p ms; making each input took $made ms, outside the clock"
 }
 
 # bats test_tags=gpu_alone
