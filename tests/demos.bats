@@ -2,8 +2,9 @@
 # Each lesson's demo (demo.c, build/demo): the short program a student reads top to bottom and
 # builds by hand. `make -C NN demo` builds it; run from the lesson's folder, as a student does,
 # without a GPU it stops as the lessons do (exit 77, the stub driver named); on a GPU it runs,
-# verifies its result on the host and passes. (The
-# README's nvcc line that builds it by hand: tests/layout.bats.)
+# verifies its result on the host and passes, built by `make demo` and by the README's nvcc line
+# in a copy of the lesson folder alone (that line checked in tests/layout.bats and in each
+# lesson's file).
 
 load test_helper
 
@@ -47,6 +48,31 @@ setup() {
         run "./${LESSON_BUILD:-build}/demo"
         if [ "$status" -ne 0 ] || ! grep -q '^RESULT: PASS' <<<"$output"; then
             bad+="$d/demo: exit $status: $output"$'\n'
+        fi
+    done
+    [ -z "$bad" ] || fail "$bad"
+}
+
+# bats test_tags=gpu
+@test "GPU: every demo, built by its README's nvcc line in a copy of its lesson folder alone, runs and ends RESULT: PASS" {
+    require_gpu
+    command -v nvcc >/dev/null || skip "no nvcc"
+    local d line copy bad=""
+    for d in "${DEMOS[@]}"; do
+        line="$(awk '/^## The code/ { c = 1 } c && /^```sh$/ { s = 1; next } s && /^```/ { s = 0 } s && /^nvcc / { print; exit }' "$ROOT/$d/README.md")"
+        [ -n "$line" ] || { bad+="$d/README.md: no nvcc line under ## The code"$'\n'; continue; }
+        copy="$BATS_TEST_TMPDIR/alone/$d" # the lesson folder alone: no common/ beside it, no build output
+        mkdir -p "$copy"
+        (cd "$ROOT/$d" && tar cf - --exclude='./build*' .) | (cd "$copy" && tar xf -)
+        readme_build "$copy" "$line" # (the same inputs built once: test_helper.bash)
+        if [ "$status" -ne 0 ] || [ ! -x "$copy/demo" ]; then
+            bad+="$d: '$line' made no demo: $output"$'\n'
+            continue
+        fi
+        cd "$copy"
+        run ./demo
+        if [ "$status" -ne 0 ] || ! grep -q '^RESULT: PASS' <<<"$output"; then
+            bad+="$d: the demo built by '$line': exit $status: $output"$'\n'
         fi
     done
     [ -z "$bad" ] || fail "$bad"
