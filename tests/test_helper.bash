@@ -520,7 +520,7 @@ readme_build() {
     (cd "$dir" && find . -type f | LC_ALL=C sort) >"$BATS_TEST_TMPDIR/readme-build.before"
     run bash -c "cd '$dir' && $line"
     [ "$status" -eq 0 ] || return 0
-    new="$(cd "$dir" && find . -type f | LC_ALL=C sort | comm -13 "$BATS_TEST_TMPDIR/readme-build.before" -)"
+    new="$(cd "$dir" && find . -type f | LC_ALL=C sort | LC_ALL=C comm -13 "$BATS_TEST_TMPDIR/readme-build.before" -)"
     [ -n "$new" ] || return 0
     f="$BATS_TEST_TMPDIR/readme-build.made"
     mkdir -p "$f"

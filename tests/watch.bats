@@ -224,3 +224,14 @@ watched() {
     assert_failure 2
     assert_output --partial "--fail-at must be followed by an integer from 1 to 1000"
 }
+
+@test "cuGetProcAddress answers an unwatched function as dlsym finds it in libcuda.so.1: the stand-in's jump to the driver's function of that ABI" {
+    # A real driver answers its own internals; the stand-in answers its jump to the same function
+    # (lesson 02's entry_point harness compares the pointer with dlsym's cuMemGetInfo_v2)
+    watched "$PROBE" entry
+    assert_success
+    assert_line "cuMemGetInfo: dlsym's cuMemGetInfo_v2"
+    assert_line "cuCtxGetCurrent: dlsym's cuCtxGetCurrent"
+    assert_line "cuMemGetInfo=0 total=2097152"
+    assert_line "cuCtxGetCurrent=0 ctx=0xc0"
+}

@@ -332,7 +332,8 @@ static bool no_sass_here(struct lesson *L, CUresult r, const char *sass)
     return false;
 }
 
-/* 2e) the fatbinary: SASS for every architecture of ARCH and PTX for the last. The driver
+/* 2e) the fatbinary: SASS for every architecture of ARCH and ARCH_ALSO (common/config.mk: a
+ *     T4's sm_75 beside a default ARCH) and PTX for the last of ARCH. The driver
  *     takes SASS that fits the card where there is some, else compiles the PTX (CUDA C++
  *     Programming Guide, "Binary Compatibility" and "Application Compatibility"; under
  *     CUDA_FORCE_PTX_JIT=1 it ignores the SASS). CU_FUNC_ATTRIBUTE_BINARY_VERSION is the card's
@@ -372,8 +373,8 @@ static bool load_fatbin(struct lesson *L)
         return false;
     printf("   e) cuModuleLoadDataEx(kernels_fatbin, the options of c), nvcc -fatbin for every "
            "architecture\n"
-           "      of ARCH: SASS for %s; PTX for %s, with one variable more than kernels.ptx: a\n"
-           "      text no JIT cache has seen\n",
+           "      of ARCH and ARCH_ALSO: SASS for %s; PTX for %s, with one variable\n"
+           "      more than kernels.ptx: a text no JIT cache has seen\n",
            sass[0] ? sass : "(none)", ptx[0] ? ptx : "(none)");
     printf(
         "      load %.3f ms, cuModuleGetFunction %.3f ms; CU_FUNC_ATTRIBUTE_BINARY_VERSION: %d;\n"

@@ -127,19 +127,37 @@ CUresult cuCtxGetCurrent(void **ctx)
     *ctx = (void *)(uintptr_t)0xc0;
     return 0;
 }
+CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
+{
+    *free_b = 1u << 20;
+    *total_b = 2u << 20;
+    return 0;
+}
+/* This library itself, as a real driver answers its own functions (not those of a library
+ * loaded before it, such as the stand-in, whose names are the same). */
+static void *self(void)
+{
+    static void *lib;
+    Dl_info info;
+    if (!lib && dladdr((void *)self, &info) && info.dli_fname)
+        lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    return lib;
+}
 /* the name (its _ptsz where asked for per-thread ones and there is one), else its _v2 */
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
                              int *status)
 {
     (void)version;
     char v2[128];
-    void *p = NULL;
+    void *p = NULL, *lib = self();
+    if (!lib)
+        return 999;
     if ((flags & 2) && snprintf(v2, sizeof v2, "%s_ptsz", symbol) < (int)sizeof v2)
-        p = dlsym(RTLD_DEFAULT, v2);
+        p = dlsym(lib, v2);
     if (!p)
-        p = dlsym(RTLD_DEFAULT, symbol);
+        p = dlsym(lib, symbol);
     if (!p && snprintf(v2, sizeof v2, "%s_v2", symbol) < (int)sizeof v2)
-        p = dlsym(RTLD_DEFAULT, v2);
+        p = dlsym(lib, v2);
     *pfn = p;
     if (status)
         *status = p ? 0 : 1;

@@ -1,10 +1,13 @@
 /* tests/watch/probe.c - makes and releases resources through the libcuda.so.1 it finds, and
  * prints what the stand-in driver (grading/harness/driver_watch) counted.
- * usage: probe direct|proc|async [N]
+ * usage: probe direct|proc|async|entry [N]
  *   direct  the functions dlsym finds (as common/driver_loader.c does)
  *   proc    the functions cuGetProcAddress_v2 answers (as the CUDA runtime does)
  *   async   cuMemAllocAsync, cuMemAllocFromPoolAsync (per-thread default stream and legacy),
  *           cuMemAllocPitch and cuMemFreeAsync, through cuGetProcAddress_v2
+ *   entry   cuGetProcAddress_v2's answer for functions not watched (cuMemGetInfo, whose ABI is
+ *           cuMemGetInfo_v2, and cuCtxGetCurrent): the stand-in's own function of that name,
+ *           as dlsym finds it, or the made-up driver's; then the call's result
  *   N       the Nth watched call fails
  * Prints each call's result, then "live KIND=N ..." after the makes and after the releases. */
 #define _GNU_SOURCE
@@ -89,11 +92,30 @@ static int async(void)
     return 0;
 }
 
+/* Whether cuGetProcAddress's answer for the unwatched functions is what dlsym gives. */
+static int entry(void)
+{
+    void *mem_info = fn("cuMemGetInfo"), *current = fn("cuCtxGetCurrent");
+    printf("cuMemGetInfo: %s\n", mem_info == dlsym(lib, "cuMemGetInfo_v2")
+                                     ? "dlsym's cuMemGetInfo_v2"
+                                     : "another function");
+    printf("cuCtxGetCurrent: %s\n", current == dlsym(lib, "cuCtxGetCurrent")
+                                        ? "dlsym's cuCtxGetCurrent"
+                                        : "another function");
+    size_t free_b = 0, total_b = 0;
+    void *ctx = NULL;
+    CUresult rc = ((CUresult(*)(size_t *, size_t *))mem_info)(&free_b, &total_b);
+    printf("cuMemGetInfo=%d total=%zu\n", rc, total_b);
+    rc = ((CUresult(*)(void **))current)(&ctx);
+    printf("cuCtxGetCurrent=%d ctx=%p\n", rc, ctx);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "direct") != 0 && strcmp(argv[1], "proc") != 0 &&
-                     strcmp(argv[1], "async") != 0)) {
-        fprintf(stderr, "usage: probe direct|proc|async [N]\n");
+                     strcmp(argv[1], "async") != 0 && strcmp(argv[1], "entry") != 0)) {
+        fprintf(stderr, "usage: probe direct|proc|async|entry [N]\n");
         return 2;
     }
     by_proc = strcmp(argv[1], "direct") != 0;
@@ -113,6 +135,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "async") == 0)
         return async();
+    if (strcmp(argv[1], "entry") == 0)
+        return entry();
     int version = 0;
     CUresult rc = ((CUresult(*)(int *))fn("cuDriverGetVersion"))(&version);
     printf("cuDriverGetVersion=%d version=%d\n", rc, version);
