@@ -89,6 +89,7 @@ setup() {
     assert_line --regexp '^  01_toy +add +[0-9]+\.[0-9] +[0-9]+\.[0-9] +0\.0 +[0-9]+\.[0-9] +[0-9]+\.[0-9]$'
     assert_line --regexp '^  01_toy +loop +[0-9]+\.[0-9] +[0-9]+\.[0-9] +0\.0 +[0-9]+\.[0-9] +[0-9]+\.[0-9]$'
     assert_line --regexp '^  all runs: [0-9]+\.[0-9] s; with the GPU alone: 0(\.0)? s'
+    assert_line --regexp '^  estimate for 20 students at per_gpu 2: [0-9]+ s '
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: add: prints a sum$'
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: add: the sum of 2 and 3 is 5$'
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: loop: says done$'
