@@ -513,11 +513,11 @@ for s in r.findall("testsuite"):
     [ -x "$BATS_TEST_TMPDIR/hang-build/$ex" ] || fail "the hang student's $ex was not built"
 }
 
-@test "shellcheck: grading/, tests/run, .ci/run and tests/hostile/make-class are clean" {
+@test "shellcheck: grading/ (bench-class too), tests/run, .ci/run and tests/hostile/make-class are clean" {
     command -v shellcheck >/dev/null 2>&1 || skip "shellcheck is not installed (.ci/run installs it)"
     cd "$ROOT"
     run shellcheck -x grading/grade grading/class grading/formats grading/sample-class grading/sandbox-run \
-        grading/lib.sh tests/run .ci/run tests/hostile/make-class
+        grading/bench-class grading/lib.sh tests/run .ci/run tests/hostile/make-class
     assert_success
 }
 
@@ -560,4 +560,85 @@ for s in r.findall("testsuite"):
     assert_equal "$deadline" 1000
     gpu_unlock
     wait
+}
+
+# A grader whose tags are per test: its tagged tests with the GPU alone, the others shared, on one
+# seed and the same kept runs (the toy lesson, its grader written here with grading/judge/harness.bash).
+@test "grade: a grader with '# grade: gpu_alone per test' runs its tagged tests with the GPU alone, then the others beside other gradings, on the same seed and kept runs; without the line, one run with the GPU alone; the real graders say it only where each test on a time or free memory is tagged" {
+    local T="$BATS_TEST_TMPDIR/teacher" o="$BATS_TEST_TMPDIR/out" g l e bad=''
+    make_toy_tree "$T"
+    export GRADE_LOCK_DIR="$BATS_TEST_TMPDIR/locks" PROBE="$BATS_TEST_TMPDIR/probe"
+    mkdir -p "$GRADE_LOCK_DIR" "$PROBE"
+    # (%test: bats would take "@test" in a here-document for a test of this file)
+    sed 's/^%test /@test /' >"$T/grading/judge/01_toy.bats" <<'B'
+# grade: gpu_alone per test
+setup() {
+    load ../../tests/test_helper
+    load harness
+    require_gpu
+    seed="$(exercise_seed)"
+}
+# how the grading holds the GPU's lock now: alone (another cannot share it) or shared
+lock_now() {
+    local f
+    f="$(ls "$GRADE_LOCK_DIR"/cuda-lessons-gpu.*.lock)"
+    if flock -n -s "$f" true; then echo shared; else echo alone; fi
+}
+# bats test_tags=gpu_alone
+%test "add: prints a sum" {
+    run_exercise "$EXERCISE_BIN/add"
+    echo "$seed $(lock_now)" >>"$PROBE/add"
+    assert_output --partial "sum:"
+}
+%test "add: the sum of 2 and 3 is 5" {
+    run_exercise "$EXERCISE_BIN/add"
+    echo "$seed $(lock_now)" >>"$PROBE/add"
+    assert_output "sum: 5"
+}
+%test "loop: says done" {
+    run_exercise "$EXERCISE_BIN/loop"
+    echo "$seed $(lock_now)" >>"$PROBE/loop"
+    assert_output "done"
+}
+B
+    run "$T/grading/grade" --solutions --out "$o" -q
+    assert_success
+    # add: its tagged test alone, then the other shared, one seed, one run of the program
+    run cat "$PROBE/add"
+    assert_line --index 0 --regexp '^[0-9]+ alone$'
+    assert_line --index 1 --regexp '^[0-9]+ shared$'
+    [ "$(cut -d' ' -f1 "$PROBE/add" | sort -u | wc -l)" = 1 ] || fail "two seeds: $(cat "$PROBE/add")"
+    run wc -l <"$o/logs/01_toy.add.status"; assert_output 1   # the second read the kept run
+    run cat "$o/logs/01_toy.add.alone.tap"; assert_output --partial "ok 1 add: prints a sum"
+    run cat "$o/logs/01_toy.add.shared.tap"; assert_output --partial "ok 1 add: the sum of 2 and 3 is 5"
+    run jq -r '.exercises[] | "\(.exercise) \(.points) \(.status) \(.tests | map(.status) | join(","))"' "$o/results.json"
+    assert_line "add 10 passed passed,passed"
+    assert_line "loop 5 passed passed"
+    # timing.tsv: run LESSON EXERCISE SECONDS WAIT ALONE; the alone part of add is less than all of it
+    run awk -F'\t' '$1 == "run" && $3 == "add" { print ($6 > 0 && $6 < $4) ? "part" : "not " $4 " " $6 }' "$o/logs/timing.tsv"
+    assert_output part
+    # loop has no tagged test: one run, shared
+    run cat "$PROBE/loop"; assert_output --regexp '^[0-9]+ shared$'
+    # without the line: one bats run, with the GPU alone for every test of add
+    sed -i '/^# grade: gpu_alone per test$/d' "$T/grading/judge/01_toy.bats"
+    rm -f "$PROBE"/*
+    run "$T/grading/grade" --solutions --out "$o" -q
+    assert_success
+    run cat "$PROBE/add"
+    assert_line --index 0 --regexp '^[0-9]+ alone$'
+    assert_line --index 1 --regexp '^[0-9]+ alone$'
+    [ ! -e "$o/logs/01_toy.add.alone.tap" ] || fail "two runs without the grader's line"
+    # the real graders: the line in 02 and 03 only, and there every test whose verdict rests on
+    # a time or on free memory (the harness's rates, times, shares, lost memory; NVML's) is tagged
+    run grep -lx '# grade: gpu_alone per test' "$ROOT"/grading/judge/*.bats
+    assert_output "$ROOT/grading/judge/02_driver_context.bats
+$ROOT/grading/judge/03_pinned_memory.bats"
+    for g in "$ROOT"/grading/judge/0[23]_*.bats; do
+        bad+="$(awk '/^# bats test_tags=/ { tags = $0; next }
+            /^@test "/ { if (name != "" && body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh/ && t !~ /gpu_alone/) print name
+                         name = $0; t = tags; tags = ""; body = ""; next }
+            { body = body "\n" $0 }
+            END { if (body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh/ && t !~ /gpu_alone/) print name }' "$g")"
+    done
+    assert_equal "$bad" ""
 }

@@ -7,6 +7,12 @@
 # ("KEY VALUE", once, on the grader's own channel: grading/judge/harness.bash) on inputs made
 # from a seed chosen here and handed over on that channel, and these tests judge.
 
+# grade: gpu_alone per test
+# (grading/grade runs this file's tests tagged gpu_alone with the GPU alone and the others
+# beside other gradings, on the same kept runs and seed: every test whose verdict rests on a
+# time or on the GPU's free memory is tagged, whether it runs its program or reads a run that
+# another test kept; a test untagged judges results and resources only)
+
 setup() {
     load ../../tests/test_helper
     load harness
@@ -93,6 +99,7 @@ kept_within_half() {
     awk -v l="$1" -v c="$2" -v z="$3" -v s="$4" 'BEGIN { exit !(l <= c / 2 + z + s) }'
 }
 
+# bats test_tags=gpu_alone
 @test "context_leak: the tasks destroy their contexts and give their device memory back" {
     run_harness "$seed" "$EXERCISE_BIN/context_leak"
     assert_success

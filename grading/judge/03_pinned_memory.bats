@@ -9,6 +9,12 @@
 # timing is the harness's own, and every pass mark comes from references the harness measured
 # in the same run, taking turns with the student's code: no figure of one card is written in.
 
+# grade: gpu_alone per test
+# (grading/grade runs this file's tests tagged gpu_alone with the GPU alone and the others
+# beside other gradings, on the same kept runs and seed: every test whose verdict rests on a
+# time or on the GPU's free memory is tagged, whether it runs its program or reads a run that
+# another test kept; a test untagged judges results and resources only)
+
 setup() {
     load ../../tests/test_helper
     load harness
@@ -50,6 +56,7 @@ judge_rate() {
     judge_failures "$EXERCISE_BIN/pin_it" "pin false true" "unpin false true"
 }
 
+# bats test_tags=gpu_alone
 @test "pin_it: copies from the pinned buffer run at the pinned rate of the same run" {
     run_harness "$seed" "$EXERCISE_BIN/pin_it"
     assert_success
@@ -84,6 +91,7 @@ judge_rate() {
 # (3 runs at most: the bar sits near what a correct pair reaches, and a reference solution once
 # read 1.404x against 1.417x needed on a busy H100 host; a pair that does not overlap reads
 # about 1.0x every time)
+# bats test_tags=gpu_alone
 @test "both_ways: the two directions overlap as the copy engines allow on this card (3/4 of the harness's own gain)" {
     run_harness "$seed" "$EXERCISE_BIN/both_ways"
     local try why=""
@@ -129,6 +137,7 @@ judge_rate() {
     judge_failures "$EXERCISE_BIN/driver_pinned" "alloc_host NULL given" "free_host false true"
 }
 
+# bats test_tags=gpu_alone
 @test "driver_pinned: its copy runs at the pinned rate of the same run, and the data arrives intact" {
     run_harness "$seed" "$EXERCISE_BIN/driver_pinned"
     assert_success

@@ -7,12 +7,12 @@
 # and $lines, as bats' run does. The grader's sandbox (grading/) sets SANDBOX to its wrapper;
 # empty, the program runs as it is. The tests of one exercise judge one run: the first test runs
 # the program, and a later test of the same file with the same arguments reads what that run
-# printed (kept in BATS_FILE_TMPDIR: the grader's, outside the sandbox), so a grading runs each
+# printed (kept in keep_dir: the grader's, outside the sandbox), so a grading runs each
 # program once for its seed instead of once per test.
 # shellcheck disable=SC2154 # $output, $status: set by bats' run
 run_exercise() {
     local kept
-    kept="$BATS_FILE_TMPDIR/run.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
+    kept="$(keep_dir)/run.$(printf '%s\0' "$@" | md5sum | cut -d' ' -f1)"
     if [ -f "$kept.status" ]; then
         run cat "$kept.out"
         status="$(cat "$kept.status")"
@@ -49,7 +49,7 @@ run_exercise_fresh() {
 # the judge picked after a call: harness_picks, harness_picks_wrong).
 run_harness() {
     local kept
-    kept="$BATS_FILE_TMPDIR/harness.$(printf '%s\0' "${HARNESS_POINTS:-seed}" "$@" | md5sum | cut -d' ' -f1)"
+    kept="$(keep_dir)/harness.$(printf '%s\0' "${HARNESS_POINTS:-seed}" "$@" | md5sum | cut -d' ' -f1)"
     if [ -f "$kept.status" ]; then
         run cat "$kept.out"
         status="$(cat "$kept.status")"
@@ -73,11 +73,18 @@ run_harness() {
     echo "$status" >"$kept.status"
 }
 
-# grader_program NAME [LIB...]: the path of NAME.c (beside this file) built, once per grader file, in
-# BATS_FILE_TMPDIR; fails where no C compiler builds it.
+# keep_dir: where the runs of one grading of an exercise are kept, with its seed: GRADE_KEEP_DIR
+# where grading/grade sets one (the grader's, outside the sandbox: one folder for the exercise,
+# also when grade runs its tests in two bats runs, those that hold the GPU alone and the others),
+# else BATS_FILE_TMPDIR (one run of the grader file).
+keep_dir() { printf '%s\n' "${GRADE_KEEP_DIR:-$BATS_FILE_TMPDIR}"; }
+
+# grader_program NAME [LIB...]: the path of NAME.c (beside this file) built, once per grader file
+# (in BATS_FILE_TMPDIR), or once per grading (in GRADE_PROGRAMS_DIR, where grading/grade sets
+# one: the grader's, outside the sandbox); fails where no C compiler builds it.
 # LIB... (e.g. -lm) are linked after it.
 grader_program() {
-    local bin="$BATS_FILE_TMPDIR/$1" name="$1"
+    local bin="${GRADE_PROGRAMS_DIR:-$BATS_FILE_TMPDIR}/$1" name="$1"
     shift
     if [ ! -x "$bin" ] && command -v "${CC:-cc}" >/dev/null 2>&1 &&
         "${CC:-cc}" -O2 -o "$bin.$$" "${BASH_SOURCE[0]%/*}/$name.c" "$@" 2>/dev/null; then
@@ -233,10 +240,12 @@ new_seed() {
     echo $(( ((RANDOM << 16) ^ (RANDOM << 1) ^ RANDOM ^ $$) % 2147483646 + 1 ))
 }
 
-# The seed of this run of a grader file: fresh, chosen by its first test, the same for the
-# others (with run_exercise they judge one run of each program; each grading gets a new one).
+# The seed of this run of a grader file (of this grading of the exercise, where grading/grade
+# keeps its runs: keep_dir): fresh, chosen by its first test, the same for the others (with
+# run_exercise they judge one run of each program; each grading gets a new one).
 exercise_seed() {
-    local file="$BATS_FILE_TMPDIR/seed"
+    local file
+    file="$(keep_dir)/seed"
     [ -s "$file" ] || new_seed >"$file"
     cat "$file"
 }
