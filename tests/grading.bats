@@ -513,11 +513,13 @@ for s in r.findall("testsuite"):
     [ -x "$BATS_TEST_TMPDIR/hang-build/$ex" ] || fail "the hang student's $ex was not built"
 }
 
-@test "shellcheck: grading/ (bench-class too), tests/run, .ci/run and tests/hostile/make-class are clean" {
+@test "shellcheck: grading/ (bench-class too), tests/run, .ci/run, tests/hostile/make-class, tests/ensure-bats and tests/stage-bats are clean" {
     command -v shellcheck >/dev/null 2>&1 || skip "shellcheck is not installed (.ci/run installs it)"
     cd "$ROOT"
     run shellcheck -x grading/grade grading/class grading/formats grading/sample-class grading/sandbox-run \
         grading/bench-class grading/lib.sh tests/run .ci/run tests/hostile/make-class
+    assert_success
+    run shellcheck -s sh tests/ensure-bats tests/stage-bats
     assert_success
 }
 
