@@ -16,7 +16,8 @@
  * watched call fail (CUDA_ERROR_OUT_OF_MEMORY for a make of memory, CUDA_ERROR_INVALID_VALUE
  * for the rest). The CUDA runtime (static or not) finds its driver functions with
  * cuGetProcAddress: that answers this library's wrappers for the watched functions, so that a
- * cudaStreamCreate is seen as a cuStreamCreate is.
+ * cudaStreamCreate is seen as a cuStreamCreate is, and its jumps for the rest (the same pointer
+ * dlsym finds here for the function the driver chose, as a harness may compare them).
  *
  * The real driver: DRIVER_WATCH_REAL, else the first libcuda.so.1 of LD_LIBRARY_PATH and the
  * system's library folders that is neither this file nor another copy of it. Where there is
