@@ -17,6 +17,27 @@ setup_file() {
         return 0
     fi
     export T="$BATS_FILE_TMPDIR/teacher" C="$BATS_FILE_TMPDIR/class" O="$BATS_FILE_TMPDIR/out"
+
+    # The attacks from inside the student's process, against the real build rules and the
+    # system-call filter (tests/hostile/make-code-class): a lesson built by common/lesson.mk.
+    # A tree and a class of their own: graded in the background, beside the classes below (its
+    # builds fill the CPU that their sandboxes' waits leave idle; the file took 40 s longer with
+    # it after them).
+    export T2="$BATS_FILE_TMPDIR/probe-teacher" C2="$BATS_FILE_TMPDIR/probe-class" O2="$BATS_FILE_TMPDIR/probe-out"
+    (
+        if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+            echo "no nvcc here: the probe lesson is built by common/lesson.mk, which links with nvcc" >"$BATS_FILE_TMPDIR/no-probe"
+        else
+            make_toy_tree "$T2"
+            bash "$ROOT/tests/hostile/make-code-class" "$ROOT" "$T2" "$C2"
+            if ! make -s -C "$T2/02_probe" -j2 >"$O2.teacher.log" 2>&1; then
+                echo "the probe lesson does not build here: $(grep -m1 -i error "$O2.teacher.log")" >"$BATS_FILE_TMPDIR/no-probe"
+            else
+                "$T2/grading/class" local "$C2" "$O2" --per-gpu 4 --timeout 30 --format none -- 02_probe >"$O2.log" 2>&1 || true
+            fi
+        fi
+    ) &
+    local probe=$!
     make_toy_tree "$T"
     (cd "$T" && make -s -C 01_toy >/dev/null)   # the teacher's own build (references included)
 
@@ -79,20 +100,9 @@ setup_file() {
     echo "$rc" >"$RO.rc"
     du -sm "$RO" | cut -f1 >"$RO.du"
 
-    # The attacks from inside the student's process, against the real build rules and the
-    # system-call filter (tests/hostile/make-code-class): a lesson built by common/lesson.mk.
-    export T2="$BATS_FILE_TMPDIR/probe-teacher" C2="$BATS_FILE_TMPDIR/probe-class" O2="$BATS_FILE_TMPDIR/probe-out"
-    if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-        echo "no nvcc here: the probe lesson is built by common/lesson.mk, which links with nvcc" >"$BATS_FILE_TMPDIR/no-probe"
-    else
-        make_toy_tree "$T2"
-        bash "$ROOT/tests/hostile/make-code-class" "$ROOT" "$T2" "$C2"
-        if ! make -s -C "$T2/02_probe" -j2 >"$O2.teacher.log" 2>&1; then
-            echo "the probe lesson does not build here: $(grep -m1 -i error "$O2.teacher.log")" >"$BATS_FILE_TMPDIR/no-probe"
-        else
-            "$T2/grading/class" local "$C2" "$O2" --per-gpu 4 --timeout 30 --format none -- 02_probe >"$O2.log" 2>&1 || true
-        fi
-    fi
+    # (the probe's class, graded beside: its tree and class made, or setup_file fails as before)
+    rc=0; wait "$probe" || rc=$?
+    [ "$rc" -eq 0 ] || { echo "the probe lesson's tree or class could not be made (exit $rc)" >&2; return "$rc"; }
     [ -z "${KEEP_HOSTILE:-}" ] || cp -r "$BATS_FILE_TMPDIR" "$KEEP_HOSTILE"
 }
 
