@@ -108,19 +108,23 @@ refused() {
 }
 
 @test "check-object accepts the 18 reference solutions and the untouched skeletons, with their allow lists" {
-    local n=0 l e kind src allow
+    local n=0 l e kind src allow pairs
     for l in $(list_lessons "$ROOT"); do
         for e in $(sed -n 's/^\([a-z_]*\) .*/\1/p' "$ROOT/$l/exercises/points"); do
             allow="$(ls "$ROOT/$l/harness/$e/allow" "$ROOT/$l/harness/$e.allow" 2>/dev/null | head -n 1)"
             [ -n "$allow" ] || fail "$l/$e has no allow list (harness/$e/allow or harness/$e.allow)"
+            # (the solution's and the skeleton's files checked by one check-object: each refusal
+            # is a line that names its file, and any one makes the status 1)
+            pairs=()
             for kind in solutions exercises; do
                 for src in $(grep -E '\.(c|cu)$' "$ROOT/$l/exercises/$e/files"); do
-                    compile "$l" "$ROOT/$l/$kind/$e/$src" "$BATS_TEST_TMPDIR/o.o" || fail "$l/$kind/$e/$src does not compile"
-                    run bash "$CHECK" "$allow" "$BATS_TEST_TMPDIR/o.o" "$l/$kind/$e/$src"
-                    [ "$status" -eq 0 ] || fail "$l/$kind/$e/$src was refused: $output"
+                    compile "$l" "$ROOT/$l/$kind/$e/$src" "$BATS_TEST_TMPDIR/$kind.$src.o" || fail "$l/$kind/$e/$src does not compile"
+                    pairs+=("$BATS_TEST_TMPDIR/$kind.$src.o" "$l/$kind/$e/$src")
                 done
                 [ "$kind" = exercises ] || n=$((n + 1))
             done
+            run bash "$CHECK" "$allow" "${pairs[@]}"
+            [ "$status" -eq 0 ] || fail "$l/$e: a file was refused: $output"
         done
     done
     [ "$n" -eq 18 ] || fail "checked $n reference solutions, 18 expected"
@@ -150,14 +154,26 @@ calls_object() {
             calls_object "$allow" "${names[@]}"
             [ "$status" -eq 0 ] || fail "${allow#"$ROOT"/}: its own names refused: $output"
         fi
+        # each refused name in an object of its own, the list's objects checked by one
+        # check-object: each refusal is a line that names its source (r-NAME.c)
+        local pairs=() whys=() said src
         while IFS= read -r refused; do
             name="${refused%%:*}" why="${refused#*: }"
-            calls_object "$allow" "$name"
-            [ "$status" -eq 1 ] && [[ "$output" == *"'$name'"* ]] &&
-                [[ "$output" == *"which this exercise refuses: $why"* ]] ||
-                fail "${allow#"$ROOT"/}: '$name' is marked refused but check-object said ($status): $output"
-            n=$((n + 1))
+            src="$BATS_TEST_TMPDIR/r-$name.c"
+            printf 'extern int %s(void);\nint use_it(void) { return %s(); }\n' "$name" "$name" >"$src"
+            "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -O2 -c "$src" -o "${src%.c}.o" || fail "$src does not compile"
+            pairs+=("${src%.c}.o" "$src") whys+=("$name: $why")
         done < <(sed -n 's/^# refused: //p' "$allow")
+        [ "${#pairs[@]}" -gt 0 ] || continue
+        run bash "$CHECK" "$allow" "${pairs[@]}"
+        [ "$status" -eq 1 ] || fail "${allow#"$ROOT"/}: its refused names were not refused ($status): $output"
+        for refused in "${whys[@]}"; do
+            name="${refused%%:*}" why="${refused#*: }"
+            said="$(grep -F "$BATS_TEST_TMPDIR/r-$name.c:" <<<"$output")"
+            [[ "$said" == *"'$name'"* ]] && [[ "$said" == *"which this exercise refuses: $why"* ]] ||
+                fail "${allow#"$ROOT"/}: '$name' is marked refused but check-object said ($status): $said"
+            n=$((n + 1))
+        done
     done
     [ "$n" -ge 10 ] || fail "only $n refusals checked"
 }
