@@ -96,6 +96,10 @@ setup() {
     assert_line --regexp '^# tests/run: 2 file\(s\), 2 at a time'
     [ -n "$progress" ] && [ -n "$slow" ] && [ "$progress" -lt "$slow" ] \
         || fail "no progress line for b_fast.bats before a_slow.bats's tests: $output"
+    # every file's time, once: a_slow's after its tests (b_fast's was said when it finished)
+    [[ "${lines[$((slow + 2))]}" =~ ^'# tests/run: '.*a_slow\.bats' finished in '[0-9]+' s, 1 test(s)'$ ]] ||
+        fail "no line with a_slow.bats's time after its tests: $output"
+    [ "$(grep -c 'b_fast.bats.* finished in ' <<<"$output")" -eq 1 ] || fail "b_fast.bats's time said twice: $output"
 }
 
 @test "tests/run: from a folder, the maintainers' files run only with ALL_TESTS=1 (said first and last), a file named always" {
