@@ -118,12 +118,11 @@ run: build-quietly
 # names them; make passes a variable set on its command line on to tests/run in the environment):
 # what CI runs, about six times as long.
 TESTS ?= tests/
-# tests/ensure-bats prints a staged copy's folder where the system's bats will not do (too old,
-# no libraries: tests/stage-bats), and the run uses that one.
+# Where the system's bats will not do (too old, no libraries), tests/ensure-bats stages a copy
+# (tests/stage-bats) and tests/run takes that one.
 test: build-quietly
-	@staged="$$(sh tests/ensure-bats '$(BATS)')" || exit 1; bats='$(BATS)'; \
-	if [ -n "$$staged" ]; then bats="$$staged/bin/bats"; BATS_LIB_PATH="$$staged/lib"; export BATS_LIB_PATH; fi; \
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES bash tests/run "$$bats" $(BATS_FLAGS) -- $(TESTS)
+	@sh tests/ensure-bats '$(BATS)' >/dev/null
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEFILES -u MAKEOVERRIDES bash tests/run '$(BATS)' $(BATS_FLAGS) -- $(TESTS)
 
 # Grade every lesson's exercises at once: a table of points per exercise and the total
 # (grading/grade; TEACHING.md). Exit 77 without a usable GPU: nothing counts unless it ran.
