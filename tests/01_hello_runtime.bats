@@ -323,7 +323,7 @@ setup() {
 @test "the demo builds by README.md's nvcc line from a copy of the lesson folder alone (no ../common)" {
     command -v nvcc >/dev/null || skip "no nvcc"
     local line copy="$BATS_TEST_TMPDIR/alone/01_hello_runtime"
-    line="$(awk '/^```sh$/ { sh = 1; next } /^```/ { sh = 0 } sh && /^nvcc / { print; exit }' "$ROOT/01_hello_runtime/README.md")"
+    line="$(demo_nvcc_line "$ROOT/01_hello_runtime/README.md")"
     assert_equal "$line" "nvcc -o demo demo.c kernel.cu -lcuda"
     mkdir -p "$copy"
     (cd "$ROOT/01_hello_runtime" && tar cf - --exclude=build --exclude='build-*' .) | (cd "$copy" && tar xf -)

@@ -402,7 +402,7 @@ GRADER_02_MEMORY='^context_leak: (the tasks destroy their contexts and give thei
 @test "the demo builds by README.md's nvcc line from a copy of the lesson folder alone (no ../common)" {
     command -v nvcc >/dev/null || skip "no nvcc"
     local line copy="$BATS_TEST_TMPDIR/alone/02_driver_context"
-    line="$(awk '/^```sh$/ { sh = 1; next } /^```/ { sh = 0 } sh && /^nvcc / { print; exit }' "$ROOT/02_driver_context/README.md")"
+    line="$(demo_nvcc_line "$ROOT/02_driver_context/README.md")"
     assert_equal "$line" "nvcc -o demo demo.c kernel.cu -lcuda"
     mkdir -p "$copy"
     (cd "$ROOT/02_driver_context" && tar cf - --exclude=build --exclude='build-*' .) | (cd "$copy" && tar xf -)

@@ -468,7 +468,7 @@ normalize_05() {
 }
 
 @test "demo.c: built by the README's nvcc line in a copy of the lesson folder alone; the stub driver is exit 77" {
-    line="$(awk '/^## The code/{c=1} c && /^```sh$/{s=1; next} s && /^nvcc /{print; exit}' "$LESSON/README.md")"
+    line="$(demo_nvcc_line "$LESSON/README.md")"
     assert_equal "$line" "nvcc -ptx -o kernels.ptx kernels.cu && nvcc -o demo demo.c -lcuda"
     command -v nvcc >/dev/null || skip "no nvcc here"
     local d="$BATS_TEST_TMPDIR/alone"

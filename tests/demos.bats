@@ -59,7 +59,7 @@ setup() {
     command -v nvcc >/dev/null || skip "no nvcc"
     local d line copy bad=""
     for d in "${DEMOS[@]}"; do
-        line="$(awk '/^## The code/ { c = 1 } c && /^```sh$/ { s = 1; next } s && /^```/ { s = 0 } s && /^nvcc / { print; exit }' "$ROOT/$d/README.md")"
+        line="$(demo_nvcc_line "$ROOT/$d/README.md")"
         [ -n "$line" ] || { bad+="$d/README.md: no nvcc line under ## The code"$'\n'; continue; }
         copy="$BATS_TEST_TMPDIR/alone/$d" # the lesson folder alone: no common/ beside it, no build output
         mkdir -p "$copy"

@@ -47,17 +47,6 @@ layout_demo() {
         }' "$f"
 }
 
-# demo_nvcc_line README: the README's nvcc line for the demo: the first line that starts "nvcc "
-# in a ```sh block under "## The code" (with its "\" continuation lines joined).
-demo_nvcc_line() {
-    awk '/^## / { code = ($0 == "## The code") ; next }
-         code && /^```/ { if (!fence) { fence = 1; sh = ($0 == "```sh") } else fence = 0; next }
-         code && fence && sh && (/^nvcc / || cont) {
-             line = line (cont ? " " : "") $0; cont = sub(/[ \t]*\\$/, "", line)
-             if (!cont) { print line; exit }
-         }' "$1"
-}
-
 # nvcc_13: CUDA 13.0's nvcc (the toolkit the suite is written for), else the nvcc on PATH.
 nvcc_13() {
     if [ -x /usr/local/cuda-13.0/bin/nvcc ]; then echo /usr/local/cuda-13.0/bin

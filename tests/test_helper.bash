@@ -497,6 +497,18 @@ cuobjdump_path() {
     command -v cuobjdump
 }
 
+# demo_nvcc_line README (tests/layout.bats checks every lesson has one; the lessons' files and
+# demos.bats build by it): the README's nvcc line for the demo: the first line that starts "nvcc "
+# in a ```sh block under "## The code" (with its "\" continuation lines joined).
+demo_nvcc_line() {
+    awk '/^## / { code = ($0 == "## The code") ; next }
+         code && /^```/ { if (!fence) { fence = 1; sh = ($0 == "```sh") } else fence = 0; next }
+         code && fence && sh && (/^nvcc / || cont) {
+             line = line (cont ? " " : "") $0; cont = sub(/[ \t]*\\$/, "", line)
+             if (!cont) { print line; exit }
+         }' "$1"
+}
+
 # readme_build DIR LINE: `run` LINE (a README's own build line, for bash) in DIR, a copy of a
 # lesson folder alone, with the files it made kept in the build cache (above), keyed by the line,
 # every file of DIR (its path and content) and the compilers. The same inputs build once: a hit
