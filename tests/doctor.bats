@@ -270,13 +270,15 @@ doctor_with_vars() {
     local old="$BATS_TEST_TMPDIR/old"
     mkdir -p "$old" "$BATS_TEST_TMPDIR/home"
     printf '#!/bin/sh\necho "Bats 1.2.1"\n' >"$old/bats" && chmod +x "$old/bats"
-    HOME="$BATS_TEST_TMPDIR/home" XDG_CACHE_HOME='' CUDA_LESSONS_BATS_DIR='' BATS="$old/bats" run_without_driver bash "$ROOT/tools/doctor"
+    # the system's bats (first on PATH, as make doctor finds it: BATS=bats)
+    HOME="$BATS_TEST_TMPDIR/home" XDG_CACHE_HOME='' CUDA_LESSONS_BATS_DIR='' PATH="$old:$PATH" run_without_driver bash "$ROOT/tools/doctor"
     assert_output --partial "bats-core 1.7 or newer with bats-support and bats-assert: $old/bats is Bats 1.2.1, older than 1.7"
     assert_output --partial "tests/stage-bats clones the releases with git"
     # a copy staged before (its bin/bats and its libraries) is the one named
     local s="$BATS_TEST_TMPDIR/staged"
-    mkdir -p "$s/bin" "$s/lib/bats-assert"
-    printf '#!/bin/sh\necho "Bats 1.11.1"\n' >"$s/bin/bats" && chmod +x "$s/bin/bats" && : >"$s/lib/bats-assert/load.bash"
-    CUDA_LESSONS_BATS_DIR="$s" BATS="$old/bats" run_without_driver bash "$ROOT/tools/doctor"
+    mkdir -p "$s/bin" "$s/lib/bats-assert" "$s/lib/bats-support"
+    printf '#!/bin/sh\necho "Bats 1.11.1"\n' >"$s/bin/bats" && chmod +x "$s/bin/bats"
+    : >"$s/lib/bats-assert/load.bash" && : >"$s/lib/bats-support/load.bash"
+    CUDA_LESSONS_BATS_DIR="$s" PATH="$old:$PATH" run_without_driver bash "$ROOT/tools/doctor"
     assert_output --partial "bats: the copy tests/stage-bats staged in $s (Bats 1.11.1), which make test and make check use here"
 }
