@@ -270,8 +270,9 @@ doctor_with_vars() {
     local old="$BATS_TEST_TMPDIR/old"
     mkdir -p "$old" "$BATS_TEST_TMPDIR/home"
     printf '#!/bin/sh\necho "Bats 1.2.1"\n' >"$old/bats" && chmod +x "$old/bats"
-    # the system's bats (first on PATH, as make doctor finds it: BATS=bats)
-    HOME="$BATS_TEST_TMPDIR/home" XDG_CACHE_HOME='' CUDA_LESSONS_BATS_DIR='' PATH="$old:$PATH" run_without_driver bash "$ROOT/tools/doctor"
+    # the system's bats (first on PATH, as make doctor finds it: BATS=bats) and the default
+    # BATS_LIB_PATH, as a student's machine has (a maintainer's may name other libraries)
+    HOME="$BATS_TEST_TMPDIR/home" XDG_CACHE_HOME='' CUDA_LESSONS_BATS_DIR='' BATS='' BATS_LIB_PATH='' PATH="$old:$PATH" run_without_driver bash "$ROOT/tools/doctor"
     assert_output --partial "bats-core 1.7 or newer with bats-support and bats-assert: $old/bats is Bats 1.2.1, older than 1.7"
     assert_output --partial "tests/stage-bats clones the releases with git"
     # a copy staged before (its bin/bats and its libraries) is the one named
@@ -279,6 +280,6 @@ doctor_with_vars() {
     mkdir -p "$s/bin" "$s/lib/bats-assert" "$s/lib/bats-support"
     printf '#!/bin/sh\necho "Bats 1.11.1"\n' >"$s/bin/bats" && chmod +x "$s/bin/bats"
     : >"$s/lib/bats-assert/load.bash" && : >"$s/lib/bats-support/load.bash"
-    CUDA_LESSONS_BATS_DIR="$s" PATH="$old:$PATH" run_without_driver bash "$ROOT/tools/doctor"
+    CUDA_LESSONS_BATS_DIR="$s" BATS='' BATS_LIB_PATH='' PATH="$old:$PATH" run_without_driver bash "$ROOT/tools/doctor"
     assert_output --partial "bats: the copy tests/stage-bats staged in $s (Bats 1.11.1), which make test and make check use here"
 }
