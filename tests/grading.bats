@@ -630,17 +630,19 @@ B
     assert_line --index 0 --regexp '^[0-9]+ alone$'
     assert_line --index 1 --regexp '^[0-9]+ alone$'
     [ ! -e "$o/logs/01_toy.add.alone.tap" ] || fail "two runs without the grader's line"
-    # the real graders: the line in 02 and 03 only, and there every test whose verdict rests on
-    # a time or on free memory (the harness's rates, times, shares, lost memory; NVML's) is tagged
+    # the real graders: the line in 02, 03 and 04 only, and there every test whose verdict rests
+    # on a time or on free memory (the harness's rates, times, shares, lost memory; NVML's; 04's
+    # speed-up, grade E, and its 2 GiB chunks, tried where the memory is free) is tagged
     run grep -lx '# grade: gpu_alone per test' "$ROOT"/grading/judge/*.bats
     assert_output "$ROOT/grading/judge/02_driver_context.bats
-$ROOT/grading/judge/03_pinned_memory.bats"
-    for g in "$ROOT"/grading/judge/0[23]_*.bats; do
+$ROOT/grading/judge/03_pinned_memory.bats
+$ROOT/grading/judge/04_streams_overlap.bats"
+    for g in "$ROOT"/grading/judge/0[234]_*.bats; do
         bad+="$(awk '/^# bats test_tags=/ { tags = $0; next }
-            /^@test "/ { if (name != "" && body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh/ && t !~ /gpu_alone/) print name
+            /^@test "/ { if (name != "" && body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh|\n *grade [a-z]|grade_big/ && t !~ /gpu_alone/) print name
                          name = $0; t = tags; tags = ""; body = ""; next }
             { body = body "\n" $0 }
-            END { if (body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh/ && t !~ /gpu_alone/) print name }' "$g")"
+            END { if (body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh|\n *grade [a-z]|grade_big/ && t !~ /gpu_alone/) print name }' "$g")"
     done
     assert_equal "$bad" ""
 }

@@ -463,3 +463,21 @@ C
     assert_failure
     assert_output --partial "the harness saw 'given', expected 'NULL'"
 }
+
+# grading/judge/harness.bash: the cgroup limit lesson 04's 2 GiB chunks are tried under.
+@test "sandbox_memory_mib: the smallest memory limit of the grading's cgroups in MiB (v2 memory.max, v1 memory.limit_in_bytes), nothing where none is set" {
+    load ../grading/judge/harness
+    local a="$BATS_TEST_TMPDIR/v2" b="$BATS_TEST_TMPDIR/v1"
+    mkdir -p "$a" "$b"
+    echo 17179869184 >"$a/memory.max"
+    SANDBOX_CGROUP="$a" run sandbox_memory_mib
+    assert_output 16384
+    echo 8589934592 >"$b/memory.limit_in_bytes"
+    SANDBOX_CGROUP="$a"$'\n'"$b" run sandbox_memory_mib
+    assert_output 8192
+    echo max >"$a/memory.max"
+    SANDBOX_CGROUP="$a" run sandbox_memory_mib
+    assert_output ''
+    SANDBOX_CGROUP='' run sandbox_memory_mib
+    assert_output ''
+}

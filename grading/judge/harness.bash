@@ -369,3 +369,21 @@ assert_harness_end() {
         fail "the system-call filter was not on in this graded run (the program was not built by the grader's rules): the report does not count"
     fi
 }
+
+# sandbox_memory_mib: the memory limit, in MiB, of the grading's cgroup (SANDBOX_CGROUP, set by
+# grading/grade: cgroup v2's memory.max, or v1's memory.limit_in_bytes), which every page the
+# program holds counts in, page-locked ones too; nothing where there is none (make check by hand
+# without one, or no limit set).
+sandbox_memory_mib() {
+    local c f v min=''
+    while IFS= read -r c; do
+        [ -n "$c" ] || continue
+        for f in "$c/memory.max" "$c/memory.limit_in_bytes"; do
+            v="$(cat "$f" 2>/dev/null)" || continue
+            [[ "$v" =~ ^[0-9]+$ ]] || continue
+            v=$((v >> 20))
+            [ -n "$min" ] && [ "$min" -le "$v" ] || min="$v"
+        done
+    done <<<"${SANDBOX_CGROUP:-}"
+    [ -z "$min" ] || echo "$min"
+}
