@@ -918,7 +918,7 @@ EOF_C
     assert_equal "$status" 1
 }
 
-@test "the exercise programs: --help exits 0, a bad option exits 2, the stub driver 77" {
+@test "the exercise programs: --help exits 0, a bad option exits 2 (--reps 0 without --work too), the stub driver 77" {
     local progs="exercises/streams exercises/pinned exercises/legacy exercises/driver"
     [ -d "$ROOT/$LESSON/solutions" ] && progs="$progs solutions/driver"
     for prog in $progs; do
@@ -927,7 +927,13 @@ EOF_C
         assert_success
         run "$p" --streams 1
         assert_usage_error
+        # the result only (the grader's largest size) chooses no work: it must be given
+        run "$p" --reps 0
+        assert_usage_error
+        assert_output --partial "--reps 0 (the result only) needs --work N"
         dir="$(stub_driver_dir)" || continue
+        LD_LIBRARY_PATH="$dir" run "$p" --reps 0 --work 1
+        assert_equal "$status" 77
         LD_LIBRARY_PATH="$dir" run "$p"
         assert_equal "$status" 77
     done

@@ -650,7 +650,8 @@ int main(int argc, char **argv)
     if (!harness_channel_open() || argc != 3 || !parse_long(argv[2], 1, 100, "N", &runs))
         return 2;
     uint32_t seed = harness_seed_now();
-    for (int r = 0; r < 3; r++)
+    int rounds = getenv("STAND_IN_ROUNDS") ? atoi(getenv("STAND_IN_ROUNDS")) : 3;
+    for (int r = 0; r < rounds; r++)
         for (int k = 0; k < 3; k++)
             for (long i = 0; i < runs; i++) {
                 char name[48];
@@ -718,6 +719,20 @@ EOF
     CLOCKED=3 run clock_judged ""
     assert_failure
     assert_output --partial "inconsistent report: the harness says it ran 2 runs a batch where the grader asked for 3"
+    # one round (the harness's --reps 0, the result only): 3 batches due, and judged right
+    clocked_points 2 1
+    STAND_IN_ROUNDS=1 run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 2
+    assert_equal "$report_why" ""
+    clock_judged ""
+    assert_equal "$(wc -l <<<"$clock_rows")" 3
+    # a harness that runs 3 rounds where the judge asked for 1 speaks unasked: protocol broken
+    STAND_IN_ROUNDS=3 run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 2
+    [[ "$report_why" == *"protocol broken"* ]] || fail "not refused: '$report_why'"
+    # and one that runs 1 round where the judge asked for 3 leaves 6 batches untimed
+    clocked_points 2
+    STAND_IN_ROUNDS=1 run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 2
+    run clock_judged ""
+    assert_failure
 }
 
 @test "the channel: the grader reads the program's device memory from outside (NVML) while the harness waits" {

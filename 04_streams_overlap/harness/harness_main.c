@@ -150,7 +150,8 @@ static void usage(FILE *to)
             "  -w, --work N|auto  multiply-adds per element (default auto: the kernel takes\n"
             "                     about 1.2x a copy on this card)\n"
             "  -r, --reps N       timed repetitions of each after a warm-up (default 5, at most\n"
-            "                     50)\n"
+            "                     50); 0: the result only (one run of each, no model, no speed\n"
+            "                     judged, one round of clocked runs; needs --work N)\n"
             "  -S, --seed N       the input's seed (default 1; graded: the grader's)\n"
             "  -c, --clocked N    graded: the runs of each batch the grader times by its own\n"
             "                     clock, each on an input from its own seed (default 0: none)\n"
@@ -351,17 +352,38 @@ static void report_run(const struct pipeline *p, bool right, bool same, double t
     harness_report("past_the_end", "%d %d", guard_touched, guard_runs);
 }
 
+/* --reps 0: one run of the sequential version and one of your pipeline (timed_pair's warm-up),
+ * their results checked as every run's are, and no model and no speed: at 2^30 floats the
+ * model and the timed repetitions took most of a 26 s grading, and judge nothing there. */
+static bool result_only(struct pipeline *p, const struct options *o, const char *name,
+                        size_t *wrong, int *differ)
+{
+    double t_seq, t_pipe;
+    printf(
+        "%s on device %ld, \"%s\": %zu floats, %d streams, work %d; the result only (--reps 0)\n",
+        lesson_prog, o->device, name, p->n, p->streams, p->work);
+    if (!timed_pair(p, counted_issue, 0, wrong, &t_seq, &t_pipe, differ))
+        return false;
+    claim(*wrong == 0, "the sequential result matches the host's bit for bit");
+    claim(*differ == 0, "your pipeline's result is identical to the sequential one");
+    not_judged("--reps 0 runs each once, with no model", "your pipeline's speed");
+    report_run(p, *wrong == 0, *differ == 0, 0, 1, 0, 0, *differ, 0);
+    return true;
+}
+
 /* The model, the sequential baseline, your pipeline, and the claims. False: a CUDA call
  * failed. */
 static bool judge(struct pipeline *p, const struct options *o, const char *name, int engines)
 {
-    double st[3], allowed, t_seq, t_pipe;
+    double st[3] = {0}, allowed = 0, t_seq, t_pipe;
     int differ = 0, reps = (int)o->reps;
-    if (!model(p, o->work == 0, reps, engines, st, &allowed))
+    if (reps > 0 && !model(p, o->work == 0, reps, engines, st, &allowed))
         return false;
     double pass_mark = 1 + 0.5 * (allowed - 1);
-    print_run(p, o, name, engines, st, allowed);
     size_t wrong = 0;
+    if (reps == 0) /* --reps 0: the result only (the grader's largest sizes) */
+        return result_only(p, o, name, &wrong, &differ);
+    print_run(p, o, name, engines, st, allowed);
     if (!timed_pair(p, counted_issue, reps, &wrong, &t_seq, &t_pipe, &differ))
         return false;
     bool same = differ == 0; /* every run of the pipeline, the last one too */
@@ -421,12 +443,13 @@ static bool clocked_run(const struct pipeline *p, int kind, const char *name, lo
     return true;
 }
 
-/* The clocked runs, CLOCK_ROUNDS x 3 batches of clocked_count runs (the judge's count). */
-static bool clocked_runs(const struct pipeline *p)
+/* The clocked runs, `rounds` x 3 batches of clocked_count runs (the judge's count): rounds is
+ * CLOCK_ROUNDS, or 1 with --reps 0 (the result only: the judge's picks of every kind, no speed). */
+static bool clocked_runs(const struct pipeline *p, int rounds)
 {
     static const char *const kind[3] = {"check", "sequential", "pipeline"};
     long wrong = 0;
-    for (int r = 0; r < CLOCK_ROUNDS; r++)
+    for (int r = 0; r < rounds; r++)
         for (int k = 0; k < 3; k++)
             for (long i = 0; i < clocked_count; i++) {
                 char name[48];
@@ -467,14 +490,18 @@ static int parse_options(int argc, char **argv, struct options *o)
             good = strcmp(optarg, "auto") == 0 ||
                    parse_long(optarg, 1, 1000000, "--work (or 'auto')", &o->work);
             break;
-        case 'r': good = parse_long(optarg, 1, MAX_REPS, "--reps", &o->reps); break;
+        case 'r': good = parse_long(optarg, 0, MAX_REPS, "--reps", &o->reps); break;
         case 'S': good = parse_long(optarg, 1, 2147483646L, "--seed", &o->seed); break;
         case 'c': good = parse_long(optarg, 0, 1000, "--clocked", &clocked_count); break;
         case 'h': usage(stdout); return EXIT_OK;
         default: good = false; break;
         }
     }
-    const char *why = optind < argc ? "an unexpected argument" : NULL;
+    const char *why = optind < argc ? "an unexpected argument"
+                      : good && o->reps == 0 && o->work == 0
+                          ? "--reps 0 (the result only) needs --work N: the model that chooses the "
+                            "work is not run"
+                          : NULL;
     if (good && why)
         fprintf(stderr, "%s: %s\n", lesson_prog, why);
     if (!good || why) {
@@ -643,7 +670,7 @@ int main(int argc, char **argv)
         fill_input(&p, (uint32_t)o.seed);
     ok = ok && judge(&p, &o, prop.name, engines);
     if (ok && graded)
-        ok = clocked_runs(&p);
+        ok = clocked_runs(&p, o.reps == 0 ? 1 : CLOCK_ROUNDS);
     harness_report("copy_kinds", "%d %d", harness_observed.kinds_wrong,
                    harness_observed.kinds_checked);
     ok = clean_up(&p, ok);
