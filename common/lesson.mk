@@ -83,6 +83,12 @@ export CHECK_OBJECT_CC := $(CC)
 export CHECK_OBJECT_CFLAGS := $(ALL_CFLAGS)
 export CHECK_OBJECT_NVCC := $(NVCC)
 export CHECK_OBJECT_NVCCFLAGS := -std=c++17 $(INCLUDES) $(NVCCFLAGS) $(DBG_NVCCFLAGS)
+# The names the libraries define, which check-object reads with nm (about 0.25 s of CPU a
+# check), kept in the build folder from one check to the next under the libraries' key (a
+# build of the tree checks 36 files); grading/grade's builds set it empty: there each check
+# reads them itself, and nothing a build left behind is trusted.
+CHECK_OBJECT_LIB_TABLE ?= $(BUILD)/check-object-lib-names
+export CHECK_OBJECT_LIB_TABLE
 # The link (through nvcc, which adds the CUDA runtime) takes CFLAGS and LDFLAGS too.
 LINK_FLAGS := $(GENCODE) $(call nvcc_host,$(CFLAGS) $(DBG_CFLAGS) $(SANITIZE_CFLAGS) $(LDFLAGS))
 
