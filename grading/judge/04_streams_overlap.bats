@@ -177,7 +177,8 @@ grade_sizes() {
 # grade_big E: 2^30 floats (4 GiB each way) in 2 streams, where the GPU and the host have the
 # memory, and the grading's cgroup allows it (else skipped, with the figures): each chunk's byte
 # count is 2^31. The result only (--reps 0: one run of each and one round of the judge's picks;
-# the model and the timed repetitions took most of the 26-28 s this test took with --reps 1).
+# with --reps 1, the model, the timed repetitions and three rounds, this test took 26-28 s on an
+# H200, and none of that judges anything here).
 grade_big() {
     require_gpu
     [ -n "${EXERCISE_BIN:-}" ] || fail "EXERCISE_BIN is not set (run through make check)"
