@@ -297,7 +297,7 @@ EOF2
 
 # grading/judge/harness.bash: expected_sum, compiled (expected_sum.c), gives what its awk
 # version gives (the graders compare it with the harness's sum of what came back).
-@test "expected_sum and input_sum: the compiled helper and the awk fallback agree, to the last digit" {
+@test "expected_sum: the compiled helper and the awk fallback agree, to the last digit; input_sum is lesson 04's input as its harness makes and sums it, and as the hash gives it" {
     load ../grading/judge/harness
     local seed k n a b want got
     for args in "1 0 1 1 0" "2147483646 3 100003 2 0" "12345 0 1000003 1 0" "987654 1 65536 1 0" "42 7 250000 1 1"; do
@@ -306,10 +306,41 @@ EOF2
         [ -x "$BATS_FILE_TMPDIR/expected_sum" ] || fail "expected_sum.c did not build"
         want="$(CC=no-such-compiler BATS_FILE_TMPDIR="$BATS_TEST_TMPDIR" expected_sum "$seed" "$k" "$n" "$a" "$b")"
         assert_equal "$got" "$want"
-        # lesson 04's input sum, the same way
-        got="$(input_sum "$seed" "$n")"
-        want="$(CC=no-such-compiler BATS_FILE_TMPDIR="$BATS_TEST_TMPDIR" input_sum "$seed" "$n")"
-        assert_equal "$got" "$want"
+    done
+    # lesson 04's input sum (pick.h's hash of the seed and each position), against the hash
+    # written here again in bash arithmetic
+    local x key i sum
+    for args in "1 1" "4711 7" "2147483646 1000"; do
+        read -r seed n <<<"$args"
+        x=$(((seed * 0x9e3779b1 + 0x7f4a7c15) & 0xffffffff))
+        x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff)); x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
+        key=$((x ^ (x >> 16))) sum=0
+        for ((i = 0; i < n; i++)); do
+            x=$(((i ^ key) & 0xffffffff))
+            x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff)); x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
+            sum=$((sum + ((x ^ (x >> 16)) & 0xffff) - 32768))
+        done
+        assert_equal "$(input_sum "$seed" "$n")" "$sum.0"
+    done
+    # and the harness's own report of it (04's fill_input: harness_input_fill, harness_sum), at
+    # sizes that are and are not a multiple of the fill's and the sum's blocks
+    cat >"$BATS_TEST_TMPDIR/in.c" <<'C'
+#include "exercise_harness.h"
+int main(int argc, char **argv)
+{
+    size_t n = strtoul(argv[2], NULL, 10);
+    float *v = malloc(n * sizeof *v + 1);
+    harness_input_fill(v, n, (uint32_t)strtoul(argv[1], NULL, 10));
+    printf("%.1f\n", harness_sum(v, n) * 32768.0);
+    free(v);
+    return argc == 3 ? 0 : 2;
+}
+C
+    cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$(cuda_root)/include" \
+        -o "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/in.c" || fail "the probe did not build"
+    for args in "1 1" "4711 7" "99 8" "2147483646 1000003"; do
+        read -r seed n <<<"$args"
+        assert_equal "$seed $n: $("$BATS_TEST_TMPDIR/in" "$seed" "$n")" "$seed $n: $(input_sum "$seed" "$n")"
     done
 }
 

@@ -5,18 +5,20 @@
  * lesson-03 case, this a few milliseconds. Same arithmetic as the awk version (integers exact
  * in a double), same output ("%.1f").
  *   expected_sum SEED K N A B
- *   expected_sum input SEED N      lesson 04's input (x % 65536 - 32768 from the seed itself:
- *                                  grading/judge/04_streams_overlap.bats, input_sum) */
+ *   expected_sum input SEED N      lesson 04's input, times 32768: (h & 0xffff) - 32768 for each
+ *                                  position's hash h from the seed (grading/harness/pick.h's
+ *                                  harness_input_fill; grading/judge/04_streams_overlap.bats,
+ *                                  input_sum) */
 #include "../harness/minstd.h"
+#include "../harness/pick.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* the sum over n values of the sequence after state s of a * f(x) + b, f: x % 1000, or, with
- * input set, x % 65536 - 32768 */
-static double sum_of(uint64_t s, int64_t n, double a, double b, int input)
+/* the sum over n values of the sequence after state s of a * (x % 1000) + b */
+static double sum_of(uint64_t s, int64_t n, double a, double b)
 {
     struct minstd m;
     uint32_t x[1024];
@@ -26,16 +28,27 @@ static double sum_of(uint64_t s, int64_t n, double a, double b, int input)
         size_t count = n - i < 1024 ? (size_t)(n - i) : 1024;
         minstd_next(&m, x, count);
         for (size_t j = 0; j < count; j++)
-            sum += input ? (double)(x[j] % 65536) - 32768 : a * (double)(x[j] % 1000) + b;
+            sum += a * (double)(x[j] % 1000) + b;
     }
     return sum;
+}
+
+/* lesson 04's input from the seed, times 32768, summed over its first n positions: whole
+ * numbers, summed exactly */
+static double input_sum(uint32_t seed, int64_t n)
+{
+    uint32_t key = pick_key(seed);
+    int64_t sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += (int64_t)(pick_mix((uint32_t)i ^ key) & 0xffffu) - 32768;
+    return (double)sum;
 }
 
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "input") == 0) {
-        int64_t s = strtoll(argv[2], NULL, 10) % 2147483646 + 1, n = strtoll(argv[3], NULL, 10);
-        printf("%.1f\n", sum_of((uint64_t)s, n, 0, 0, 1));
+        uint32_t seed = (uint32_t)strtoul(argv[2], NULL, 10);
+        printf("%.1f\n", input_sum(seed, strtoll(argv[3], NULL, 10)));
         return 0;
     }
     if (argc != 6) {
@@ -46,6 +59,6 @@ int main(int argc, char **argv)
     int64_t n = strtoll(argv[3], NULL, 10);
     double a = strtod(argv[4], NULL), b = strtod(argv[5], NULL);
     int64_t s = (seed + k * 7919) % 2147483646 + 1;
-    printf("%.1f\n", sum_of((uint64_t)s, n, a, b, 0));
+    printf("%.1f\n", sum_of((uint64_t)s, n, a, b));
     return 0;
 }
