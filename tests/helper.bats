@@ -295,6 +295,15 @@ EOF2
     [ "$(wc -l <"$BATS_TEST_TMPDIR/calls")" -eq 1 ]
 }
 
+# lowbias32 X: grading/harness/pick.h's pick_mix of X (Chris Wellons' lowbias32), written again
+# in bash arithmetic, into $mixed (no subshell for each value)
+lowbias32() {
+    local x=$(($1 & 0xffffffff))
+    x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff))
+    x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
+    mixed=$((x ^ (x >> 16)))
+}
+
 # grading/judge/harness.bash: expected_sum, compiled (expected_sum.c), gives what its awk
 # version gives (the graders compare it with the harness's sum of what came back).
 @test "expected_sum: the compiled helper and the awk fallback agree, to the last digit; input_sum is lesson 04's input as its harness makes and sums it, and as the hash gives it" {
@@ -309,16 +318,14 @@ EOF2
     done
     # lesson 04's input sum (pick.h's hash of the seed and each position), against the hash
     # written here again in bash arithmetic
-    local x key i sum
+    local key i sum mixed
     for args in "1 1" "4711 7" "2147483646 1000"; do
         read -r seed n <<<"$args"
-        x=$(((seed * 0x9e3779b1 + 0x7f4a7c15) & 0xffffffff))
-        x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff)); x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
-        key=$((x ^ (x >> 16))) sum=0
+        lowbias32 $((seed * 0x9e3779b1 + 0x7f4a7c15))
+        key=$mixed sum=0
         for ((i = 0; i < n; i++)); do
-            x=$(((i ^ key) & 0xffffffff))
-            x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff)); x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
-            sum=$((sum + ((x ^ (x >> 16)) & 0xffff) - 32768))
+            lowbias32 $((i ^ key))
+            sum=$((sum + (mixed & 0xffff) - 32768))
         done
         assert_equal "$(input_sum "$seed" "$n")" "$sum.0"
     done
@@ -394,12 +401,7 @@ int main(int argc, char **argv)
 C
     cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/common" -I"$ROOT/grading/harness" -I"$(cuda_root)/include" \
         -o "$BATS_TEST_TMPDIR/at" "$BATS_TEST_TMPDIR/at.c" || fail "the probe did not build"
-    mix() { # lowbias32
-        local x=$(($1 & 0xffffffff))
-        x=$(((x ^ (x >> 16)) * 0x7feb352d & 0xffffffff))
-        x=$(((x ^ (x >> 15)) * 0x846ca68b & 0xffffffff))
-        echo $((x ^ (x >> 16)))
-    }
+    mix() { local mixed; lowbias32 "$1"; echo "$mixed"; }
     local seed key i want got x
     for seed in 1 4711 2147483646; do
         key="$(mix $(((seed * 0x9e3779b1 + 0x7f4a7c15) & 0xffffffff)))"

@@ -41,26 +41,33 @@ static inline uint32_t harness_input_at(uint32_t seed, uint64_t i)
     return pick_mix((uint32_t)i ^ pick_key(seed));
 }
 
-/* The same as a float in [-1, 1), exact (a multiple of 2^-15). */
-static inline float harness_input_value(uint32_t seed, uint64_t i)
+/* Input value i of the input whose seed's key is `key`, as a float in [-1, 1), exact (a
+ * multiple of 2^-15): integers, then an exact conversion, the same value whatever the
+ * instructions. */
+static inline __attribute__((always_inline)) float pick_value(uint32_t key, uint64_t i)
 {
-    return (float)(int32_t)(harness_input_at(seed, i) & 0xffffu) / 32768.0f - 1.0f;
+    return (float)(int32_t)(pick_mix((uint32_t)i ^ key) & 0xffffu) / 32768.0f - 1.0f;
 }
 
-/* v[0..n) = harness_input_value of the seed whose key is `key`: a loop the compiler vectorises
- * (integers, then an exact conversion: the same values whatever the instructions). */
+/* The same from the seed. */
+static inline float harness_input_value(uint32_t seed, uint64_t i)
+{
+    return pick_value(pick_key(seed), i);
+}
+
+/* v[0..n) = harness_input_value of the seed whose key is `key`: a loop the compiler vectorises. */
 static inline __attribute__((always_inline)) void pick_fill_loop(float *v, size_t n, uint32_t key)
 {
     for (size_t i = 0; i < n; i++)
-        v[i] = (float)(int32_t)(pick_mix((uint32_t)i ^ key) & 0xffffu) / 32768.0f - 1.0f;
+        v[i] = pick_value(key, i);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
 #include <immintrin.h>
 /* The same values with AVX2's eight 32-bit lanes, written out (x86-64's baseline SSE2 has no
  * 32-bit multiply of four lanes, and at the build's -O2 GCC leaves the plain loop scalar: 45 ms
- * for 16 Mi values on the GPU machine, against about 6 ms here). Chosen at run time where the
- * CPU has AVX2 (a branch, no IFUNC). Every step is the plain loop's: a logical shift, a 32-bit
+ * for 16 Mi values on the GPU machine; written out, 3 ms on the CPU machine). Chosen at run
+ * time where the CPU has AVX2 (a branch, no IFUNC). Every step is the plain loop's: a logical shift, a 32-bit
  * multiply's low half, an exact conversion, a multiply by 2^-15 and 1 less, both exact. */
 __attribute__((target("avx2"))) static void pick_fill_avx2(float *v, size_t n, uint32_t key)
 {
@@ -77,9 +84,8 @@ __attribute__((target("avx2"))) static void pick_fill_avx2(float *v, size_t n, u
         _mm256_storeu_ps(v + i, _mm256_sub_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(x), scale), one));
         at = _mm256_add_epi32(at, _mm256_set1_epi32(8));
     }
-    for (size_t j = 0; j < n % 8; j++) /* the last n % 8, as the plain loop makes them */
-        v[whole + j] =
-            (float)(int32_t)(pick_mix((uint32_t)(whole + j) ^ key) & 0xffffu) / 32768.0f - 1.0f;
+    for (size_t i = whole; i < n; i++) /* the last n % 8 */
+        v[i] = pick_value(key, i);
 }
 #define PICK_FILL_AVX2 1
 #endif

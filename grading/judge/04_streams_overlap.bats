@@ -250,8 +250,8 @@ clock_judged() {
 # and nothing is judged fast), (sequential - checks) / (pipeline - checks): the checks alone are
 # the conversation from a run's start to its pick, which every run of the other kinds holds too
 # (the making of each input is outside the clock: said beside it). Sets $clock_x and $clock_why.
-# (The sum of a batch was the figure before: at 2-4 M floats in 12 streams its mean held the
-# pipeline's jitter, and a correct pipeline got 1.657x by it where the harness's own fastest runs gave 1.83x.)
+# (The sum of a batch was the figure before; it holds every slow run: at 2.25 M floats in 12
+# streams a correct pipeline got 1.657x by it where the harness's own fastest runs gave 1.83x.)
 clock_speedup() {
     clock_judged "" || return 1
     local c q p
