@@ -637,12 +637,85 @@ B
     assert_output "$ROOT/grading/judge/02_driver_context.bats
 $ROOT/grading/judge/03_pinned_memory.bats
 $ROOT/grading/judge/04_streams_overlap.bats"
+    # (the 2 GiB chunks, grade_big, judge no time: tagged gpu_memory, under the grader's line
+    # that says how much each takes, or gpu_alone)
     for g in "$ROOT"/grading/judge/0[234]_*.bats; do
-        bad+="$(awk '/^# bats test_tags=/ { tags = $0; next }
-            /^@test "/ { if (name != "" && body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh|\n *grade [a-z]|grade_big/ && t !~ /gpu_alone/) print name
-                         name = $0; t = tags; tags = ""; body = ""; next }
+        bad+="$(awk -v memline="$(grep -c '^# grade: gpu_memory [0-9]* MiB a test' "$g")" '
+            function judge() {
+                if (body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh|\n *grade [a-z]/ && t !~ /gpu_alone/) print name
+                if (body ~ /grade_big/ && t !~ /gpu_alone/ && !(t ~ /gpu_memory/ && memline)) print name
+            }
+            /^# bats test_tags=/ { tags = $0; next }
+            /^@test "/ { if (name != "") judge(); name = $0; t = tags; tags = ""; body = ""; next }
             { body = body "\n" $0 }
-            END { if (body ~ /judge_rate|harness_memory|harness_clock|clock_speedup|issue_share|harness_value times|memory_lost_mib|run_harness_fresh|\n *grade [a-z]|grade_big/ && t !~ /gpu_alone/) print name }' "$g")"
+            END { judge() }' "$g")"
     done
     assert_equal "$bad" ""
+}
+
+# A test tagged gpu_memory (it takes much memory and judges no time): beside other gradings where
+# the GPU's total memory and the host's hold the grader's "MIB MiB a test" for each grading that
+# shares the GPU (GRADE_SHARING: grading/class's --per-gpu), else with the GPU alone.
+@test "grade: a test tagged gpu_memory shares the GPU where its total memory holds one such run for each grading sharing it (GRADE_SHARING), else runs with the GPU alone; without the grader's gpu_memory line, alone" {
+    local T="$BATS_TEST_TMPDIR/teacher" o="$BATS_TEST_TMPDIR/out"
+    [ "$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)" -ge 3072 ] || skip "this machine has less than 3 GiB of memory"
+    make_toy_tree "$T"
+    export GRADE_LOCK_DIR="$BATS_TEST_TMPDIR/locks" PROBE="$BATS_TEST_TMPDIR/probe"
+    mkdir -p "$GRADE_LOCK_DIR" "$PROBE"
+    sed 's/^%test /@test /' >"$T/grading/judge/01_toy.bats" <<'B'
+# grade: gpu_alone per test
+# grade: gpu_memory 1024 MiB a test
+setup() {
+    load ../../tests/test_helper
+    load harness
+    require_gpu
+}
+lock_now() {
+    local f
+    f="$(ls "$GRADE_LOCK_DIR"/cuda-lessons-gpu.*.lock)"
+    if flock -n -s "$f" true; then echo shared; else echo alone; fi
+}
+# bats test_tags=gpu_alone
+%test "add: prints a sum" {
+    run_exercise "$EXERCISE_BIN/add"
+    echo "timed $(lock_now)" >>"$PROBE/add"
+    assert_output --partial "sum:"
+}
+# bats test_tags=gpu_memory
+%test "add: the sum of 2 and 3 is 5" {
+    run_exercise "$EXERCISE_BIN/add"
+    echo "big $(lock_now)" >>"$PROBE/add"
+    assert_output "sum: 5"
+}
+%test "loop: says done" {
+    run_exercise "$EXERCISE_BIN/loop"
+    assert_output "done"
+}
+B
+    # the toy GPU has 3 GiB
+    printf '#!/bin/sh
+case "$*" in *memory.total*) echo 3072 ;; esac
+[ "$1" = -L ] && echo "GPU 0: Toy GPU (UUID: GPU-toy)"
+exit 0
+' >"$T/bin/nvidia-smi"
+    local k want
+    for k in 1 3 4; do
+        want=shared; [ "$k" -le 3 ] || want=alone
+        rm -f "$PROBE"/*
+        GRADE_SHARING=$k run "$T/grading/grade" --solutions --out "$o" -q
+        assert_success
+        run cat "$PROBE/add"
+        assert_output "timed alone
+big $want"
+        run jq -r '.exercises[] | "\(.exercise) \(.points) \(.status) \(.tests | map(.status) | join(","))"' "$o/results.json"
+        assert_line "add 10 passed passed,passed"
+    done
+    # without the grader's line, a test tagged gpu_memory runs with the GPU alone
+    sed -i '/^# grade: gpu_memory /d' "$T/grading/judge/01_toy.bats"
+    rm -f "$PROBE"/*
+    GRADE_SHARING=1 run "$T/grading/grade" --solutions --out "$o" -q
+    assert_success
+    run cat "$PROBE/add"
+    assert_output "timed alone
+big alone"
 }

@@ -12,10 +12,14 @@
 # reach the pass mark), never give it; where they contradict the grader's, the report is flagged.
 
 # grade: gpu_alone per test
+# grade: gpu_memory 12288 MiB a test
 # (grading/grade runs this file's tests tagged gpu_alone with the GPU alone and the others
 # beside other gradings, on the same kept runs and seed: every test whose verdict rests on a
-# time or on the GPU's free memory is tagged -- the speed-ups, and the 2 GiB chunks, which are
-# tried only where that much memory is free; a test untagged judges results and resources only)
+# time is tagged gpu_alone -- the speed-ups; a test untagged judges results and resources only.
+# The 2 GiB chunks judge the result only, but are tried only where that much memory is free:
+# tagged gpu_memory, they share the GPU where its total memory and the host's hold 12 GiB for
+# each grading beside them -- then no neighbour can take what they need -- else they too run
+# with the GPU alone)
 
 setup() {
     load ../../tests/test_helper
@@ -327,12 +331,12 @@ clock_speedup() {
     HARNESS_POINTS=seed judge_failures "$EXERCISE_BIN/pinned" "host_alloc NULL given"
 }
 
-# bats test_tags=gpu_alone
+# bats test_tags=gpu_memory
 @test "streams: right with 2 GiB chunks (2^30 floats in 2 streams: a byte count past 32 bits)" {
     grade_big streams
 }
 
-# bats test_tags=gpu_alone
+# bats test_tags=gpu_memory
 @test "driver: right with 2 GiB chunks (2^30 floats in 2 streams: a byte count past 32 bits)" {
     grade_big driver
 }
