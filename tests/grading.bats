@@ -526,7 +526,8 @@ for s in r.findall("testsuite"):
 # grading/grade's GPU lock (issue: a class graded side by side on one GPU): its functions, read
 # from the script, on a lock folder of the test's own.
 @test "the GPU lock: an exercise tagged gpu_alone waits for a grading that holds the GPU, shared ones run side by side, the wait is not charged to the budget; the graders tag exactly the exercises that time the GPU or read its free memory" {
-    eval "$(sed -n '/^grader_alone()/,/^}/p;/^gpu_lock_file()/,/^}/p;/^gpu_lock()/,/^}/p;/^gpu_unlock()/,/^}/p' "$ROOT/grading/grade")"
+    eval "$(sed -n '/^grader_alone()/,/^}/p;/^grader_tagged()/,/^}/p;/^memory_shared()/,/^}/p;/^gpu_lock_file()/,/^}/p;/^gpu_lock()/,/^}/p;/^gpu_unlock()/,/^}/p' "$ROOT/grading/grade")"
+    declare -A MEMORY_SHARED=()
     say() { echo "$*"; }
     local l e alone=""
     for l in $(list_lessons "$ROOT"); do

@@ -8,10 +8,14 @@
 # from a seed chosen here and handed over on that channel, and these tests judge.
 
 # grade: gpu_alone per test
+# grade: gpu_memory 8192 MiB a test
 # (grading/grade runs this file's tests tagged gpu_alone with the GPU alone and the others
 # beside other gradings, on the same kept runs and seed: every test whose verdict rests on a
 # time or on the GPU's free memory is tagged, whether it runs its program or reads a run that
-# another test kept; a test untagged judges results and resources only)
+# another test kept; a test untagged judges results and resources only. The task of more than
+# 2^31 bytes reads no free memory, but is tried only where that much is free: tagged gpu_memory,
+# it shares the GPU where its total memory and the host's hold 8 GiB for each grading beside it,
+# else it too runs with the GPU alone)
 
 setup() {
     load ../../tests/test_helper
@@ -23,6 +27,7 @@ setup() {
     # outside around its control sample and its tasks; the others ask only for the seed
     HARNESS_POINTS=seed
     case "$BATS_TEST_DESCRIPTION" in
+        "context_leak: a task of more than 2^31 bytes"*) ;; # its own run (--big), no measure
         context_leak:*) HARNESS_POINTS="measure:probe_before measure:probe_with measure:probe_after seed measure:tasks_before measure:tasks_after" ;;
     esac
     export HARNESS_POINTS
@@ -83,13 +88,19 @@ setup() {
     assert_harness_end "$seed"
 }
 
+# (a run of its own, on a seed of its own: it reads no free memory but needs 2 GiB and more of
+# it, on the GPU and on the host, free, so it shares the GPU where the grader's gpu_memory line
+# holds for every grading beside it)
+# bats test_tags=gpu_memory
 @test "context_leak: a task of more than 2^31 bytes computes the right data (where this machine has the memory)" {
-    run_harness "$seed" "$EXERCISE_BIN/context_leak"
+    seed="$(new_seed)"
+    run_harness "$seed" "$EXERCISE_BIN/context_leak" --big
     assert_success
     v="$(harness_value case4)"
     [ "${v%% *}" != untried ] || skip "the harness did not try it: ${v#untried }"
     n=$(((1 << 29) + 1 + seed % 4096))
     assert_harness case4 "$n $(expected_sum "$seed" 4 "$n" 1 0)" "task 4: $n floats, $((n * 4)) bytes (a byte count in 32 bits wraps past 2^31)"
+    assert_harness state_task4 kept "the context stack, the primary context and the current device after the task"
     assert_harness_end "$seed"
 }
 
