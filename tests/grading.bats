@@ -700,7 +700,7 @@ case "$*" in *memory.total*) echo 3072 ;; esac
 exit 0
 ' >"$T/bin/nvidia-smi"
     local k want
-    for k in 1 3 4; do
+    for k in 3 4; do   # 3 x 1024 MiB: as much as the GPU has; 4: more
         want=shared; [ "$k" -le 3 ] || want=alone
         rm -f "$PROBE"/*
         GRADE_SHARING=$k run "$T/grading/grade" --solutions --out "$o" -q
@@ -711,10 +711,23 @@ big $want"
         run jq -r '.exercises[] | "\(.exercise) \(.points) \(.status) \(.tests | map(.status) | join(","))"' "$o/results.json"
         assert_line "add 10 passed passed,passed"
     done
-    # without the grader's line, a test tagged gpu_memory runs with the GPU alone
+    # grading/class gives each grading its --per-gpu: 4 at a time on the 3 GiB GPU, alone
+    local C="$BATS_TEST_TMPDIR/class" nosb=''
+    SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/true >/dev/null 2>&1 </dev/null || nosb=--no-sandbox-i-trust-this-code
+    mkdir -p "$C/ann/01_toy/exercises/add" "$C/ann/01_toy/exercises/loop"
+    cp "$T/01_toy/solutions/add/main.c" "$C/ann/01_toy/exercises/add/"
+    cp "$T/01_toy/solutions/loop/main.c" "$C/ann/01_toy/exercises/loop/"
+    rm -f "$PROBE"/* "$GRADE_LOCK_DIR"/*   # (the lock is named by CUDA_VISIBLE_DEVICES, which class sets)
+    run env -u GRADE_SHARING "$T/grading/class" local "$C" "$BATS_TEST_TMPDIR/graded" --per-gpu 4 --format none ${nosb:+-- "$nosb"}
+    assert_success
+    run cat "$PROBE/add"
+    assert_output "timed alone
+big alone"
+    # without the grader's line, a test tagged gpu_memory runs with the GPU alone (one grading:
+    # GRADE_SHARING unset, as make check runs it)
     sed -i '/^# grade: gpu_memory /d' "$T/grading/judge/01_toy.bats"
     rm -f "$PROBE"/*
-    GRADE_SHARING=1 run "$T/grading/grade" --solutions --out "$o" -q
+    run env -u GRADE_SHARING "$T/grading/grade" --solutions --out "$o" -q
     assert_success
     run cat "$PROBE/add"
     assert_output "timed alone
