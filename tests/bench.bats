@@ -76,6 +76,9 @@ setup() {
 @test "bench-class on the toy lesson: full marks for every student, exit 0; each lesson's build, each exercise's run and each test timed" {
     local T="$W/teacher" nosb=''
     make_toy_tree "$T"
+    # the toy's grader runs its programs as the real graders do (run_exercise: the second test
+    # of add reads the run the first kept)
+    sed -i -e 's|^    load ../../tests/test_helper$|&\n    load harness|' -e 's|run "\$SANDBOX" |run_exercise |' "$T/grading/judge/01_toy.bats"
     SANDBOX_MODE=bwrap "$ROOT/grading/sandbox-run" /bin/true >/dev/null 2>&1 </dev/null \
         || nosb=--no-sandbox-i-trust-this-code
     # (the toy's GPU is its stand-in nvidia-smi, first on PATH: no GPU test, whatever tests/run
@@ -95,6 +98,10 @@ setup() {
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: add: prints a sum$'
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: add: the sum of 2 and 3 is 5$'
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: loop: says done$'
+    # each program run: no judge's channel here (no stamps), its whole time; the kept run once
+    assert_line --regexp '^ +- +- +[0-9]+  01_toy: add: prints a sum \[add\]$'
+    assert_line --regexp '^ +- +- +[0-9]+  01_toy: loop: says done \[loop\]$'
+    refute_line --partial 'add: the sum of 2 and 3 is 5 ['
     assert_line --regexp '^  student-01: 15/15 \(full marks; grade took [0-9]+ s\)$'
     assert_line --regexp '^  student-02: 15/15 \(full marks; grade took [0-9]+ s\)$'
 }

@@ -687,10 +687,16 @@ EOF
     for f in clocked_points clock_batches clock_judged clock_speedup; do
         eval "$(awk -v f="$f" 'index($0, f "() {") == 1 { on = 1 } on { print } on && /^}/ { exit }' "$ROOT/grading/judge/04_streams_overlap.bats")"
     done
-    export GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review"
+    export GRADE_REVIEW_FILE="$BATS_TEST_TMPDIR/review" GRADE_RUNS_FILE="$BATS_TEST_TMPDIR/runs"
     clocked_points 3
     run_harness_fresh 71 "$BATS_FILE_TMPDIR/clocked" x 3
     assert_equal "$report_why" ""
+    # the record of the run (grading/bench-class's "program runs"): this test, the program and
+    # its arguments, the judge's stamps of the seed's request and of the report, the whole time
+    # (the 27 clocked runs take 27 x 2 ms and more: between the seed and the report)
+    run awk -F'\t' -v t="$BATS_TEST_DESCRIPTION" '$1 == t && $2 == "clocked x 3 " && $3 + 54 < $4 && $4 <= $5 { n++ } END { print NR, n + 0 }' "$GRADE_RUNS_FILE"
+    assert_output "1 1"
+    unset GRADE_RUNS_FILE
     clock_speedup
     # 9 batches of 3 runs, each timed from its start (its input made) to its pick: a sequential
     # run 16 ms more than the checks alone, a pipeline run 4 ms (the work on the host, a few ms,

@@ -28,7 +28,26 @@ run_exercise() {
 # judges a timing against a bar close to what a correct solution reaches (a slow moment of the
 # host must not cost a correct solution its point; code that does not overlap misses every time).
 run_exercise_fresh() {
+    local t0=$EPOCHREALTIME
     run ${SANDBOX:+"$SANDBOX"} "$@"
+    run_record "$t0" "" "$@"
+}
+
+# run_record T0 CLOCK PROGRAM ARG...: where the grading keeps a record of its program runs
+# (GRADE_RUNS_FILE: grading/grade's logs/LESSON.EXERCISE.runs, read by grading/bench-class),
+# a line for the run that started at T0 ($EPOCHREALTIME): "TEST<TAB>PROGRAM ARG...<TAB>SEED_MS
+# <TAB>CLOSED_MS<TAB>WALL_MS", the judge's stamps of the seed's request (the program started,
+# CUDA initialised, the buffers made) and of the conversation's end (the report), from CLOCK
+# ("-" where the run has none), and the run's whole time to its exit. Judged by no one.
+run_record() {
+    [ -n "${GRADE_RUNS_FILE:-}" ] || return 0
+    local t0="$1" clk="$2" prog="${3##*/}" at closed
+    shift 3
+    at="$(awk '$1 == "seed" { print $2; exit }' <<<"$clk")"
+    closed="$(awk '$1 == "closed" { print $2; exit }' <<<"$clk")"
+    printf '%s\t%s\t%s\t%s\t%s\n' "${BATS_TEST_DESCRIPTION//$'\t'/ }" "$(printf '%s ' "$prog" "$@" | tr '\t\n' '  ')" \
+        "${at:--}" "${closed:--}" "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')" \
+        >>"$GRADE_RUNS_FILE"
 }
 
 # run_harness SEED PROGRAM ARG...: runs an exercise program (the teacher's harness around the
@@ -112,10 +131,12 @@ run_harness_fresh() {
         return 0
     }
     chan="$(mktemp "$BATS_FILE_TMPDIR/channel.XXXXXX")"
+    local t0=$EPOCHREALTIME
     run "$relay" --points "${HARNESS_POINTS:-seed}" "$seed" "$chan" ${SANDBOX:+"$SANDBOX"} "$@"
     HARNESS_CHANNEL=1
     harness_read_report "$seed" "$chan"
     clock="$(head -c 65536 "$chan.clock" 2>/dev/null)"
+    run_record "$t0" "$clock" "$@"
     memory="$(head -c 65536 "$chan.memory" 2>/dev/null)"
     seeds="$(head -c 65536 "$chan.seeds" 2>/dev/null)"
     picks="$(head -c 1048576 "$chan.picks" 2>/dev/null)"
