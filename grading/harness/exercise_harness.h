@@ -62,14 +62,8 @@ static inline uint32_t harness_case_seed(uint32_t seed, int k)
 static inline void harness_fill(float *v, size_t n, uint32_t seed, int k)
 {
     struct minstd m;
-    uint32_t x[1024];
     minstd_start(&m, harness_case_seed(seed, k));
-    for (size_t i = 0; i < n; i += 1024) {
-        size_t count = n - i < 1024 ? n - i : 1024;
-        minstd_next(&m, x, count);
-        for (size_t j = 0; j < count; j++)
-            v[i + j] = (float)(x[j] % 1000u);
-    }
+    minstd_floats(&m, v, n);
 }
 
 /* The sum of v[0..n). Every value the harnesses sum is a whole number or a multiple of 2^-15,
