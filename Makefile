@@ -148,7 +148,7 @@ format:
 format-check:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make format-check: $(CLANG_FORMAT) not found (Debian: apt-get install clang-format)" >&2; exit 2; }
 	@out=$$($(FORMAT_FILES) | LC_ALL=C sort | tr '\n' '\0' \
-	  | xargs -0 $(CLANG_FORMAT) --style=file --dry-run --Werror --ferror-limit=1 2>&1); rc=$$?; \
+	  | xargs -0 -r $(CLANG_FORMAT) --style=file --dry-run --Werror --ferror-limit=1 2>&1); rc=$$?; \
 	bad=$$(printf '%s\n' "$$out" | sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | uniq); \
 	if [ -n "$$bad" ]; then echo "not formatted as .clang-format says (make format fixes them):"; echo "$$bad"; exit 1; fi; \
 	if [ "$$rc" -ne 0 ]; then printf '%s\n' "$$out"; echo "make format-check: $(CLANG_FORMAT) failed (exit $$rc)"; exit 1; fi
