@@ -137,7 +137,8 @@ clean:
 
 # The house layout (.clang-format, clang-format 14 or newer): make format rewrites every C,
 # CUDA and header file of the suite in place; make format-check only names the files it would
-# change, and fails if there is one (CI runs it through tests/format.bats).
+# change, and fails if there is one (CI runs it through tests/code.bats). One clang-format reads
+# every file (--dry-run: 0.5 s of CPU for the 353 files, where one process a file took 10 s).
 CLANG_FORMAT ?= clang-format
 FORMAT_FILES = find . -name .git -prune -o -name build -prune -o -name build-hostsan -prune -o -name build-ptx75 -prune \
   -o -name .gpu -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print
@@ -146,9 +147,11 @@ format:
 	@$(FORMAT_FILES) | LC_ALL=C sort | tr '\n' '\0' | xargs -0 $(CLANG_FORMAT) -i --style=file
 format-check:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make format-check: $(CLANG_FORMAT) not found (Debian: apt-get install clang-format)" >&2; exit 2; }
-	@bad=$$($(FORMAT_FILES) | LC_ALL=C sort | while read -r f; do \
-	  $(CLANG_FORMAT) --style=file "$$f" | cmp -s - "$$f" || echo "$$f"; done); \
-	if [ -n "$$bad" ]; then echo "not formatted as .clang-format says (make format fixes them):"; echo "$$bad"; exit 1; fi
+	@out=$$($(FORMAT_FILES) | LC_ALL=C sort | tr '\n' '\0' \
+	  | xargs -0 -r $(CLANG_FORMAT) --style=file --dry-run --Werror --ferror-limit=1 2>&1); rc=$$?; \
+	bad=$$(printf '%s\n' "$$out" | sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | uniq); \
+	if [ -n "$$bad" ]; then echo "not formatted as .clang-format says (make format fixes them):"; echo "$$bad"; exit 1; fi; \
+	if [ "$$rc" -ne 0 ]; then printf '%s\n' "$$out"; echo "make format-check: $(CLANG_FORMAT) failed (exit $$rc)"; exit 1; fi
 
 # The course kit (course/README.md): the notebooks made again from the lessons' READMEs and
 # exercise files (Python's standard library only), the slides (pandoc, beamer), the notebooks

@@ -509,19 +509,20 @@ demo_nvcc_line() {
          }' "$1"
 }
 
-# readme_build DIR LINE: `run` LINE (a README's own build line, for bash) in DIR, a copy of a
-# lesson folder alone, with the files it made kept in the build cache (above), keyed by the line,
-# every file of DIR (its path and content) and the compilers. The same inputs build once: a hit
-# copies those files into DIR, status 0, and the output says so. (Each such build took 1.3 s of
-# nvcc, 6 s of make test's CPU for the four lessons.)
+# readme_build DIR LINE [KEYDIR]: `run` LINE (a README's own build line, for bash) in DIR, a copy
+# of a lesson folder alone, with the files it made kept in the build cache (above), keyed by the
+# line, every file of KEYDIR (default DIR: its path and content; a folder above DIR where the
+# line may read beside it, as layout.bats' copy with common/) and the compilers. The same inputs
+# build once: a hit copies those files into DIR, status 0, and the output says so. (Each such
+# build took 1.3 s of nvcc, 6 s of make test's CPU for the four lessons.)
 readme_build() {
-    local dir="$1" line="$2" key cache new f
+    local dir="$1" line="$2" keydir="${3:-$1}" key cache new f
     cache="$(build_cache_root)"
     if [ -z "$cache" ]; then
         run bash -c "cd '$dir' && $line"
         return
     fi
-    key="readme-$(build_cache_key "$line" "$(cd "$dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)")"
+    key="readme-$(build_cache_key "$line" "$(cd "$keydir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)")"
     if [ -f "$cache/$key/.made" ]; then
         (cd "$cache/$key" && tar cf - --exclude=./.made .) | (cd "$dir" && tar xf -) || fail "could not copy $cache/$key into $dir"
         status=0
