@@ -565,11 +565,24 @@ for s in r.findall("testsuite"):
     wait
 }
 
+# toy_lock_now T: grading/judge/lock_now.bash in the toy tree T, for its graders to load:
+# lock_now says how the grading holds the GPU's lock now: alone (another cannot share it) or shared
+toy_lock_now() {
+    cat >"$1/grading/judge/lock_now.bash" <<'L'
+lock_now() {
+    local f
+    f="$(ls "$GRADE_LOCK_DIR"/cuda-lessons-gpu.*.lock)"
+    if flock -n -s "$f" true; then echo shared; else echo alone; fi
+}
+L
+}
+
 # A grader whose tags are per test: its tagged tests with the GPU alone, the others shared, on one
 # seed and the same kept runs (the toy lesson, its grader written here with grading/judge/harness.bash).
 @test "grade: a grader with '# grade: gpu_alone per test' runs its tagged tests with the GPU alone, then the others beside other gradings, on the same seed and kept runs; without the line, one run with the GPU alone; the real graders say it only where each test on a time or free memory is tagged" {
     local T="$BATS_TEST_TMPDIR/teacher" o="$BATS_TEST_TMPDIR/out" g l e bad=''
     make_toy_tree "$T"
+    toy_lock_now "$T"
     export GRADE_LOCK_DIR="$BATS_TEST_TMPDIR/locks" PROBE="$BATS_TEST_TMPDIR/probe"
     mkdir -p "$GRADE_LOCK_DIR" "$PROBE"
     # (%test: bats would take "@test" in a here-document for a test of this file)
@@ -578,14 +591,9 @@ for s in r.findall("testsuite"):
 setup() {
     load ../../tests/test_helper
     load harness
+    load lock_now
     require_gpu
     seed="$(exercise_seed)"
-}
-# how the grading holds the GPU's lock now: alone (another cannot share it) or shared
-lock_now() {
-    local f
-    f="$(ls "$GRADE_LOCK_DIR"/cuda-lessons-gpu.*.lock)"
-    if flock -n -s "$f" true; then echo shared; else echo alone; fi
 }
 # bats test_tags=gpu_alone
 %test "add: prints a sum" {
@@ -661,6 +669,7 @@ $ROOT/grading/judge/04_streams_overlap.bats"
     local T="$BATS_TEST_TMPDIR/teacher" o="$BATS_TEST_TMPDIR/out"
     [ "$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)" -ge 3072 ] || skip "this machine has less than 3 GiB of memory"
     make_toy_tree "$T"
+    toy_lock_now "$T"
     export GRADE_LOCK_DIR="$BATS_TEST_TMPDIR/locks" PROBE="$BATS_TEST_TMPDIR/probe"
     mkdir -p "$GRADE_LOCK_DIR" "$PROBE"
     sed 's/^%test /@test /' >"$T/grading/judge/01_toy.bats" <<'B'
@@ -669,12 +678,8 @@ $ROOT/grading/judge/04_streams_overlap.bats"
 setup() {
     load ../../tests/test_helper
     load harness
+    load lock_now
     require_gpu
-}
-lock_now() {
-    local f
-    f="$(ls "$GRADE_LOCK_DIR"/cuda-lessons-gpu.*.lock)"
-    if flock -n -s "$f" true; then echo shared; else echo alone; fi
 }
 # bats test_tags=gpu_alone
 %test "add: prints a sum" {
