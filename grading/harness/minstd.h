@@ -119,32 +119,14 @@ __attribute__((target("avx2"))) static inline void minstd_avx2(struct minstd *m,
 #define MINSTD_AVX2 1
 #endif
 
-/* The n values after minstd_start, each x % 1000, as floats into v (harness_fill). */
-static inline void minstd_floats(struct minstd *m, float *v, size_t n)
+/* The n values after minstd_start, each x % 1000, as floats into out (out not NULL) or summed
+ * into *sum: with AVX2 where the CPU has it, else the plain walk; the walk's last call. */
+static inline void minstd_values(struct minstd *m, float *out, uint64_t *sum, size_t n)
 {
 #ifdef MINSTD_AVX2
     if (__builtin_cpu_supports("avx2")) {
-        minstd_avx2(m, v, NULL, n);
+        minstd_avx2(m, out, sum, n);
         return;
-    }
-#endif
-    uint32_t x[1024];
-    for (size_t i = 0; i < n; i += 1024) {
-        size_t count = n - i < 1024 ? n - i : 1024;
-        minstd_next(m, x, count);
-        for (size_t j = 0; j < count; j++)
-            v[i + j] = (float)minstd_mod1000(x[j]);
-    }
-}
-
-/* The sum of the n values after minstd_start, each x % 1000 (exact: below 1000 n). */
-static inline uint64_t minstd_sum(struct minstd *m, size_t n)
-{
-#ifdef MINSTD_AVX2
-    if (__builtin_cpu_supports("avx2")) {
-        uint64_t s = 0;
-        minstd_avx2(m, NULL, &s, n);
-        return s;
     }
 #endif
     uint32_t x[1024];
@@ -152,9 +134,28 @@ static inline uint64_t minstd_sum(struct minstd *m, size_t n)
     for (size_t i = 0; i < n; i += 1024) {
         size_t count = n - i < 1024 ? n - i : 1024;
         minstd_next(m, x, count);
-        for (size_t j = 0; j < count; j++)
-            s += minstd_mod1000(x[j]);
+        for (size_t j = 0; j < count; j++) {
+            if (out)
+                out[i + j] = (float)minstd_mod1000(x[j]);
+            else
+                s += minstd_mod1000(x[j]);
+        }
     }
+    if (sum)
+        *sum = s;
+}
+
+/* The n values as floats into v (harness_fill). */
+static inline void minstd_floats(struct minstd *m, float *v, size_t n)
+{
+    minstd_values(m, v, NULL, n);
+}
+
+/* The sum of the n values (exact: below 1000 n). */
+static inline uint64_t minstd_sum(struct minstd *m, size_t n)
+{
+    uint64_t s = 0;
+    minstd_values(m, NULL, &s, n);
     return s;
 }
 
