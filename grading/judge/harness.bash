@@ -41,13 +41,14 @@ run_exercise_fresh() {
 # ("-" where the run has none), and the run's whole time to its exit. Judged by no one.
 run_record() {
     [ -n "${GRADE_RUNS_FILE:-}" ] || return 0
-    local t0="$1" clk="$2" prog="${3##*/}" at closed
+    local t0="$1" clk="$2" prog="${3##*/}" stamps
     shift 3
-    at="$(awk '$1 == "seed" { print $2; exit }' <<<"$clk")"
-    closed="$(awk '$1 == "closed" { print $2; exit }' <<<"$clk")"
-    printf '%s\t%s\t%s\t%s\t%s\n' "${BATS_TEST_DESCRIPTION//$'\t'/ }" "$(printf '%s ' "$prog" "$@" | tr '\t\n' '  ')" \
-        "${at:--}" "${closed:--}" "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')" \
-        >>"$GRADE_RUNS_FILE"
+    # "SEED_MS<TAB>CLOSED_MS<TAB>WALL_MS", from the clock's first "seed" and "closed" lines
+    stamps="$(awk -v a="$t0" -v b="$EPOCHREALTIME" '$1 == "seed" && at == "" { at = $2 }
+        $1 == "closed" && closed == "" { closed = $2 }
+        END { printf "%s\t%s\t%.1f", at == "" ? "-" : at, closed == "" ? "-" : closed, (b - a) * 1000 }' <<<"$clk")"
+    printf '%s\t%s\t%s\n' "${BATS_TEST_DESCRIPTION//$'\t'/ }" "$(printf '%s ' "$prog" "$@" | tr '\t\n' '  ')" \
+        "$stamps" >>"$GRADE_RUNS_FILE"
 }
 
 # run_harness SEED PROGRAM ARG...: runs an exercise program (the teacher's harness around the
