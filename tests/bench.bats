@@ -95,6 +95,13 @@ setup() {
     assert_line --regexp '^  01_toy +loop +[0-9]+\.[0-9] +[0-9]+\.[0-9] +0\.0 +[0-9]+\.[0-9] +[0-9]+\.[0-9]$'
     assert_line --regexp '^  all runs: [0-9]+\.[0-9] s; with the GPU alone: 0(\.0)? s'
     assert_line --regexp '^  estimate for 20 students at per_gpu 2: [0-9]+ s '
+    # the estimate is what the GPU's lock allows: 20 x alone / N + 20 x the other runs / (N x K)
+    # + one student's builds, from the figures bench.txt gives (N = 2, K = 2; none alone here)
+    local runs builds est
+    runs="$(sed -n 's/^  all runs: \([0-9.]*\) s;.*/\1/p' <<<"$output")"
+    builds="$(awk '$1 == "01_toy" && NF == 3 { print $2 }' <<<"$output")"
+    est="$(sed -n 's/^  estimate for 20 students at per_gpu 2: \([0-9]*\) s .*/\1/p' <<<"$output")"
+    assert_equal "$est" "$(awk -v r="$runs" -v b="$builds" 'BEGIN { printf "%.0f", 20 * r / 4 + b / 2 }')"
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: add: prints a sum$'
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: add: the sum of 2 and 3 is 5$'
     assert_line --regexp '^ +[0-9]+\.[0-9]{2}  01_toy: loop: says done$'
